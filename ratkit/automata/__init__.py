@@ -1,0 +1,3 @@
+"""ratkit.automata: the WFST algebra on pynini."""
+
+__all__: list[str] = []

@@ -1,0 +1,92 @@
+"""One error hierarchy for the whole of ratkit.
+
+Every error raised on purpose by ratkit derives from :class:`RatkitError`. Each
+subclass also inherits the matching built-in exception (``ValueError``,
+``LookupError``, ...) so that ``except ValueError`` keeps working for callers who
+do not know ratkit's types.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "RatkitError",
+    "SemiringError",
+    "SemiringMismatchError",
+    "AlphabetMismatchError",
+    "UnknownSymbolError",
+    "NotRegulatedError",
+    "DivergentSumError",
+    "FstFormatError",
+    "OperationError",
+    "PluginError",
+    "UnknownPluginError",
+    "DuplicatePluginError",
+    "DataFormatError",
+    "MissingDataError",
+    "NotFittedError",
+    "SolverError",
+]
+
+
+class RatkitError(Exception):
+    """Root of every error ratkit raises on purpose."""
+
+
+class SemiringError(RatkitError, ValueError):
+    """A value is not an element of the semiring's natural domain (e.g. a negative probability)."""
+
+
+class SemiringMismatchError(RatkitError, TypeError):
+    """Operands of one operation live in different semirings."""
+
+
+class AlphabetMismatchError(RatkitError, ValueError):
+    """Operands use alphabets that cannot be reconciled (a declared alphabet lacks symbols)."""
+
+
+class UnknownSymbolError(RatkitError, LookupError):
+    """A symbol is not in the alphabet of the transducer or alphabet it is used with."""
+
+
+class NotRegulatedError(RatkitError, ValueError):
+    """A transducer has a cycle labelled ε on both tapes, so its weights are not well defined."""
+
+
+class DivergentSumError(RatkitError, ArithmeticError):
+    """A sum over infinitely many paths does not converge (e.g. a cycle of probability ≥ 1)."""
+
+
+class FstFormatError(RatkitError, ValueError):
+    """A transducer file (AT&T text or OpenFst binary) is malformed."""
+
+
+class OperationError(RatkitError, ValueError):
+    """An automata operation cannot be applied to its operand (e.g. determinising a non-functional transducer)."""
+
+
+class PluginError(RatkitError):
+    """Base class of plugin registry errors."""
+
+
+class UnknownPluginError(PluginError, LookupError):
+    """No plugin of that kind is registered under that name."""
+
+
+class DuplicatePluginError(PluginError, ValueError):
+    """A plugin name is already taken for that kind."""
+
+
+class DataFormatError(RatkitError, ValueError):
+    """A data file exists but does not have the expected format."""
+
+
+class MissingDataError(RatkitError, FileNotFoundError):
+    """A data file or directory that a loader needs is missing."""
+
+
+class NotFittedError(RatkitError, ValueError, AttributeError):
+    """An estimator or model is used before ``fit``."""
+
+
+class SolverError(RatkitError, RuntimeError):
+    """A numerical solver failed or returned a status that is not optimal."""

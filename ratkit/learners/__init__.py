@@ -1,0 +1,3 @@
+"""ratkit.learners."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""ratkit.recsys."""
+
+__all__: list[str] = []

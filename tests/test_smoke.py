@@ -1,0 +1,5 @@
+import ratkit
+
+
+def test_version():
+    assert ratkit.__version__
