@@ -1,0 +1,208 @@
+"""Alphabets: the symbol tables shared by the operands of an operation.
+
+A ratkit transducer carries one :class:`Alphabet` for both of its tapes. Symbols are
+non-empty strings — the characters of a ``str`` or arbitrary tokens — and symbol ``i``
+(0-based) has OpenFst label ``i + 1``; label 0 is ε.
+
+An alphabet is *declared* (``closed=True``) when the user gives it, and *inferred*
+(``closed=False``) when ratkit collects it from the data. Operations reconcile the
+alphabets of their operands by merging them (relabelling one operand when needed), but
+a declared alphabet never grows: an operand using symbols outside it raises
+:class:`~ratkit.exceptions.AlphabetMismatchError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Union
+
+import numpy as np
+import pynini
+
+from ratkit.exceptions import AlphabetMismatchError, UnknownSymbolError
+
+__all__ = ["Alphabet", "SequenceLike", "EPSILON", "as_symbols"]
+
+EPSILON = ""
+_EPS_NAME = "<eps>"
+_MAX_LISTED = 10
+
+SequenceLike = Union[str, Sequence[str]]
+
+
+def as_symbols(sequence: SequenceLike, what: str = "sequence") -> tuple[str, ...]:
+    """Split a ``str`` into characters; check a token sequence holds non-empty strings."""
+    if isinstance(sequence, str):
+        return tuple(sequence)
+    if isinstance(sequence, (bytes, bytearray)):
+        raise TypeError(f"The {what} must be a str or a sequence of str tokens; got bytes. Decode it first.")
+    try:
+        tokens = tuple(sequence)
+    except TypeError:
+        raise TypeError(
+            f"The {what} must be a str or a sequence of str tokens; got {type(sequence).__name__}."
+        ) from None
+    for i, tok in enumerate(tokens):
+        if not isinstance(tok, str) or not tok:
+            raise TypeError(
+                f"Token {i} of the {what} is {tok!r}; tokens must be non-empty strings."
+            )
+    return tokens
+
+
+def _listing(symbols: Iterable[str]) -> str:
+    items = sorted(symbols)
+    shown = ", ".join(map(repr, items[:_MAX_LISTED]))
+    return shown + (f", ... ({len(items)} in all)" if len(items) > _MAX_LISTED else "")
+
+
+class Alphabet:
+    """An ordered, immutable set of symbols; symbol ``i`` has OpenFst label ``i + 1``.
+
+    Parameters
+    ----------
+    symbols
+        A ``str`` (each character a symbol) or an iterable of non-empty string tokens.
+        Duplicates are dropped, first occurrence kept.
+    closed
+        A declared alphabet (the default for user-built alphabets) rejects symbols it
+        does not contain; an inferred one may be merged with others.
+    """
+
+    __slots__ = ("_symbols", "_index", "closed", "_table")
+
+    def __init__(self, symbols: Iterable[str] = (), closed: bool = True) -> None:
+        syms = as_symbols(symbols, "alphabet") if isinstance(symbols, str) else tuple(symbols)
+        seen: dict[str, int] = {}
+        for s in syms:
+            if not isinstance(s, str) or not s:
+                raise TypeError(f"Alphabet symbols must be non-empty strings; got {s!r}.")
+            if s == _EPS_NAME:
+                raise ValueError(f"{_EPS_NAME!r} is reserved for ε and cannot be a symbol.")
+            seen.setdefault(s, len(seen))
+        self._symbols: tuple[str, ...] = tuple(seen)
+        self._index: dict[str, int] = seen
+        self.closed = bool(closed)
+        self._table: pynini.SymbolTable | None = None
+
+    # -- container protocol --------------------------------------------------------
+    @property
+    def symbols(self) -> tuple[str, ...]:
+        return self._symbols
+
+    def __len__(self) -> int:
+        return len(self._symbols)
+
+    def __iter__(self):
+        return iter(self._symbols)
+
+    def __contains__(self, symbol: object) -> bool:
+        return symbol in self._index
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Alphabet)
+            and self._symbols == other._symbols
+            and self.closed == other.closed
+        )
+
+    def __hash__(self) -> int:
+        return hash((self._symbols, self.closed))
+
+    def __repr__(self) -> str:
+        kind = "" if self.closed else ", closed=False"
+        return f"Alphabet({list(self._symbols)!r}{kind})"
+
+    def __reduce__(self):
+        return (Alphabet, (self._symbols, self.closed))
+
+    # -- labels --------------------------------------------------------------------
+    def label(self, symbol: str) -> int:
+        """The OpenFst label of ``symbol`` (ε, ``""``, is 0)."""
+        if symbol == EPSILON:
+            return 0
+        try:
+            return self._index[symbol] + 1
+        except KeyError:
+            raise UnknownSymbolError(
+                f"Symbol {symbol!r} is not in the alphabet {{{_listing(self._symbols)}}}."
+            ) from None
+
+    def symbol(self, label: int) -> str:
+        """The symbol of OpenFst label ``label`` (0 is ε, returned as ``""``)."""
+        if label == 0:
+            return EPSILON
+        return self._symbols[label - 1]
+
+    def labels(self, sequence: SequenceLike, what: str = "sequence") -> np.ndarray:
+        """Labels of a sequence; an unknown symbol raises an error naming it and its position."""
+        symbols = as_symbols(sequence, what)
+        out = np.empty(len(symbols), dtype=np.int64)
+        index = self._index
+        for i, s in enumerate(symbols):
+            j = index.get(s)
+            if j is None:
+                raise UnknownSymbolError(
+                    f"Symbol {s!r} at position {i} of the {what} is not in the alphabet "
+                    f"{{{_listing(self._symbols)}}}. Use symbols of the alphabet, or declare "
+                    "a larger alphabet when building the transducer."
+                )
+            out[i] = j + 1
+        return out
+
+    def symbol_table(self) -> pynini.SymbolTable:
+        """This alphabet as a pynini ``SymbolTable`` (``<eps>`` = 0)."""
+        if self._table is None:
+            table = pynini.SymbolTable(name="ratkit")
+            table.add_symbol(_EPS_NAME, 0)
+            for i, s in enumerate(self._symbols):
+                table.add_symbol(s, i + 1)
+            self._table = table
+        return self._table
+
+    # -- construction helpers ------------------------------------------------------
+    @classmethod
+    def infer(cls, *sequences: SequenceLike) -> Alphabet:
+        """An inferred (open) alphabet holding the symbols of ``sequences`` in order of appearance."""
+        syms: dict[str, None] = {}
+        for seq in sequences:
+            syms.update(dict.fromkeys(as_symbols(seq)))
+        return cls(syms, closed=False)
+
+    def extended(self, symbols: Iterable[str]) -> Alphabet:
+        """This alphabet plus ``symbols`` (appended); a declared alphabet refuses new symbols."""
+        new = [s for s in dict.fromkeys(symbols) if s not in self._index and s != EPSILON]
+        if not new:
+            return self
+        if self.closed:
+            raise AlphabetMismatchError(
+                f"Symbols {{{_listing(new)}}} are not in the declared alphabet "
+                f"{{{_listing(self._symbols)}}}. Declare an alphabet that contains them."
+            )
+        return Alphabet(self._symbols + tuple(new), closed=False)
+
+    def merge(self, other: Alphabet) -> Alphabet:
+        """The alphabet serving both operands: ``self``'s symbols then ``other``'s new ones.
+
+        Raises :class:`AlphabetMismatchError` when a declared alphabet would have to grow.
+        """
+        if other is self or other._symbols == self._symbols:
+            return self if self.closed >= other.closed else other
+        extra_other = [s for s in other._symbols if s not in self._index]
+        extra_self = [s for s in self._symbols if s not in other._index]
+        if self.closed and extra_other:
+            raise AlphabetMismatchError(
+                f"The operands' alphabets do not match: symbols {{{_listing(extra_other)}}} "
+                f"are not in the declared alphabet {{{_listing(self._symbols)}}}."
+            )
+        if other.closed and extra_self:
+            raise AlphabetMismatchError(
+                f"The operands' alphabets do not match: symbols {{{_listing(extra_self)}}} "
+                f"are not in the declared alphabet {{{_listing(other._symbols)}}}."
+            )
+        return Alphabet(self._symbols + tuple(extra_other), closed=self.closed or other.closed)
+
+    def relabelling(self, target: Alphabet) -> list[tuple[int, int]]:
+        """(old, new) label pairs mapping this alphabet's labels into ``target``'s; [] if identical."""
+        pairs = [(i + 1, target._index[s] + 1) for i, s in enumerate(self._symbols)]
+        return [p for p in pairs if p[0] != p[1]]

@@ -1,0 +1,244 @@
+"""Building transducers: from arcs, from sequences, from pynini FSTs; the one coercion helper."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pynini
+
+from ratkit.automata._fstbytes import FstArrays, arrays_to_fst, fst_to_arrays
+from ratkit.automata.alphabet import EPSILON, Alphabet, SequenceLike, as_symbols
+from ratkit.automata.semirings import PROBABILITY, Semiring, get_semiring
+from ratkit.automata.transducer import Transducer
+from ratkit.exceptions import SemiringError, SemiringMismatchError
+
+__all__ = ["from_arcs", "acceptor", "from_pynini", "as_transducer"]
+
+ArcTuple = tuple  # (src, ilabel, olabel, weight, dst) or (src, label, weight, dst)
+
+
+def from_arcs(
+    arcs: Iterable[ArcTuple],
+    start: Hashable,
+    finals: Mapping[Hashable, Any],
+    semiring: Semiring | str = PROBABILITY,
+    alphabet: Alphabet | None = None,
+) -> Transducer:
+    """A transducer from its transitions: ⟦T⟧(x, y) = ⊕_π λ ⊗ w[π] ⊗ ρ(n[π]) (survey §II).
+
+    Parameters
+    ----------
+    arcs
+        Tuples ``(src, ilabel, olabel, weight, dst)``; an acceptor may use
+        ``(src, label, weight, dst)``. Labels are symbols (strings), ``""`` is ε; weights
+        are in the semiring's natural domain (probabilities for PROBABILITY, ...).
+    start
+        The initial state (initial weight 1̄).
+    finals
+        Mapping final state → final weight (natural domain).
+    semiring
+        A semiring object of :mod:`ratkit.automata.semirings` or its name.
+    alphabet
+        A declared alphabet; by default the symbols of the arcs, in order of appearance.
+
+    State ids are any hashable values; non-negative integers keep their numbers. Arcs of
+    weight 0̄ contribute to no path and are dropped.
+
+    Examples
+    --------
+    >>> from ratkit.automata import from_arcs, evaluate
+    >>> t = from_arcs([(0, "a", "b", 0.5, 1)], start=0, finals={1: 1.0})
+    >>> evaluate(t, "a", "b")
+    0.5
+    """
+    semiring = get_semiring(semiring)
+    rows, labels = [], {}
+    for k, arc in enumerate(arcs):
+        if not isinstance(arc, (tuple, list)) or len(arc) not in (4, 5):
+            raise ValueError(
+                f"Arc {k} is {arc!r}; expected (src, ilabel, olabel, weight, dst) or, for an "
+                "acceptor, (src, label, weight, dst)."
+            )
+        if len(arc) == 4:
+            src, ilab, w, dst = arc
+            olab = ilab
+        else:
+            src, ilab, olab, w, dst = arc
+        for lab in (ilab, olab):
+            if not isinstance(lab, str):
+                raise TypeError(
+                    f"Arc {k} {tuple(arc)!r} has label {lab!r}; labels must be strings "
+                    f"(symbols), with \"\" for ε."
+                )
+        labels.update(dict.fromkeys((ilab, olab)))
+        try:
+            native = semiring.to_native(w)
+        except SemiringError as exc:
+            raise SemiringError(f"Arc {k} {tuple(arc)!r}: {exc}") from None
+        if native != np.inf:  # an arc of weight 0̄ contributes nothing: drop it
+            rows.append((src, ilab, olab, native, dst))
+
+    labels.pop(EPSILON, None)
+    if alphabet is None:
+        alphabet = Alphabet(labels, closed=False)
+    else:
+        alphabet = alphabet.extended(labels)  # a declared alphabet raises on new symbols
+
+    state_ids = _state_numbering([start, *finals, *(r[0] for r in rows), *(r[4] for r in rows)])
+    final = np.full(len(state_ids), np.inf)
+    for q, w in finals.items():
+        try:
+            final[state_ids[q]] = semiring.to_native(w)
+        except SemiringError as exc:
+            raise SemiringError(f"Final weight of state {q!r}: {exc}") from None
+    label = alphabet.label
+    arrays = FstArrays(
+        arc_type=semiring.arc_type,
+        start=state_ids[start],
+        final=final,
+        src=np.array([state_ids[r[0]] for r in rows], dtype=np.int64),
+        ilabel=np.array([label(r[1]) for r in rows], dtype=np.int64),
+        olabel=np.array([label(r[2]) for r in rows], dtype=np.int64),
+        weight=np.array([r[3] for r in rows], dtype=np.float64),
+        dst=np.array([state_ids[r[4]] for r in rows], dtype=np.int64),
+    )
+    return Transducer(arrays_to_fst(arrays), semiring, alphabet)
+
+
+def _state_numbering(states: Sequence[Hashable]) -> dict[Hashable, int]:
+    """Non-negative ints keep their numbers; other ids are numbered in order of appearance."""
+    if all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0 for s in states):
+        return {i: i for i in range(max(int(s) for s in states) + 1)}
+    numbering: dict[Hashable, int] = {}
+    for s in states:
+        numbering.setdefault(s, len(numbering))
+    return numbering
+
+
+def acceptor(
+    sequence: SequenceLike,
+    semiring: Semiring | str = PROBABILITY,
+    weight: Any = None,
+    alphabet: Alphabet | None = None,
+) -> Transducer:
+    """The acceptor of one sequence: A(x) = ``weight`` (1̄ by default) and 0̄ elsewhere.
+
+    ``sequence`` is a ``str`` (one symbol per character) or a sequence of string tokens.
+    With a declared ``alphabet``, a symbol outside it raises UnknownSymbolError.
+    """
+    semiring = get_semiring(semiring)
+    symbols = as_symbols(sequence)
+    if alphabet is None:
+        alphabet = Alphabet(dict.fromkeys(symbols), closed=False)
+    labels = alphabet.labels(symbols)
+    return _chain(labels, labels, semiring, alphabet, semiring.one if weight is None else weight)
+
+
+def _chain(
+    ilabels: np.ndarray, olabels: np.ndarray, semiring: Semiring, alphabet: Alphabet, weight: Any
+) -> Transducer:
+    n = len(ilabels)
+    final = np.full(n + 1, np.inf)
+    final[n] = semiring.to_native(weight)
+    arrays = FstArrays(
+        arc_type=semiring.arc_type,
+        start=0,
+        final=final,
+        src=np.arange(n, dtype=np.int64),
+        ilabel=np.asarray(ilabels, dtype=np.int64),
+        olabel=np.asarray(olabels, dtype=np.int64),
+        weight=np.zeros(n),  # native 0 is 1̄ in the tropical and log encodings
+        dst=np.arange(1, n + 1, dtype=np.int64),
+    )
+    return Transducer(arrays_to_fst(arrays), semiring, alphabet, check=False)
+
+
+def from_pynini(
+    fst: pynini.Fst, semiring: Semiring | str | None = None, alphabet: Alphabet | None = None
+) -> Transducer:
+    """Wrap a copy of a pynini FST.
+
+    Symbols come from the FST's symbol tables when it has them, from ``alphabet`` when
+    given, and otherwise labels are read as Unicode code points (pynini's ``byte``/
+    ``utf8`` convention, e.g. ``pynini.accep("ab")``). The semiring defaults to TROPICAL
+    for ``standard`` arcs and LOG for ``log``/``log64`` arcs; PROBABILITY and LOG accept
+    ``log`` arcs (converted to ``log64``), BOOLEAN accepts ``standard`` arcs holding only
+    0 and ∞.
+    """
+    if not isinstance(fst, pynini.Fst):
+        raise TypeError(f"from_pynini expects a pynini.Fst; got {type(fst).__name__}.")
+    arc_type = fst.arc_type()
+    if semiring is None:
+        semiring = "tropical" if arc_type == "standard" else "log"
+    semiring = get_semiring(semiring)
+    compatible = {"standard": ("standard",), "log64": ("log", "log64")}[semiring.arc_type]
+    if arc_type not in compatible:
+        raise SemiringMismatchError(
+            f"A pynini FST with {arc_type!r} arcs cannot be read as a {semiring.name} "
+            f"transducer, which needs {' or '.join(map(repr, compatible))} arcs; converting "
+            "would change what the weights mean. Choose a matching semiring."
+        )
+    fst = fst.copy() if arc_type == semiring.arc_type else pynini.arcmap(fst, map_type="to_log64")
+    arrays = fst_to_arrays(fst)
+    if semiring.name == "boolean":
+        bad = np.concatenate([arrays.weight, arrays.final])
+        bad = bad[(bad != 0) & np.isfinite(bad)]
+        if bad.size:
+            raise SemiringError(
+                f"A boolean transducer holds only weights 0 (True) and ∞ (False) as tropical "
+                f"costs; the FST has weight {bad[0]!r}."
+            )
+    tapes = []  # per tape: {old label: symbol}
+    for labels, table in ((arrays.ilabel, fst.input_symbols()), (arrays.olabel, fst.output_symbols())):
+        used = np.unique(labels[labels != 0])
+        tapes.append({int(lab): _label_symbol(int(lab), table, alphabet) for lab in used})
+    symbols = dict.fromkeys([*tapes[0].values(), *tapes[1].values()])
+    alphabet = Alphabet(symbols, closed=False) if alphabet is None else alphabet.extended(symbols)
+    fst.set_input_symbols(None)
+    fst.set_output_symbols(None)
+    ipairs, opairs = (
+        [(old, alphabet.label(sym)) for old, sym in tape.items() if alphabet.label(sym) != old]
+        for tape in tapes
+    )
+    if ipairs or opairs:
+        fst = pynini.relabel_pairs(fst, ipairs=ipairs, opairs=opairs)
+    return Transducer(fst, semiring, alphabet)
+
+
+def _label_symbol(label: int, table: Any, alphabet: Alphabet | None) -> str:
+    """The symbol of a pynini label: from its symbol table, else ``alphabet``, else chr(label)."""
+    if table is not None:
+        sym = table.find(label)
+        if not sym:
+            raise ValueError(f"Label {label} has no entry in the FST's symbol table {table.name()!r}.")
+        return sym
+    if alphabet is not None:
+        if not 0 < label <= len(alphabet):
+            raise ValueError(f"Label {label} is outside the given alphabet of {len(alphabet)} symbols.")
+        return alphabet.symbol(label)
+    return chr(label)
+
+
+def as_transducer(obj: Any, semiring: Semiring | None = None, what: str = "operand") -> Transducer:
+    """Coerce what a user holds — a Transducer, str, token sequence or pynini FST — once.
+
+    A ``str``/token sequence becomes :func:`acceptor` in ``semiring`` (PROBABILITY when
+    none is implied); a Transducer in another semiring raises SemiringMismatchError.
+    """
+    if isinstance(obj, Transducer):
+        if semiring is not None and obj.semiring is not semiring:
+            raise SemiringMismatchError(
+                f"The {what} is a {obj.semiring.name} transducer but this operation works in "
+                f"the {semiring.name} semiring. Build both operands in the same semiring."
+            )
+        return obj
+    if isinstance(obj, pynini.Fst):
+        return from_pynini(obj, semiring)
+    if isinstance(obj, str) or (isinstance(obj, Sequence) and not isinstance(obj, (bytes, bytearray))):
+        return acceptor(obj, semiring or PROBABILITY)
+    raise TypeError(
+        f"The {what} must be a ratkit Transducer, a pynini.Fst, a str or a sequence of str "
+        f"tokens; got {type(obj).__name__}."
+    )

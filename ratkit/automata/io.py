@@ -1,0 +1,197 @@
+"""Reading and writing transducers: OpenFst AT&T text and OpenFst binary files.
+
+AT&T text (as printed by ``fstprint``): one arc per line, ``src dst ilabel olabel
+[weight]`` (``src dst label [weight]`` for an acceptor), one final state per line,
+``state [weight]``; fields separated by tabs or spaces; the source state of the first
+line is the initial state. Labels are symbols; ``<eps>`` (or ``ε``) is ε. Weights are in
+the semiring's natural domain by default (``weights="natural"``), or in OpenFst's
+native encoding (``weights="openfst"``: −ln p for probabilities, 0/∞ for booleans), as
+``fstprint`` writes them. A missing weight is 1̄.
+
+Binary files are OpenFst ``vector`` FSTs with the alphabet attached as symbol tables.
+The symbol table's name records ratkit's semiring (``ratkit:probability``) so that
+:func:`read_fst` restores it; files written by other tools need ``semiring=``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Literal
+
+import pynini
+
+from ratkit.automata.alphabet import EPSILON, Alphabet
+from ratkit.automata.construct import as_transducer, from_arcs, from_pynini
+from ratkit.automata.semirings import PROBABILITY, Semiring, get_semiring
+from ratkit.automata.transducer import Transducer
+from ratkit.exceptions import FstFormatError, RatkitError
+
+__all__ = ["read_att", "to_att", "write_att", "read_fst", "write_fst"]
+
+WeightDomain = Literal["natural", "openfst"]
+_EPS_NAMES = {"<eps>", "ε", EPSILON}
+_TABLE_PREFIX = "ratkit:"
+
+
+def _lines(source: str | os.PathLike | Iterable[str]) -> tuple[str, list[str]]:
+    """(name for messages, lines) of a path, a str holding AT&T text, or an iterable of lines."""
+    if isinstance(source, str) and "\n" not in source and not Path(source).is_file():
+        first = source.split()[:1]
+        if not (first and first[0].isdigit()):  # not a one-line AT&T text: a missing file
+            raise FileNotFoundError(f"AT&T file {source!r} does not exist.")
+        return "<text>", [source]
+    if isinstance(source, (str, os.PathLike)) and (isinstance(source, os.PathLike) or "\n" not in source):
+        path = Path(source)
+        try:
+            return str(path), path.read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError:
+            raise FstFormatError(f"{path}: not a UTF-8 text file; is it a binary FST? Use read_fst.") from None
+    if isinstance(source, str):
+        return "<text>", source.splitlines()
+    return "<lines>", list(source)
+
+
+def read_att(
+    source: str | os.PathLike | Iterable[str],
+    semiring: Semiring | str = PROBABILITY,
+    *,
+    alphabet: Alphabet | None = None,
+    acceptor: bool | None = None,
+    weights: WeightDomain = "natural",
+) -> Transducer:
+    """Read an AT&T text transducer from a path, a string holding the text, or lines.
+
+    ``acceptor=None`` infers the layout: 3-field arc lines mean an acceptor, 5-field
+    lines a transducer; files whose arc lines all have 4 fields are read as transducers
+    without weights (OpenFst's default) unless ``acceptor=True``.
+    """
+    semiring = get_semiring(semiring)
+    if weights not in ("natural", "openfst"):
+        raise ValueError(f"The 'weights' parameter of read_att must be 'natural' or 'openfst'. Got {weights!r} instead.")
+    name, lines = _lines(source)
+    rows = [(i + 1, line.split()) for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")]
+    if not rows:
+        raise FstFormatError(f"{name}: no states or arcs found; an AT&T file needs at least one line.")
+    if acceptor is None:
+        widths = {len(f) for _, f in rows}
+        acceptor = 3 in widths and 5 not in widths
+    arc_widths = (3, 4) if acceptor else (4, 5)
+    layout = "src dst label [weight]" if acceptor else "src dst ilabel olabel [weight]"
+
+    def state(tok: str, lineno: int) -> int:
+        try:
+            q = int(tok)
+        except ValueError:
+            q = -1
+        if q < 0:
+            raise FstFormatError(f"{name}, line {lineno}: state {tok!r} is not a non-negative integer.")
+        return q
+
+    def weight(tok: str | None, lineno: int) -> Any:
+        if tok is None:
+            return semiring.one
+        try:
+            value = float(tok)
+        except ValueError:
+            raise FstFormatError(f"{name}, line {lineno}: weight {tok!r} is not a number.") from None
+        try:
+            return semiring.from_native(value) if weights == "openfst" else semiring.check(value)
+        except RatkitError as exc:
+            raise FstFormatError(f"{name}, line {lineno}: {exc}") from None
+
+    def label(tok: str) -> str:
+        return EPSILON if tok in _EPS_NAMES else tok
+
+    arcs, finals, start = [], {}, None
+    for lineno, f in rows:
+        if len(f) in (1, 2):
+            finals[state(f[0], lineno)] = weight(f[1] if len(f) == 2 else None, lineno)
+        elif len(f) in arc_widths:
+            src, dst = state(f[0], lineno), state(f[1], lineno)
+            if acceptor:
+                ilab = olab = label(f[2])
+                w = weight(f[3] if len(f) == 4 else None, lineno)
+            else:
+                ilab, olab = label(f[2]), label(f[3])
+                w = weight(f[4] if len(f) == 5 else None, lineno)
+            arcs.append((src, ilab, olab, w, dst))
+        else:
+            raise FstFormatError(
+                f"{name}, line {lineno}: expected '{layout}' or 'state [weight]', got "
+                f"{len(f)} fields: {' '.join(f)!r}."
+            )
+        if start is None:
+            start = state(f[0], lineno)
+    try:
+        return from_arcs(arcs, start=start, finals=finals, semiring=semiring, alphabet=alphabet)
+    except (FstFormatError, RatkitError) as exc:
+        raise type(exc)(f"{name}: {exc}") from None
+
+
+def to_att(t: Any, weights: WeightDomain = "natural") -> str:
+    """The AT&T text of a transducer, always in the 5-field transducer layout (unambiguous)."""
+    t = as_transducer(t)
+    if weights not in ("natural", "openfst"):
+        raise ValueError(f"The 'weights' parameter of to_att must be 'natural' or 'openfst'. Got {weights!r} instead.")
+    sr = t.semiring
+
+    def fmt(w: Any) -> str:
+        v = sr.to_native(w) if weights == "openfst" else w
+        if isinstance(v, bool):
+            return "1" if v else "0"
+        return repr(float(v))
+
+    def lab(s: str) -> str:
+        if s == EPSILON:
+            return "<eps>"
+        if any(c.isspace() for c in s):
+            raise FstFormatError(f"Symbol {s!r} contains whitespace and cannot be written as AT&T text.")
+        return s
+
+    lines = []
+    # AT&T convention: the first line's source state is the initial state.
+    arcs = sorted(t.arcs(), key=lambda a: (a.src != t.start, a.src))
+    for a in arcs:
+        lines.append(f"{a.src}\t{a.dst}\t{lab(a.ilabel)}\t{lab(a.olabel)}\t{fmt(a.weight)}")
+    finals = t.finals()
+    if not arcs and t.start not in finals:
+        raise FstFormatError("A machine with no arcs and a non-final start state cannot be written as AT&T text.")
+    for q in sorted(finals, key=lambda q: (q != t.start, q) if not arcs else q):
+        lines.append(f"{q}\t{fmt(finals[q])}")
+    return "\n".join(lines) + "\n"
+
+
+def write_att(t: Any, path: str | os.PathLike, weights: WeightDomain = "natural") -> None:
+    """Write :func:`to_att` of ``t`` to ``path``."""
+    Path(path).write_text(to_att(t, weights), encoding="utf-8")
+
+
+def write_fst(t: Any, path: str | os.PathLike) -> None:
+    """Write an OpenFst binary file, alphabet and semiring included."""
+    t = as_transducer(t)
+    fst = t.to_pynini()
+    table = pynini.SymbolTable(name=_TABLE_PREFIX + t.semiring.name)
+    for label, sym in t.alphabet.symbol_table():
+        table.add_symbol(sym, label)
+    fst.set_input_symbols(table)
+    fst.set_output_symbols(table)
+    fst.write(str(path))
+
+
+def read_fst(
+    path: str | os.PathLike, semiring: Semiring | str | None = None, alphabet: Alphabet | None = None
+) -> Transducer:
+    """Read an OpenFst binary file (as written by :func:`write_fst`, ``fstcompile``, pynini)."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"FST file {str(path)!r} does not exist.")
+    try:
+        fst = pynini.Fst.read(str(path))
+    except Exception as exc:
+        raise FstFormatError(f"{path}: not a readable OpenFst binary file ({exc}).") from None
+    table = fst.input_symbols()
+    if semiring is None and table is not None and table.name().startswith(_TABLE_PREFIX):
+        semiring = table.name()[len(_TABLE_PREFIX):]
+    return from_pynini(fst, semiring, alphabet)

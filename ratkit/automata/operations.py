@@ -1,0 +1,177 @@
+"""Rational operations, composition and the classical optimisations, on ratkit transducers.
+
+Every function accepts what a user holds (a :class:`Transducer`, a ``str`` or token
+sequence, a ``pynini.Fst``), coerces it once with :func:`as_transducer`, reconciles the
+operands' semirings and alphabets, and returns a new transducer: inputs are never
+changed.
+
+References
+----------
+A. Ghose, *Rational kernels: a survey*, §II: rational operations (items 1–3),
+composition eq. (1)–(2), inverse, and §II-B.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import pynini
+
+from ratkit.automata.alphabet import Alphabet
+from ratkit.automata.construct import as_transducer
+from ratkit.automata.transducer import Transducer
+from ratkit.exceptions import OperationError
+
+__all__ = [
+    "union",
+    "concat",
+    "closure",
+    "compose",
+    "invert",
+    "project",
+    "intersect",
+    "rmepsilon",
+    "determinize",
+    "minimize",
+    "align",
+]
+
+Side = Literal["input", "output"]
+_SIDES = ("input", "output")
+# Weight-comparison tolerance for determinisation/minimisation of real-valued weights:
+# far below any weight difference that matters, far above float64 round-off after pushing.
+_DELTA = 1e-12
+
+
+def _semiring_of(*operands: Any):
+    for op in operands:
+        if isinstance(op, Transducer):
+            return op.semiring
+    return None
+
+
+def _in_alphabet(t: Transducer, alphabet: Alphabet) -> pynini.Fst:
+    """t's FST with labels renumbered into ``alphabet`` (no copy when they already agree)."""
+    pairs = t.alphabet.relabelling(alphabet)
+    if not pairs:
+        return t._fst
+    return pynini.relabel_pairs(t._fst, ipairs=pairs, opairs=pairs)
+
+
+def align(*operands: Any) -> tuple[list[pynini.Fst], Transducer, Alphabet]:
+    """Coerce operands, check one semiring, and renumber them into one merged alphabet.
+
+    Returns the FSTs (not copies when nothing changed: do not mutate them), the first
+    coerced operand, and the merged alphabet.
+    """
+    semiring = _semiring_of(*operands)
+    ts = [as_transducer(op, semiring, what=f"operand {i + 1}") for i, op in enumerate(operands)]
+    alphabet = ts[0].alphabet
+    for t in ts[1:]:
+        alphabet = alphabet.merge(t.alphabet)
+    return [_in_alphabet(t, alphabet) for t in ts], ts[0], alphabet
+
+
+def _wrap(fst: pynini.Fst, like: Transducer, alphabet: Alphabet, what: str) -> Transducer:
+    try:
+        return Transducer(fst, like.semiring, alphabet)
+    except OperationError:
+        raise
+    except Exception as exc:
+        if exc.__class__.__module__.startswith("ratkit"):
+            exc.args = (f"{what}: {exc.args[0]}",) + exc.args[1:]
+        raise
+
+
+def _run(what: str, op, *args, **kwargs) -> pynini.Fst:
+    try:
+        return op(*args, **kwargs)
+    except pynini.FstOpError as exc:
+        raise OperationError(f"{what} failed in OpenFst: {exc}") from None
+
+
+def union(a: Any, b: Any) -> Transducer:
+    """T1 ⊕ T2: ⟦T1 ⊕ T2⟧(x, y) = ⟦T1⟧(x, y) ⊕ ⟦T2⟧(x, y)."""
+    (fa, fb), first, alphabet = align(a, b)
+    return _wrap(_run("union", pynini.union, fa, fb), first, alphabet, "union")
+
+
+def concat(a: Any, b: Any) -> Transducer:
+    """T1 ⊗ T2: ⟦T1 ⊗ T2⟧(x, y) = ⊕_{x=x1x2, y=y1y2} ⟦T1⟧(x1, y1) ⊗ ⟦T2⟧(x2, y2)."""
+    (fa, fb), first, alphabet = align(a, b)
+    return _wrap(_run("concat", pynini.concat, fa, fb), first, alphabet, "concat")
+
+
+def closure(t: Any) -> Transducer:
+    """Kleene closure T*: ⟦T*⟧(x, y) = ⊕_{n≥0} ⟦Tⁿ⟧(x, y).
+
+    Raises NotRegulatedError when T accepts (ε, ε) with a non-zero weight: T* then has
+    an ε-cycle and its weights are not well defined.
+    """
+    (f,), first, alphabet = align(t)
+    return _wrap(_run("closure", pynini.closure, f), first, alphabet, "closure")
+
+
+def compose(a: Any, b: Any) -> Transducer:
+    """T1 ∘ T2: ⟦T1 ∘ T2⟧(x, y) = ⊕_z ⟦T1⟧(x, z) ⊗ ⟦T2⟧(z, y)  (survey eq. (1)).
+
+    An acceptor operand acts as the identity transducer it defines (eq. (2)). The result
+    is trimmed; when no path matches it is the empty machine (every weight 0̄).
+    """
+    (fa, fb), first, alphabet = align(a, b)
+    fa = pynini.arcsort(fa.copy(), sort_type="olabel")
+    fb = pynini.arcsort(fb.copy(), sort_type="ilabel")
+    return _wrap(_run("compose", pynini.compose, fa, fb), first, alphabet, "compose")
+
+
+def invert(t: Any) -> Transducer:
+    """T⁻¹: ⟦T⁻¹⟧(x, y) = ⟦T⟧(y, x) (input and output labels swapped on every arc)."""
+    (f,), first, alphabet = align(t)
+    return _wrap(_run("invert", pynini.invert, f), first, alphabet, "invert")
+
+
+def project(t: Any, side: Side) -> Transducer:
+    """Π1(T) (``side="input"``): x ↦ ⊕_y ⟦T⟧(x, y); Π2(T) (``"output"``): y ↦ ⊕_x ⟦T⟧(x, y)."""
+    if side not in _SIDES:
+        raise ValueError(f"The 'side' parameter of project must be 'input' or 'output'. Got {side!r} instead.")
+    (f,), first, alphabet = align(t)
+    return _wrap(_run("project", pynini.project, f, side), first, alphabet, "project")
+
+
+def intersect(a: Any, b: Any) -> Transducer:
+    """A1 ∩ A2 for acceptors: ⟦A1 ∩ A2⟧(x) = ⟦A1⟧(x) ⊗ ⟦A2⟧(x)."""
+    (fa, fb), first, alphabet = align(a, b)
+    for name, f in (("first", fa), ("second", fb)):
+        if f.properties(pynini.ACCEPTOR, True) != pynini.ACCEPTOR:
+            raise OperationError(
+                f"intersect needs two acceptors, but the {name} operand is a transducer "
+                "(some arc has different input and output labels). Use compose for transducers."
+            )
+    fa = pynini.arcsort(fa.copy(), sort_type="olabel")
+    fb = pynini.arcsort(fb.copy(), sort_type="ilabel")
+    return _wrap(_run("intersect", pynini.intersect, fa, fb), first, alphabet, "intersect")
+
+
+def rmepsilon(t: Any) -> Transducer:
+    """An equivalent transducer without ε:ε transitions."""
+    (f,), first, alphabet = align(t)
+    return _wrap(_run("rmepsilon", pynini.rmepsilon, f, delta=_DELTA), first, alphabet, "rmepsilon")
+
+
+def determinize(t: Any) -> Transducer:
+    """An equivalent deterministic machine (ε-removal first).
+
+    Weighted acceptors and functional transducers only; OpenFst refuses others, which
+    raises OperationError. In the probability/log semirings some weighted acceptors have
+    no finite deterministic equivalent (they lack the twins property).
+    """
+    (f,), first, alphabet = align(t)
+    f = _run("determinize", pynini.rmepsilon, f, delta=_DELTA)
+    return _wrap(_run("determinize", pynini.determinize, f, delta=_DELTA), first, alphabet, "determinize")
+
+
+def minimize(t: Any) -> Transducer:
+    """The minimal deterministic equivalent: ε-removal, determinisation, then minimisation."""
+    d = determinize(t)
+    f = _run("minimize", pynini.minimize, d._fst, delta=_DELTA, allow_nondet=False)
+    return _wrap(f, d, d.alphabet, "minimize")

@@ -1,0 +1,259 @@
+"""The four semirings of ratkit and their encoding as OpenFst weights.
+
+===========  ===================  ===========  ===========  =====  =====  =============
+semiring     natural domain       ⊕            ⊗            0̄      1̄      pynini arcs
+===========  ===================  ===========  ===========  =====  =====  =============
+BOOLEAN      {False, True}        ∨            ∧            False  True   ``standard``
+PROBABILITY  [0, +∞)              \\+           ×            0      1      ``log64``
+LOG          (−∞, +∞]             ⊕_log        \\+           +∞     0      ``log64``
+TROPICAL     (−∞, +∞]             min          \\+           +∞     0      ``standard``
+===========  ===================  ===========  ===========  =====  =====  =============
+
+with ``x ⊕_log y = −ln(e^{−x} + e^{−y})``. pynini only has tropical (``standard``)
+and log arc types, so PROBABILITY is stored as log weights ``−ln p`` (p = 0 is the log
+zero, +∞) and BOOLEAN as tropical weights (True ↦ 0, False ↦ +∞). Both encodings are
+exact semiring isomorphisms; ratkit converts at the boundary, so a user sees values in
+the natural domain of the semiring they chose.
+
+Log and probability weights use ``log64`` (double precision): the ``log`` (float32) arc
+type drifts by ~7e-3 nats along paths of 1 000 arcs. Tropical weights are float32
+(OpenFst registers no 64-bit tropical arc type in pynini), i.e. ~7 significant digits.
+
+Negative reals are not elements of the probability semiring (nor of the boolean one):
+converting one raises :class:`~ratkit.exceptions.SemiringError` naming the value and the
+semiring. Signed quantities (e.g. an SVM's y_i α_i) must be kept outside OpenFst.
+
+Ψ (:meth:`Semiring.psi`) maps a semiring value to a real number for kernels
+(Definition 4 of the survey): the identity on PROBABILITY, ``v ↦ e^{−v}`` on LOG (the
+semiring morphism to (ℝ₊, +, ×)), ``True ↦ 1, False ↦ 0`` on BOOLEAN, and the identity on
+TROPICAL costs (a distance; this Ψ is *not* a semiring morphism, so the closure theorems
+for PDS rational kernels do not apply to it).
+
+References
+----------
+A. Ghose, *Rational kernels: a survey*, §II, Table I and Definitions 2–4.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pynini
+
+from ratkit.exceptions import SemiringError
+
+__all__ = [
+    "Semiring",
+    "SemiringName",
+    "BOOLEAN",
+    "PROBABILITY",
+    "LOG",
+    "TROPICAL",
+    "SEMIRINGS",
+    "get_semiring",
+]
+
+SemiringName = Literal["boolean", "probability", "log", "tropical"]
+ArcType = Literal["standard", "log64"]
+
+
+@dataclass(frozen=True, eq=False)
+class Semiring:
+    """A semiring (K, ⊕, ⊗, 0̄, 1̄) with its encoding as OpenFst weights.
+
+    Values passed to and returned by :meth:`plus`, :meth:`times`, ``zero`` and ``one``
+    are in the *natural* domain of the semiring (see the module docstring).
+    """
+
+    name: str
+    zero: Any
+    one: Any
+    arc_type: ArcType
+    weight_type: str
+    _plus: Callable[[Any, Any], Any] = field(repr=False)
+    _times: Callable[[Any, Any], Any] = field(repr=False)
+    _encode: Callable[[float], float] = field(repr=False)
+    _decode: Callable[[float], Any] = field(repr=False)
+    _psi: Callable[[Any], float] = field(repr=False)
+    _check: Callable[[Any], Any] = field(repr=False)
+    idempotent: bool = False
+
+    # -- semiring operations on natural values ---------------------------------------
+    def plus(self, a: Any, b: Any) -> Any:
+        """a ⊕ b."""
+        return self._plus(self.check(a), self.check(b))
+
+    def times(self, a: Any, b: Any) -> Any:
+        """a ⊗ b."""
+        return self._times(self.check(a), self.check(b))
+
+    def psi(self, value: Any) -> float:
+        """Ψ(value): the real number a kernel reports for a semiring value."""
+        return float(self._psi(self.check(value)))
+
+    def check(self, value: Any) -> Any:
+        """Return ``value`` as an element of the natural domain, or raise SemiringError."""
+        return self._check(value)
+
+    # -- encoding as OpenFst weights ---------------------------------------------------
+    def to_native(self, value: Any) -> float:
+        """The float OpenFst stores for a natural value (−ln p for PROBABILITY, ...)."""
+        return self._encode(self.check(value))
+
+    def from_native(self, native: float) -> Any:
+        """The natural value of an OpenFst float (inverse of :meth:`to_native`)."""
+        return self._decode(float(native))
+
+    def weight(self, value: Any) -> pynini.Weight:
+        """A ``pynini.Weight`` of this semiring's arc type holding ``value``."""
+        native = self.to_native(value)
+        if math.isinf(native):
+            return pynini.Weight.zero(self.weight_type)
+        return pynini.Weight(self.weight_type, native)
+
+    def __repr__(self) -> str:
+        return self.name.upper()
+
+    def __reduce__(self) -> str:  # pickle by name: semirings are singletons
+        return self.name.upper()
+
+
+def _real(value: Any, semiring: str) -> float:
+    if isinstance(value, (bool, np.bool_)):
+        return 1.0 if value else 0.0
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise SemiringError(
+            f"{value!r} is not a number, so it is not a weight of the {semiring} semiring."
+        ) from None
+    if math.isnan(x):
+        raise SemiringError(f"NaN is not a weight of the {semiring} semiring.")
+    return x
+
+
+def _check_probability(value: Any) -> float:
+    x = _real(value, "probability")
+    if x < 0:
+        raise SemiringError(
+            f"The probability semiring holds non-negative reals; got {value!r}. Negative "
+            "weights cannot be stored in OpenFst log weights: keep signed quantities "
+            "outside the automaton or split them by sign."
+        )
+    return x
+
+
+def _check_cost(name: str) -> Callable[[Any], float]:
+    def check(value: Any) -> float:
+        x = _real(value, name)
+        if x == -math.inf:
+            raise SemiringError(
+                f"-inf is not a weight of the {name} semiring in ratkit: it would make "
+                f"-inf ⊗ +inf undefined. Use a finite value or +inf ({name} zero)."
+            )
+        return x
+
+    return check
+
+
+def _check_boolean(value: Any) -> bool:
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, float, np.integer, np.floating)) and value in (0, 1):
+        return bool(value)
+    raise SemiringError(
+        f"The boolean semiring holds True/False (or 0/1); got {value!r}."
+    )
+
+
+def _log_plus(a: float, b: float) -> float:
+    if a == math.inf:
+        return b
+    if b == math.inf:
+        return a
+    return -float(np.logaddexp(-a, -b))
+
+
+def _neg_log(p: float) -> float:
+    return math.inf if p == 0.0 else -math.log(p)
+
+
+def _exp_neg(v: float) -> float:
+    return 0.0 if v == math.inf else math.exp(-v)
+
+
+BOOLEAN = Semiring(
+    name="boolean",
+    zero=False,
+    one=True,
+    arc_type="standard",
+    weight_type="tropical",
+    _plus=lambda a, b: a or b,
+    _times=lambda a, b: a and b,
+    _encode=lambda v: 0.0 if v else math.inf,
+    _decode=lambda n: n != math.inf,
+    _psi=lambda v: 1.0 if v else 0.0,
+    _check=_check_boolean,
+    idempotent=True,
+)
+
+PROBABILITY = Semiring(
+    name="probability",
+    zero=0.0,
+    one=1.0,
+    arc_type="log64",
+    weight_type="log64",
+    _plus=lambda a, b: a + b,
+    _times=lambda a, b: a * b,
+    _encode=_neg_log,
+    _decode=_exp_neg,
+    _psi=lambda v: v,
+    _check=_check_probability,
+)
+
+LOG = Semiring(
+    name="log",
+    zero=math.inf,
+    one=0.0,
+    arc_type="log64",
+    weight_type="log64",
+    _plus=_log_plus,
+    _times=lambda a, b: a + b,
+    _encode=lambda v: v,
+    _decode=lambda n: n,
+    _psi=_exp_neg,
+    _check=_check_cost("log"),
+)
+
+TROPICAL = Semiring(
+    name="tropical",
+    zero=math.inf,
+    one=0.0,
+    arc_type="standard",
+    weight_type="tropical",
+    _plus=min,
+    _times=lambda a, b: a + b,
+    _encode=lambda v: v,
+    _decode=lambda n: n,
+    _psi=lambda v: v,
+    _check=_check_cost("tropical"),
+    idempotent=True,
+)
+
+SEMIRINGS: dict[str, Semiring] = {s.name: s for s in (BOOLEAN, PROBABILITY, LOG, TROPICAL)}
+
+
+def get_semiring(semiring: Semiring | str) -> Semiring:
+    """Coerce a semiring object or its name (``"probability"``, ...) to a :class:`Semiring`."""
+    if isinstance(semiring, Semiring):
+        return semiring
+    if isinstance(semiring, str) and semiring.lower() in SEMIRINGS:
+        return SEMIRINGS[semiring.lower()]
+    raise SemiringError(
+        f"Unknown semiring {semiring!r}; expected one of "
+        f"{', '.join(map(repr, SEMIRINGS))} or a ratkit.automata.semirings object."
+    )

@@ -1,0 +1,218 @@
+"""Rational operations, composition, inverse and projections against their definitions (§II)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from ratkit.automata import (
+    Alphabet,
+    acceptor,
+    closure,
+    compose,
+    concat,
+    determinize,
+    evaluate,
+    from_arcs,
+    intersect,
+    invert,
+    minimize,
+    project,
+    rmepsilon,
+    to_att,
+    union,
+)
+from ratkit.exceptions import NotRegulatedError, OperationError
+
+from .oracle import ARITH, close, random_arcs, relation, strings
+
+SEMIRINGS = ["probability", "tropical", "log", "boolean"]
+SEEDS = range(12)
+AB = Alphabet("ab")  # declared, so every string over {a, b} can be evaluated
+
+
+def _build(rng, semiring, **kw):
+    arcs, start, finals = random_arcs(rng, semiring, **kw)
+    return from_arcs(arcs, start, finals, semiring, AB), relation(arcs, start, finals, semiring)
+
+
+def _value(rel, x, y, semiring):
+    return rel.get((x, y), ARITH[semiring][2])
+
+
+def _assert_matches(t, oracle, semiring, max_len=3, support=()):
+    """⟦t⟧(x, y) equals the oracle on all string pairs up to max_len and on ``support``."""
+    pairs = {(x, y) for x in strings(max_len=max_len) for y in strings(max_len=max_len)}
+    pairs |= set(support) | (set(oracle) if isinstance(oracle, dict) else set())
+    for x, y in sorted(pairs):
+        got = evaluate(t, x, y)
+        want = oracle(x, y) if callable(oracle) else _value(oracle, x, y, semiring)
+        assert close(got, want, semiring), (x, y, got, want)
+
+
+@pytest.mark.parametrize("semiring", SEMIRINGS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_evaluate_equals_path_enumeration(semiring, seed):
+    t, rel = _build(random.Random(seed), semiring)
+    _assert_matches(t, rel, semiring)
+
+
+@pytest.mark.parametrize("semiring", SEMIRINGS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_composition_is_eq1(semiring, seed):
+    rng = random.Random(1000 + seed)
+    (t1, r1), (t2, r2) = _build(rng, semiring), _build(rng, semiring)
+    plus, times, zero, _ = ARITH[semiring]
+
+    def eq1(x, y):  # ⊕_z T1(x, z) ⊗ T2(z, y); z ranges over T1's outputs (finite support)
+        acc = zero
+        for (x1, z), w1 in r1.items():
+            if x1 == x:
+                acc = plus(acc, times(w1, _value(r2, z, y, semiring)))
+        return acc
+
+    support = {(x, y) for (x, _) in r1 for (_, y) in r2}
+    _assert_matches(compose(t1, t2), eq1, semiring, support=support)
+
+
+@pytest.mark.parametrize("semiring", SEMIRINGS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_union_concat_inverse(semiring, seed):
+    rng = random.Random(2000 + seed)
+    (t1, r1), (t2, r2) = _build(rng, semiring), _build(rng, semiring)
+    plus, times, zero, _ = ARITH[semiring]
+    _assert_matches(
+        union(t1, t2),
+        lambda x, y: plus(_value(r1, x, y, semiring), _value(r2, x, y, semiring)),
+        semiring,
+        support=set(r1) | set(r2),
+    )
+
+    def split(x, y):  # ⊕ over x = x1x2, y = y1y2 of T1(x1, y1) ⊗ T2(x2, y2)
+        acc = zero
+        for i in range(len(x) + 1):
+            for j in range(len(y) + 1):
+                acc = plus(acc, times(_value(r1, x[:i], y[:j], semiring), _value(r2, x[i:], y[j:], semiring)))
+        return acc
+
+    support = {(x1 + x2, y1 + y2) for (x1, y1) in r1 for (x2, y2) in r2}
+    _assert_matches(concat(t1, t2), split, semiring, support=support)
+    _assert_matches(invert(t1), lambda x, y: _value(r1, y, x, semiring), semiring, support={(y, x) for x, y in r1})
+
+
+@pytest.mark.parametrize("semiring", SEMIRINGS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_projections(semiring, seed):
+    t, rel = _build(random.Random(3000 + seed), semiring)
+    plus, _, zero, _ = ARITH[semiring]
+    for side, key in (("input", 0), ("output", 1)):
+        p = project(t, side)
+        assert p.is_acceptor
+        for s in set(strings()) | {k[key] for k in rel}:
+            want = zero
+            for k, w in rel.items():
+                if k[key] == s:
+                    want = plus(want, w)
+            assert close(evaluate(p, s), want, semiring), (side, s)
+
+
+@pytest.mark.parametrize("semiring", SEMIRINGS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_closure_is_sum_of_powers(semiring, seed):
+    rng = random.Random(4000 + seed)
+    arcs, start, finals = random_arcs(rng, semiring)
+    rel = relation(arcs, start, finals, semiring)
+    plus, times, zero, one = ARITH[semiring]
+    if rel.get(("", ""), zero) != zero:  # T* is then not regulated; tested separately
+        with pytest.raises(NotRegulatedError):
+            closure(from_arcs(arcs, start, finals, semiring, AB))
+        return
+    memo: dict = {}
+
+    def star(x, y):  # T*(x, y) = [x = y = ε] ⊕ ⊕_{(x1, y1) ≠ (ε, ε)} T(x1, y1) ⊗ T*(x2, y2)
+        if (x, y) not in memo:
+            acc = one if (x, y) == ("", "") else zero
+            for i in range(len(x) + 1):
+                for j in range(len(y) + 1):
+                    if i or j:
+                        acc = plus(acc, times(_value(rel, x[:i], y[:j], semiring), star(x[i:], y[j:])))
+            memo[(x, y)] = acc
+        return memo[(x, y)]
+
+    _assert_matches(closure(from_arcs(arcs, start, finals, semiring, AB)), star, semiring, max_len=3)
+
+
+@pytest.mark.parametrize("semiring", SEMIRINGS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_intersection_multiplies_acceptors(semiring, seed):
+    rng = random.Random(5000 + seed)
+    a1, s1, f1 = random_arcs(rng, semiring, acceptor=True)
+    a2, s2, f2 = random_arcs(rng, semiring, acceptor=True)
+    r1, r2 = relation(a1, s1, f1, semiring), relation(a2, s2, f2, semiring)
+    _, times, zero, _ = ARITH[semiring]
+    inter = intersect(from_arcs(a1, s1, f1, semiring, AB), from_arcs(a2, s2, f2, semiring, AB))
+    for x in strings(max_len=4):
+        want = times(_value(r1, x, x, semiring), _value(r2, x, x, semiring))
+        assert close(evaluate(inter, x), want, semiring), x
+
+
+@pytest.mark.parametrize("semiring", SEMIRINGS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_optimisations_preserve_the_weighted_language(semiring, seed):
+    rng = random.Random(6000 + seed)
+    arcs, start, finals = random_arcs(rng, semiring, acceptor=True)
+    rel = relation(arcs, start, finals, semiring)
+    a = from_arcs(arcs, start, finals, semiring, AB)
+    d, m, r = determinize(a), minimize(a), rmepsilon(a)
+    assert m.num_states <= d.num_states
+    for x in strings(max_len=4):
+        want = _value(rel, x, x, semiring)
+        for t in (d, m, r):
+            assert close(evaluate(t, x), want, semiring), x
+
+
+def test_operations_never_mutate_their_inputs():
+    rng = random.Random(7)
+    t1, _ = _build(rng, "probability")
+    t2, _ = _build(rng, "probability")
+    before = (to_att(t1), to_att(t2))
+    for op in (union, concat, compose):
+        op(t1, t2)
+    for op in (invert, closure, rmepsilon, lambda t: project(t, "input")):
+        try:
+            op(t1)
+        except NotRegulatedError:
+            pass
+    assert (to_att(t1), to_att(t2)) == before
+
+
+def test_strings_are_coerced_to_acceptors():
+    t = from_arcs([(0, "a", "x", 0.5, 1), (1, "b", "y", 0.5, 1)], 0, {1: 1.0})
+    assert evaluate(compose("abb", t), "abb", "xyy") == pytest.approx(0.125)
+    assert evaluate(union("ab", "ab"), "ab") == pytest.approx(2.0)
+    assert evaluate(t @ invert(t), "ab", "ab") == pytest.approx(0.0625)
+    assert evaluate(t | t, "a", "x") == pytest.approx(1.0)
+    assert evaluate(acceptor("a") + acceptor("b"), "ab") == pytest.approx(1.0)
+
+
+def test_empty_composition_is_zero_not_an_error():
+    t = compose(acceptor("ab"), acceptor("ba"))
+    assert evaluate(t, "ab") == 0.0
+
+
+def test_intersect_refuses_transducers():
+    t = from_arcs([(0, "a", "b", 1.0, 1)], 0, {1: 1.0})
+    with pytest.raises(OperationError, match="intersect needs two acceptors.*compose"):
+        intersect(t, acceptor("a"))
+
+
+def test_project_rejects_unknown_side():
+    with pytest.raises(ValueError, match="'side' parameter of project must be 'input' or 'output'. Got 'left'"):
+        project(acceptor("a"), "left")
+
+
+def test_determinize_non_functional_transducer_raises():
+    t = from_arcs([(0, "a", "b", 1.0, 1), (0, "a", "c", 1.0, 1)], 0, {1: 1.0})
+    with pytest.raises(OperationError, match="determinize failed in OpenFst"):
+        determinize(t)

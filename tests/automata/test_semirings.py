@@ -1,0 +1,115 @@
+"""Semiring axioms (property tests), the OpenFst encodings and Ψ."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ratkit.automata._fstbytes import exact_weight
+from ratkit.automata.semirings import BOOLEAN, LOG, PROBABILITY, TROPICAL, get_semiring
+from ratkit.exceptions import SemiringError
+
+VALUES = {
+    BOOLEAN: st.booleans(),
+    PROBABILITY: st.one_of(st.just(0.0), st.floats(1e-6, 1e3, allow_nan=False)),
+    LOG: st.one_of(st.just(math.inf), st.floats(-30, 30, allow_nan=False)),
+    TROPICAL: st.one_of(st.just(math.inf), st.floats(-1e3, 1e3, allow_nan=False)),
+}
+ALL = list(VALUES)
+
+
+def eq(a, b):
+    if isinstance(a, bool) or math.isinf(a) or math.isinf(b):
+        return a == b
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def triples(sr):
+    return st.tuples(VALUES[sr], VALUES[sr], VALUES[sr])
+
+
+@pytest.mark.parametrize("sr", ALL, ids=repr)
+def test_semiring_axioms(sr):
+    @settings(max_examples=200, deadline=None)
+    @given(triples(sr))
+    def check(abc):
+        a, b, c = abc
+        p, t = sr.plus, sr.times
+        assert eq(p(p(a, b), c), p(a, p(b, c)))  # ⊕ associative
+        assert eq(p(a, b), p(b, a))  # ⊕ commutative
+        assert eq(t(t(a, b), c), t(a, t(b, c)))  # ⊗ associative
+        assert eq(t(a, p(b, c)), p(t(a, b), t(a, c)))  # left distributive
+        assert eq(t(p(a, b), c), p(t(a, c), t(b, c)))  # right distributive
+        assert eq(p(a, sr.zero), a) and eq(p(sr.zero, a), a)  # 0̄ identity of ⊕
+        assert eq(t(a, sr.one), a) and eq(t(sr.one, a), a)  # 1̄ identity of ⊗
+        assert eq(t(a, sr.zero), sr.zero) and eq(t(sr.zero, a), sr.zero)  # 0̄ annihilates
+
+    check()
+
+
+@pytest.mark.parametrize("sr", ALL, ids=repr)
+def test_encoding_round_trips_through_openfst(sr):
+    @settings(max_examples=200, deadline=None)
+    @given(VALUES[sr])
+    def check(v):
+        native = exact_weight(sr.weight(v))  # stored in a pynini Weight, read back exactly
+        back = sr.from_native(native)
+        if sr is TROPICAL:  # float32 arcs
+            assert back == v or math.isclose(back, v, rel_tol=1e-7, abs_tol=1e-30)
+        else:
+            assert eq(back, v)
+
+    check()
+
+
+def test_encodings_are_the_documented_ones():
+    assert PROBABILITY.to_native(0.0) == math.inf  # p = 0 is the log zero
+    assert PROBABILITY.to_native(1.0) == 0.0
+    assert PROBABILITY.to_native(math.e) == pytest.approx(-1.0)
+    assert BOOLEAN.to_native(True) == 0.0 and BOOLEAN.to_native(False) == math.inf
+    assert LOG.to_native(2.5) == 2.5 and TROPICAL.to_native(2.5) == 2.5
+    assert PROBABILITY.arc_type == LOG.arc_type == "log64"
+    assert BOOLEAN.arc_type == TROPICAL.arc_type == "standard"
+
+
+@pytest.mark.parametrize("sr", [PROBABILITY, LOG], ids=repr)
+def test_psi_is_a_semiring_morphism_to_the_reals(sr):
+    @settings(max_examples=200, deadline=None)
+    @given(VALUES[sr], VALUES[sr])
+    def check(a, b):
+        assert math.isclose(sr.psi(sr.plus(a, b)), sr.psi(a) + sr.psi(b), rel_tol=1e-9, abs_tol=1e-300)
+        assert math.isclose(sr.psi(sr.times(a, b)), sr.psi(a) * sr.psi(b), rel_tol=1e-9, abs_tol=1e-300)
+
+    check()
+    assert sr.psi(sr.zero) == 0.0 and sr.psi(sr.one) == 1.0
+
+
+def test_psi_of_boolean_and_tropical():
+    assert BOOLEAN.psi(True) == 1.0 and BOOLEAN.psi(False) == 0.0
+    assert TROPICAL.psi(3.0) == 3.0  # a distance, not a morphism
+
+
+@pytest.mark.parametrize("value", [-0.5, -1e-300, -math.inf])
+def test_negative_probability_is_refused(value):
+    with pytest.raises(SemiringError, match=r"probability semiring holds non-negative reals; got -"):
+        PROBABILITY.to_native(value)
+
+
+def test_invalid_values_are_refused_with_the_value_named():
+    with pytest.raises(SemiringError, match="NaN is not a weight of the log semiring"):
+        LOG.plus(math.nan, 1.0)
+    with pytest.raises(SemiringError, match="-inf is not a weight of the tropical semiring"):
+        TROPICAL.times(-math.inf, 1.0)
+    with pytest.raises(SemiringError, match="boolean semiring holds True/False.*got 0.5"):
+        BOOLEAN.plus(0.5, True)
+    with pytest.raises(SemiringError, match="'abc' is not a number"):
+        PROBABILITY.check("abc")
+
+
+def test_get_semiring_by_name_and_unknown_name():
+    assert get_semiring("Probability") is PROBABILITY
+    with pytest.raises(SemiringError, match="Unknown semiring 'real'.*'boolean', 'probability'"):
+        get_semiring("real")

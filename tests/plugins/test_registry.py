@@ -1,0 +1,135 @@
+"""The plugin registry: registration, lookup, and entry-point discovery with a fake distribution."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import pytest
+
+from ratkit import plugins
+from ratkit.exceptions import DuplicatePluginError, UnknownPluginError
+from ratkit.plugins import registry
+
+
+@pytest.fixture
+def clean_registry(monkeypatch):
+    """An isolated registry: built-ins and the entry-point cache restored afterwards."""
+    saved = {k: dict(v) for k, v in registry._registry.items()}
+    plugins.refresh()
+    yield registry
+    registry._registry.clear()
+    registry._registry.update(saved)
+    plugins.refresh()
+
+
+def test_register_get_available(clean_registry):
+    @plugins.register("kernel", "test-kernel")
+    class MyKernel:
+        pass
+
+    assert plugins.get("kernel", "test-kernel") is MyKernel
+    assert "test-kernel" in plugins.available("kernel")
+
+
+def test_second_plugin_under_a_taken_name_raises(clean_registry):
+    @plugins.register("learner", "test-dup")
+    def first():
+        pass
+
+    with pytest.raises(DuplicatePluginError, match="learner plugin name 'test-dup' is already taken by .*first"):
+
+        @plugins.register("learner", "test-dup")
+        def second():
+            pass
+
+
+def test_unknown_name_lists_what_is_available(clean_registry):
+    @plugins.register("recommender", "test-known")
+    class Known:
+        pass
+
+    with pytest.raises(UnknownPluginError, match="No recommender plugin named 'nope'. Available recommender plugins: .*test-known"):
+        plugins.get("recommender", "nope")
+
+
+def test_unknown_kind(clean_registry):
+    with pytest.raises(UnknownPluginError, match="Unknown plugin kind 'model'; expected one of 'kernel', 'learner', 'recommender'"):
+        plugins.available("model")
+
+
+def _fake_distribution(tmp_path, name, entry_points, module_source):
+    """Install (on sys.path) a distribution with a dist-info folder declaring entry points."""
+    (tmp_path / f"{name}_mod.py").write_text(textwrap.dedent(module_source))
+    info = tmp_path / f"{name}-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(textwrap.dedent(entry_points))
+
+
+def test_entry_point_discovery_with_a_fake_distribution(tmp_path, monkeypatch, clean_registry):
+    _fake_distribution(
+        tmp_path,
+        "ratkit_fake_plugin",
+        """\
+        [ratkit.kernels]
+        fake-kernel = ratkit_fake_plugin_mod:FakeKernel
+        [ratkit.recsys]
+        fake-rec = ratkit_fake_plugin_mod:FakeRec
+        """,
+        """\
+        class FakeKernel:
+            pass
+        class FakeRec:
+            pass
+        """,
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    plugins.refresh()
+    assert "fake-kernel" in plugins.available("kernel")
+    assert plugins.get("recommender", "fake-rec").__name__ == "FakeRec"
+    # cached: removing the distribution changes nothing until refresh()
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p != str(tmp_path)])
+    assert "fake-kernel" in plugins.available("kernel")
+    plugins.refresh()
+    assert "fake-kernel" not in plugins.available("kernel")
+
+
+def test_broken_plugin_is_skipped_with_a_warning_naming_it(tmp_path, monkeypatch, clean_registry):
+    _fake_distribution(
+        tmp_path,
+        "ratkit_broken_plugin",
+        """\
+        [ratkit.learners]
+        broken = ratkit_broken_plugin_mod:Missing
+        fine = ratkit_broken_plugin_mod:Fine
+        """,
+        """\
+        class Fine:
+            pass
+        """,
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    plugins.refresh()
+    with pytest.warns(plugins.PluginLoadWarning) as record:
+        names = plugins.available("learner")
+    assert "fine" in names and "broken" not in names
+    msg = str(record[0].message)
+    assert "'broken'" in msg and "ratkit_broken_plugin_mod:Missing" in msg and "ratkit_broken_plugin" in msg
+
+
+def test_entry_point_cannot_shadow_a_builtin(tmp_path, monkeypatch, clean_registry):
+    @plugins.register("kernel", "test-builtin")
+    class Builtin:
+        pass
+
+    _fake_distribution(
+        tmp_path,
+        "ratkit_shadow_plugin",
+        "[ratkit.kernels]\ntest-builtin = ratkit_shadow_plugin_mod:Other\n",
+        "class Other:\n    pass\n",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    plugins.refresh()
+    with pytest.warns(plugins.PluginLoadWarning, match="name 'test-builtin' is already taken"):
+        assert plugins.get("kernel", "test-builtin") is Builtin

@@ -1,5 +1,0 @@
-import ratkit
-
-
-def test_version():
-    assert ratkit.__version__
