@@ -14,14 +14,17 @@ from ratkit.automata.distance import evaluate, shortest_distance
 from ratkit.automata.io import read_att, read_fst, to_att, write_att, write_fst
 from ratkit.automata.operations import (
     closure,
+    complement,
     compose,
     concat,
     determinize,
+    difference,
     intersect,
     invert,
     minimize,
     project,
     rmepsilon,
+    sigma_star,
     union,
 )
 from ratkit.automata.semirings import BOOLEAN, LOG, PROBABILITY, TROPICAL, Semiring
@@ -56,6 +59,9 @@ __all__ = [
     "rmepsilon",
     "determinize",
     "minimize",
+    "difference",
+    "complement",
+    "sigma_star",
     "shortest_distance",
     "evaluate",
 ]

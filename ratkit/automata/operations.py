@@ -33,6 +33,9 @@ __all__ = [
     "rmepsilon",
     "determinize",
     "minimize",
+    "difference",
+    "complement",
+    "sigma_star",
     "align",
 ]
 
@@ -175,3 +178,42 @@ def minimize(t: Any) -> Transducer:
     d = determinize(t)
     f = _run("minimize", pynini.minimize, d._fst, delta=_DELTA, allow_nondet=False)
     return _wrap(f, d, d.alphabet, "minimize")
+
+
+def _support_dfa(f: pynini.Fst, what: str) -> pynini.Fst:
+    """The unweighted deterministic ε-free acceptor of {x : A(x) ≠ 0̄}."""
+    if f.properties(pynini.ACCEPTOR, True) != pynini.ACCEPTOR:
+        raise OperationError(f"{what} needs acceptors; the operand is a transducer.")
+    f = pynini.arcmap(pynini.connect(f.copy()), map_type="rmweight")
+    f = _run(what, pynini.rmepsilon, f)
+    # Determinisation sums the (unit) weights of merged paths: drop the weights again.
+    return pynini.arcmap(_run(what, pynini.determinize, f), map_type="rmweight")
+
+
+def difference(a: Any, b: Any) -> Transducer:
+    """A − B: ⟦A − B⟧(x) = ⟦A⟧(x) if B(x) = 0̄, else 0̄ (acceptors; B's weights are ignored)."""
+    (fa, fb), first, alphabet = align(a, b)
+    if fa.properties(pynini.ACCEPTOR, True) != pynini.ACCEPTOR:
+        raise OperationError("difference needs acceptors; the first operand is a transducer.")
+    fa = pynini.arcsort(_run("difference", pynini.rmepsilon, fa), sort_type="olabel")
+    fb = pynini.arcsort(_support_dfa(fb, "difference"), sort_type="ilabel")
+    return _wrap(_run("difference", pynini.difference, fa, fb), first, alphabet, "difference")
+
+
+def sigma_star(alphabet: Alphabet, semiring: Any = None) -> Transducer:
+    """Σ*: the one-state acceptor of every string over ``alphabet``, each with weight 1̄."""
+    from ratkit.automata.construct import from_arcs
+    from ratkit.automata.semirings import PROBABILITY, get_semiring
+
+    sr = get_semiring(semiring) if semiring is not None else PROBABILITY
+    return from_arcs([(0, s, sr.one, 0) for s in alphabet], 0, {0: sr.one}, sr, alphabet)
+
+
+def complement(a: Any, alphabet: Alphabet | None = None) -> Transducer:
+    """Σ* − L(A): the unweighted acceptor of the strings A gives weight 0̄.
+
+    Σ is ``alphabet`` when given (it must contain A's symbols), else A's own alphabet.
+    """
+    (f,), first, own = align(a)
+    alphabet = own if alphabet is None else alphabet.merge(own)
+    return difference(sigma_star(alphabet, first.semiring), first)

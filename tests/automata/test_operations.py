@@ -10,9 +10,11 @@ from ratkit.automata import (
     Alphabet,
     acceptor,
     closure,
+    complement,
     compose,
     concat,
     determinize,
+    difference,
     evaluate,
     from_arcs,
     intersect,
@@ -216,3 +218,25 @@ def test_determinize_non_functional_transducer_raises():
     t = from_arcs([(0, "a", "b", 1.0, 1), (0, "a", "c", 1.0, 1)], 0, {1: 1.0})
     with pytest.raises(OperationError, match="determinize failed in OpenFst"):
         determinize(t)
+
+
+@pytest.mark.parametrize("semiring", SEMIRINGS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_difference_and_complement(semiring, seed):
+    rng = random.Random(8000 + seed)
+    a1, s1, f1 = random_arcs(rng, semiring, acceptor=True)
+    a2, s2, f2 = random_arcs(rng, semiring, acceptor=True)
+    r1, r2 = relation(a1, s1, f1, semiring), relation(a2, s2, f2, semiring)
+    _, _, zero, one = ARITH[semiring]
+    t1, t2 = from_arcs(a1, s1, f1, semiring, AB), from_arcs(a2, s2, f2, semiring, AB)
+    diff, comp = difference(t1, t2), complement(t2)
+    for x in strings(max_len=4):
+        in_b = _value(r2, x, x, semiring) != zero
+        assert close(evaluate(diff, x), zero if in_b else _value(r1, x, x, semiring), semiring), x
+        assert close(evaluate(comp, x), zero if in_b else one, semiring), x
+
+
+def test_difference_refuses_transducers():
+    t = from_arcs([(0, "a", "b", 1.0, 1)], 0, {1: 1.0})
+    with pytest.raises(OperationError, match="difference needs acceptors"):
+        difference(t, acceptor("a"))
