@@ -1,3 +1,25 @@
-"""ratkit.recsys."""
+"""ratkit.recsys: recommenders on one-class feedback, their data, protocol and metrics.
 
-__all__: list[str] = []
+Every model follows :class:`~ratkit.recsys.base.Recommender` (users as rows of a CSR
+matrix) and registers itself as a ``"recommender"`` plugin: ``mfauc``, ``popularity``,
+``puresvd``.
+"""
+
+from ratkit.recsys import datasets, evaluation, feedback, metrics
+from ratkit.recsys.base import FactorRecommender, Recommender
+from ratkit.recsys.baselines import Popularity, PureSVD
+from ratkit.recsys.datasets import Interactions
+from ratkit.recsys.mfauc import MFAUC
+
+__all__ = [
+    "Recommender",
+    "FactorRecommender",
+    "MFAUC",
+    "Popularity",
+    "PureSVD",
+    "Interactions",
+    "datasets",
+    "evaluation",
+    "feedback",
+    "metrics",
+]

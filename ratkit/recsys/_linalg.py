@@ -1,0 +1,34 @@
+"""Truncated SVD shared by the PureSVD baseline and MFAUC's ``init="svd"``."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import svds
+
+from ratkit.exceptions import SolverError
+
+__all__ = ["svd_factors"]
+
+
+def svd_factors(
+    matrix: sp.csr_matrix, rank: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Balanced factors ``(A Σ^{1/2}, B Σ^{1/2})`` of the rank-``rank`` truncated SVD ``X ≈ A Σ Bᵀ``.
+
+    ARPACK's start vector comes from ``rng`` so the result is reproducible.
+    """
+    m, n = matrix.shape
+    if not 1 <= rank < min(m, n):
+        raise ValueError(
+            f"A truncated SVD of rank {rank} needs 1 <= rank < min(n_users, n_items) = "
+            f"{min(m, n)}; lower n_factors."
+        )
+    v0 = rng.uniform(-1.0, 1.0, size=min(m, n))
+    try:
+        left, sigma, right_t = svds(matrix.astype(np.float64), k=rank, v0=v0)
+    except Exception as exc:  # ARPACK non-convergence and friends
+        raise SolverError(f"The truncated SVD of rank {rank} failed: {exc}") from exc
+    order = np.argsort(-sigma)
+    root = np.sqrt(sigma[order])
+    return left[:, order] * root, right_t[order].T * root

@@ -1,0 +1,261 @@
+"""Sub-sampled gradients and averaged SGD for MFAUC (Algorithm 1 of Dhanjal et al.).
+
+The stochastic gradients estimate those of ``F = m·θ`` (θ as in
+:mod:`ratkit.recsys._mfauc_objective`), so one user's term has unit weight:
+
+* for ``u_i``: ``κ_Y`` relevant items ``p ~ g_i`` and ``κ_Y`` others ``q ~ g'_i`` give
+  ``∂θ_i/∂u_i ≈ (1/κ_Y) Σ_p φ′(ẑ_ip) (1/κ_Y) Σ_q L′(γ_ipq)(v_p − v_q)`` with
+  ``ẑ_ip = (1/κ_Y) Σ_q L(γ_ipq)``;
+* for ``v_j``: ``κ_W`` users ``i``, each contributing ``g_i(j) φ′(ẑ_ij) L̄′ u_i`` when
+  ``j ∈ ω_i`` and ``−g'_i(j) (1/κ_Y) Σ_p φ′(ẑ_ip) L′(γ_ipj) u_i`` otherwise, scaled by
+  ``m_active/κ_W``: cost ``O(κ_W κ_Y²)`` per item as in the paper.
+
+For the square loss with ``φ(x) = x`` the inner expectations are exact (the fast path
+through ``v̇, v̈, ẇ, ẅ``). Rows are updated in blocks of ``batch_size`` distinct users
+and items; one iteration is ``max(m, n)`` row steps over fresh permutations, wrapping
+around the shorter one.
+
+References
+----------
+C. Dhanjal, R. Gaudel and S. Clémençon. AUC Optimisation and Collaborative Filtering.
+arXiv:1508.06091, 2015 — Section 3 (sub-sampled derivatives, Algorithm 1).
+B. T. Polyak and A. B. Juditsky. Acceleration of stochastic approximation by
+averaging. SIAM J. Control Optim. 30(4), 1992. O. Shamir and T. Zhang. Stochastic
+gradient descent for non-smooth optimization. ICML 2013 (polynomial-decay averaging).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from ratkit.recsys._mfauc_objective import (
+    Pair,
+    item_weights,
+    square_expectations,
+    square_user_gradient,
+)
+
+__all__ = ["Problem", "SGDSettings", "user_gradients", "item_gradients", "run_sgd"]
+
+log = logging.getLogger(__name__)
+
+_AVERAGING_ETA = 3.0  # polynomial-decay averaging weight (η of Shamir & Zhang)
+
+
+class Problem:
+    """The one-class data prepared for sampling: positives, item weights, lookup keys."""
+
+    def __init__(self, positives: sp.csr_matrix, tau: float) -> None:
+        self.positives = positives
+        self.m, self.n = positives.shape
+        self.indptr, self.indices = positives.indptr, positives.indices
+        self.g, self.g_prime = item_weights(positives, tau)
+        degree = np.diff(self.indptr)
+        rows = np.repeat(np.arange(self.m), degree)
+        self.keys = rows.astype(np.int64) * self.n + self.indices  # sorted: CSR is sorted
+        self.cum_g = np.cumsum(self.g[self.indices])
+        self.norm_g = np.add.reduceat(self.g[self.indices], self.indptr[:-1]) if positives.nnz else np.zeros(self.m)
+        self.norm_g[degree == 0] = 0.0
+        g_prime_pos = np.zeros(self.m)
+        np.add.at(g_prime_pos, rows, self.g_prime[self.indices])
+        self.norm_g_prime = self.g_prime.sum() - g_prime_pos
+        self.cum_g_prime = np.cumsum(self.g_prime)
+        self.weights_g = sp.csr_matrix(
+            (self.g[self.indices] / np.repeat(np.where(self.norm_g > 0, self.norm_g, 1.0), degree),
+             self.indices, self.indptr), shape=positives.shape)
+        self.weights_g_prime = sp.csr_matrix(
+            (self.g_prime[self.indices], self.indices, self.indptr), shape=positives.shape)
+        self.active = np.flatnonzero((degree > 0) & (degree < self.n) & (self.norm_g_prime > 0))
+
+    def moment(self, V: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(Σ_y g′(y) v_y, Σ_y g′(y) v_y v_yᵀ)``, shared by every user's ``ω̄_i`` sums."""
+        return self.g_prime @ V, (V * self.g_prime[:, None]).T @ V
+
+    def mean_factors(
+        self, V: np.ndarray, moment: tuple[np.ndarray, np.ndarray] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``v̇_i`` and ``v̈_i`` (the square loss's empirical expectations) for every user."""
+        moment = self.moment(V) if moment is None else moment
+        norm = np.where(self.norm_g_prime > 0, self.norm_g_prime, 1.0)[:, None]
+        return self.weights_g @ V, (moment[0][None, :] - self.weights_g_prime @ V) / norm
+
+    def is_positive(self, users: np.ndarray, items: np.ndarray) -> np.ndarray:
+        keys = users.astype(np.int64) * self.n + items
+        where = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
+        return self.keys[where] == keys
+
+    def sample_positive(self, users: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` relevant items per user, drawn from ``g`` restricted to ``ω_i``."""
+        start = self.indptr[users][..., None]
+        end = self.indptr[users + 1][..., None]
+        base = np.where(start > 0, self.cum_g[np.maximum(start - 1, 0)], 0.0)
+        target = base + rng.random(users.shape + (size,)) * self.norm_g[users][..., None]
+        where = np.clip(np.searchsorted(self.cum_g, target, side="right"), start, end - 1)
+        return self.indices[where]
+
+    def sample_negative(self, users: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` items per user outside ``ω_i``, drawn from ``g′`` (by rejection)."""
+        users = np.broadcast_to(users[..., None], users.shape + (size,))
+        total = self.cum_g_prime[-1]
+        out = np.empty(users.shape, dtype=np.int64)
+        todo = np.ones(users.shape, dtype=bool)
+        for _ in range(200):
+            draw = np.minimum(
+                np.searchsorted(self.cum_g_prime, rng.random(int(todo.sum())) * total, side="right"),
+                self.n - 1,
+            )
+            out[todo] = draw
+            todo[todo] = self.is_positive(users[todo], draw)
+            if not todo.any():
+                return out
+        for index in zip(*np.nonzero(todo)):  # users who like nearly everything
+            i = users[index]
+            others = np.setdiff1d(np.arange(self.n), self.indices[self.indptr[i]:self.indptr[i + 1]])
+            weights = self.g_prime[others]
+            out[index] = rng.choice(others, p=weights / weights.sum())
+        return out
+
+
+@dataclass
+class SGDSettings:
+    loss_fn: Callable[[np.ndarray], Pair]
+    phi_fn: Callable[[np.ndarray], Pair]
+    square_fast: bool
+    lam: float
+    learning_rate: float
+    kappa_users: int
+    kappa_items: int
+    batch_size: int
+
+
+def _dots(rows: np.ndarray, V: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """``rows[..., :] · V[items[..., s]]`` for every sample ``s``: shape ``items.shape``."""
+    return np.einsum("...k,...sk->...s", rows, V[items])
+
+
+def user_gradients(
+    prob: Problem, U: np.ndarray, V: np.ndarray, users: np.ndarray, rng: np.random.Generator,
+    s: SGDSettings, moment: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray:
+    """Stochastic ``∂F/∂u_i`` for each user in ``users`` (penalty ``mλu_i`` included)."""
+    u = U[users]
+    if s.square_fast:
+        _, grad = square_user_gradient(
+            u, square_expectations(u, V, prob.positives, users, prob.g, prob.g_prime, moment))
+    else:
+        P = prob.sample_positive(users, s.kappa_items, rng)
+        Q = prob.sample_negative(users, s.kappa_items, rng)
+        gamma = _dots(u, V, P)[:, :, None] - _dots(u, V, Q)[:, None, :]
+        values, slopes = s.loss_fn(gamma)
+        _, dphi = s.phi_fn(values.mean(axis=2))
+        pair = dphi[:, :, None] * slopes / s.kappa_items**2
+        grad = np.einsum("bp,bpk->bk", pair.sum(axis=2), V[P]) - np.einsum(
+            "bq,bqk->bk", pair.sum(axis=1), V[Q])
+    return grad + prob.m * s.lam * u
+
+
+def item_gradients(
+    prob: Problem, U: np.ndarray, V: np.ndarray, items: np.ndarray, rng: np.random.Generator,
+    s: SGDSettings, moment: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray:
+    """Stochastic ``∂F/∂v_j`` for each item in ``items`` from ``κ_W`` sampled users each."""
+    users = prob.active[rng.integers(len(prob.active), size=(len(items), s.kappa_users))]
+    u = U[users]  # (B, κ_W, k)
+    s_j = np.einsum("bwk,bk->bw", u, V[items])
+    positive = prob.is_positive(users, items[:, None])
+    g_ij = prob.g[items][:, None] / np.where(positive, prob.norm_g[users], 1.0)
+    g_prime_ij = prob.g_prime[items][:, None] / prob.norm_g_prime[users]
+    if s.square_fast:
+        v_dot, v_ddot = prob.mean_factors(V, moment)
+        a = np.einsum("bwk,bwk->bw", u, v_dot[users])
+        b = np.einsum("bwk,bwk->bw", u, v_ddot[users])
+        coef = np.where(positive, -2.0 * g_ij * (1 - s_j + b), 2.0 * g_prime_ij * (1 - a + s_j))
+    else:
+        Q = prob.sample_negative(users, s.kappa_items, rng)
+        s_q = _dots(u, V, Q)  # (B, κ_W, κ_Y)
+        values, slopes = s.loss_fn(s_j[..., None] - s_q)  # j as the relevant item
+        _, dphi = s.phi_fn(values.mean(axis=-1))
+        coef_pos = g_ij * dphi * slopes.mean(axis=-1)
+        P = prob.sample_positive(users, s.kappa_items, rng)
+        s_p = _dots(u, V, P)
+        values_pq, _ = s.loss_fn(s_p[..., :, None] - s_q[..., None, :])
+        _, dphi_p = s.phi_fn(values_pq.mean(axis=-1))  # (B, κ_W, κ_Y)
+        _, slopes_pj = s.loss_fn(s_p - s_j[..., None])  # j as the irrelevant item
+        coef_neg = -g_prime_ij * (dphi_p * slopes_pj).mean(axis=-1)
+        coef = np.where(positive, coef_pos, coef_neg)
+    scale = len(prob.active) / s.kappa_users
+    return scale * np.einsum("bw,bwk->bk", coef, u) + prob.m * s.lam * V[items]
+
+
+def monitor_objective(
+    prob: Problem, U: np.ndarray, V: np.ndarray, sample: tuple[np.ndarray, ...], s: SGDSettings
+) -> float:
+    """θ estimated at ``(U, V)`` on a fixed sample of users and item pairs."""
+    users, P, Q = sample
+    u = U[users]
+    values, _ = s.loss_fn(_dots(u, V, P)[:, :, None] - _dots(u, V, Q)[:, None, :])
+    phi, _ = s.phi_fn(values.mean(axis=2))
+    data_term = phi.mean() * len(prob.active) / prob.m
+    return float(data_term + 0.5 * s.lam * (np.sum(U * U) + np.sum(V * V)))
+
+
+def run_sgd(
+    prob: Problem,
+    U: np.ndarray,
+    V: np.ndarray,
+    s: SGDSettings,
+    rng: np.random.Generator,
+    *,
+    max_iter: int,
+    tol: float,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[np.ndarray, np.ndarray, list[float], int, bool]:
+    """Averaged SGD from ``(U, V)``; returns ``(Ū, V̄, objectives, n_iter, converged)``.
+
+    Stops after ``max_iter`` iterations, or when the monitored objective at ``(Ū, V̄)``
+    changes by at most ``tol`` relative to its previous value.
+    """
+    U, V = U.copy(), V.copy()
+    U_avg, V_avg = U.copy(), V.copy()
+    n_users = len(prob.active)
+    steps = max(n_users, prob.n)
+    block = max(1, min(s.batch_size, n_users, prob.n))
+    monitor_users = rng.choice(prob.active, size=min(n_users, 500), replace=False)
+    sample = (monitor_users,
+              prob.sample_positive(monitor_users, s.kappa_items, rng),
+              prob.sample_negative(monitor_users, s.kappa_items, rng))
+    objectives: list[float] = []
+    t = 0
+    converged = False
+    n_iter = 0
+    for n_iter in range(1, max_iter + 1):
+        user_order = rng.permutation(prob.active)
+        item_order = rng.permutation(prob.n)
+        for start in range(0, steps, block):
+            positions = np.arange(start, min(start + block, steps))
+            users = user_order[positions % n_users]
+            items = item_order[positions % prob.n]
+            moment = prob.moment(V) if s.square_fast else None
+            U[users] -= s.learning_rate * user_gradients(prob, U, V, users, rng, s, moment)
+            V[items] -= s.learning_rate * item_gradients(prob, U, V, items, rng, s, moment)
+            t += 1
+            weight = (_AVERAGING_ETA + 1.0) / (t + _AVERAGING_ETA)
+            U_avg += weight * (U - U_avg)
+            V_avg += weight * (V - V_avg)
+        if not (np.isfinite(U).all() and np.isfinite(V).all()):
+            break
+        objectives.append(monitor_objective(prob, U_avg, V_avg, sample, s))
+        log.debug("MFAUC iteration %d: monitored objective %.6g", n_iter, objectives[-1])
+        if progress is not None:
+            progress(n_iter)
+        if len(objectives) >= 2:
+            previous = objectives[-2]
+            if abs(objectives[-1] - previous) <= tol * max(abs(previous), 1e-12):
+                converged = True
+                break
+    return U_avg, V_avg, objectives, n_iter, converged

@@ -1,0 +1,190 @@
+"""Input checks shared by every recommender, loader and evaluator.
+
+Every public entry point coerces its inputs here, once, so the error messages are the
+same wherever a user meets them: they name the bad thing, what was expected and what
+to do about it.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ratkit.exceptions import DataFormatError, IdOutOfRangeError
+
+__all__ = [
+    "check_user_items",
+    "check_shape_matches",
+    "check_ids",
+    "check_int",
+    "check_float",
+    "check_choice",
+    "check_random_state",
+]
+
+
+def check_user_items(user_items: Any, *, name: str = "user_items") -> sp.csr_matrix:
+    """Return ``user_items`` as a new float64 CSR matrix (users × items), checked.
+
+    Accepts any :mod:`scipy.sparse` matrix or array, or a
+    :class:`~ratkit.recsys.datasets.Interactions` (its ``matrix`` is used). Duplicate
+    entries are summed and explicit zeros dropped. The argument is never mutated.
+
+    Raises
+    ------
+    DataFormatError
+        Not sparse, not two-dimensional, not numeric, NaN/inf or negative values, or no
+        interaction at all.
+    """
+    matrix = getattr(user_items, "matrix", user_items)
+    if not sp.issparse(matrix):
+        raise DataFormatError(
+            f"{name} must be a scipy.sparse matrix with users as rows and items as columns; "
+            f"got {type(matrix).__name__}. Convert it with scipy.sparse.csr_matrix(...)."
+        )
+    if matrix.ndim != 2:
+        raise DataFormatError(f"{name} must be two-dimensional (users × items); got {matrix.ndim}-D.")
+    if not np.issubdtype(matrix.dtype, np.number) or np.issubdtype(matrix.dtype, np.complexfloating):
+        raise DataFormatError(
+            f"{name} must hold real numbers (interaction strengths); got dtype {matrix.dtype}."
+        )
+    csr = sp.csr_matrix(matrix, dtype=np.float64, copy=True)
+    csr.sum_duplicates()
+    bad = ~np.isfinite(csr.data)
+    if bad.any():
+        user, item = _locate(csr, int(np.flatnonzero(bad)[0]))
+        raise DataFormatError(
+            f"{name} contains {int(bad.sum())} NaN or infinite value(s) (the first at user "
+            f"{user}, item {item}). Drop or impute them before using the matrix."
+        )
+    negative = csr.data < 0
+    if negative.any():
+        user, item = _locate(csr, int(np.flatnonzero(negative)[0]))
+        raise DataFormatError(
+            f"{name} contains {int(negative.sum())} negative value(s) (the first at user {user}, "
+            f"item {item}); interaction strengths must be >= 0. Convert explicit ratings with "
+            f"ratkit.recsys.feedback.to_one_class first."
+        )
+    csr.eliminate_zeros()
+    if csr.nnz == 0:
+        raise DataFormatError(
+            f"{name} of shape {csr.shape} has no interaction (no non-zero entry); a recommender "
+            f"needs at least one."
+        )
+    csr.sort_indices()
+    return csr
+
+
+def _locate(csr: sp.csr_matrix, position: int) -> tuple[int, int]:
+    user = int(np.searchsorted(csr.indptr, position, side="right") - 1)
+    return user, int(csr.indices[position])
+
+
+def check_shape_matches(
+    matrix: sp.spmatrix, n_users: int, n_items: int, *, name: str, fitted_on: str = "the model"
+) -> None:
+    """Raise if ``matrix`` is not ``n_users × n_items``, saying so when it looks transposed."""
+    if matrix.shape == (n_users, n_items):
+        return
+    hint = (
+        " It looks transposed: users must be rows and items columns, so pass its .T."
+        if matrix.shape == (n_items, n_users)
+        else ""
+    )
+    raise DataFormatError(
+        f"{name} has shape {matrix.shape} but {fitted_on} has {n_users} users × {n_items} items."
+        f"{hint}"
+    )
+
+
+def check_ids(ids: Any, upper: int, *, kind: str) -> np.ndarray:
+    """Return ``ids`` as a 1-D int64 array, each in ``[0, upper)``."""
+    arr = np.asarray(ids)
+    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
+        raise IdOutOfRangeError(
+            f"{kind} ids must be integer row/column indices in [0, {upper}); got dtype {arr.dtype}. "
+            f"Map raw ids to indices with the dataset's id maps first."
+        )
+    arr = arr.astype(np.int64).ravel()
+    bad = (arr < 0) | (arr >= upper)
+    if bad.any():
+        raise IdOutOfRangeError(
+            f"{kind} id {int(arr[bad][0])} is out of range: expected an index in [0, {upper}). "
+            f"Use the dataset's id maps to translate raw ids to indices."
+        )
+    return arr
+
+
+def check_int(
+    value: Any, name: str, owner: str, *, low: int | None = None, high: int | None = None
+) -> int:
+    """Check an integer parameter; the message follows the scikit-learn wording."""
+    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    ok = ok and (low is None or value >= low) and (high is None or value <= high)
+    if not ok:
+        raise ValueError(
+            f"The {name!r} parameter of {owner} must be an int in {_interval(low, high)}. "
+            f"Got {value!r} instead."
+        )
+    return int(value)
+
+
+def check_float(
+    value: Any,
+    name: str,
+    owner: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+) -> float:
+    """Check a real parameter in ``[low, high]`` (``(low, high]`` when ``low_open``)."""
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
+    if ok and low is not None:
+        ok = value > low if low_open else value >= low
+    if ok and high is not None:
+        ok = value <= high
+    if not ok:
+        bracket = "(" if low_open else "["
+        raise ValueError(
+            f"The {name!r} parameter of {owner} must be a float in "
+            f"{_interval(low, high, bracket)}. Got {value!r} instead."
+        )
+    return float(value)
+
+
+def check_choice(value: Any, name: str, owner: str, choices: Sequence[str]) -> str:
+    """Check a string option against its allowed values, quoting the bad one."""
+    if value not in choices:
+        raise ValueError(
+            f"The {name!r} parameter of {owner} must be one of "
+            f"{', '.join(map(repr, choices))}. Got {value!r} instead."
+        )
+    return str(value)
+
+
+def _interval(low: float | None, high: float | None, bracket: str = "[") -> str:
+    lo = "-inf" if low is None else repr(low)
+    hi = "inf" if high is None else repr(high)
+    close = "]" if high is not None else ")"
+    opening = "(" if low is None else bracket
+    return f"{opening}{lo}, {hi}{close}"
+
+
+def check_random_state(random_state: Any) -> np.random.Generator:
+    """A NumPy ``Generator`` from ``None``, an int seed or an existing Generator."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if random_state is None or (
+        isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)
+        and random_state >= 0
+    ):
+        return np.random.default_rng(random_state)
+    raise ValueError(
+        f"random_state must be None, a non-negative int seed or a numpy Generator. "
+        f"Got {random_state!r} instead."
+    )

@@ -1,0 +1,78 @@
+"""Baselines every recommender should beat: item popularity and PureSVD.
+
+References
+----------
+P. Cremonesi, Y. Koren and R. Turrin. Performance of recommender algorithms on top-N
+recommendation tasks. RecSys 2010 (popularity and PureSVD baselines).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+
+from ratkit.plugins import register
+from ratkit.recsys._linalg import svd_factors
+from ratkit.recsys._validation import check_int, check_random_state
+from ratkit.recsys.base import FactorRecommender, Recommender
+
+__all__ = ["Popularity", "PureSVD"]
+
+
+@register("recommender", "popularity")
+class Popularity(Recommender):
+    """Scores every user alike: ``s(u, i) = |{v : X_vi > 0}|``, the number of users of item ``i``.
+
+    Items nobody interacted with score 0; users without interactions get the same list
+    as everyone else.
+
+    Attributes
+    ----------
+    item_counts_ : ndarray of shape (n_items,)
+    """
+
+    plugin_name: ClassVar[str] = "popularity"
+    _fitted_attributes: ClassVar[tuple[str, ...]] = ("item_counts_",)
+
+    def __init__(self) -> None:
+        pass
+
+    def _fit(self, user_items: sp.csr_matrix) -> None:
+        self.item_counts_ = np.bincount(user_items.indices, minlength=user_items.shape[1]).astype(
+            np.float64)
+
+    def _score_users(self, users: np.ndarray) -> np.ndarray:
+        return np.broadcast_to(self.item_counts_, (len(users), len(self.item_counts_)))
+
+
+@register("recommender", "puresvd")
+class PureSVD(FactorRecommender):
+    """Plain matrix factorisation: the rank-d truncated SVD ``X⁺ ≈ A Σ Bᵀ`` of the 0/1 matrix.
+
+    Scores ``s(u, i) = (A Σ Bᵀ)_ui``, stored as ``user_factors_ = AΣ^{1/2}`` and
+    ``item_factors_ = BΣ^{1/2}``. Missing entries count as 0, as in Cremonesi et al.
+    Users without interactions score 0 everywhere.
+
+    Parameters
+    ----------
+    n_factors : int
+        Rank ``d``; must be below ``min(n_users, n_items)``.
+    random_state : None, int or numpy Generator
+        Seeds ARPACK's start vector.
+    """
+
+    plugin_name: ClassVar[str] = "puresvd"
+
+    def __init__(self, *, n_factors: int = 20, random_state: Any = None) -> None:
+        self.n_factors = n_factors
+        self.random_state = random_state
+
+    def _validate_params(self) -> None:
+        check_int(self.n_factors, "n_factors", "PureSVD", low=1)
+
+    def _fit(self, user_items: sp.csr_matrix) -> None:
+        binary = (user_items > 0).astype(np.float64)
+        self.user_factors_, self.item_factors_ = svd_factors(
+            binary, self.n_factors, check_random_state(self.random_state))

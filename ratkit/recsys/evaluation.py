@@ -1,0 +1,280 @@
+"""The evaluation protocol: seeded splits, full ranking, metrics@k, exact AUC, reports.
+
+Published MovieLens numbers differ fourfold by protocol alone, so every number ratkit
+reports carries its protocol: dataset, what counts as positive, the split, k, the seed
+and how many users were evaluated.
+
+Ranking is over **all** items, with only the user's training items left out (no
+sampled negatives). A user is evaluated when they have at least one test item.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ratkit.exceptions import DataFormatError, SolverError
+from ratkit.recsys._ranking import exclude_rows, top_n
+from ratkit.recsys._validation import (
+    check_float,
+    check_int,
+    check_random_state,
+    check_shape_matches,
+    check_user_items,
+)
+from ratkit.recsys.base import Recommender
+from ratkit.recsys.datasets import Interactions
+from ratkit.recsys.feedback import keep_users_with, to_one_class
+from ratkit.recsys.metrics import RANKING_METRICS, auc_rows, ranking_scores
+
+__all__ = [
+    "leave_k_out",
+    "ratio_split",
+    "ranking_metrics",
+    "evaluate",
+    "prepare_leave_k_out",
+    "Protocol",
+    "EvaluationReport",
+]
+
+log = logging.getLogger(__name__)
+
+
+def leave_k_out(
+    user_items: Any, n_test: int = 5, *, random_state: Any = None, min_train: int = 1
+) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+    """Per-user leave-k-out split: ``n_test`` random interactions of each user go to test.
+
+    Parameters
+    ----------
+    user_items : sparse matrix or Interactions
+        Users as rows.
+    n_test : int
+        The k of leave-k-out: how many items each user holds out.
+    random_state : None, int or numpy Generator
+        Seed of the random choice.
+    min_train : int
+        Users with fewer than ``n_test + min_train`` interactions keep them all in train
+        (and so are not evaluated); their number is logged.
+
+    Returns
+    -------
+    train, test : scipy.sparse.csr_matrix
+        Same shape as the input, disjoint, summing to it.
+    """
+    n_test = check_int(n_test, "n_test", "leave_k_out", low=1)
+    min_train = check_int(min_train, "min_train", "leave_k_out", low=0)
+    matrix = check_user_items(user_items)
+    rng = check_random_state(random_state)
+    counts = np.diff(matrix.indptr)
+    rows = np.repeat(np.arange(matrix.shape[0]), counts)
+    order = np.lexsort((rng.random(matrix.nnz), rows))  # random order within each row
+    position = np.empty(matrix.nnz, dtype=np.int64)
+    position[order] = np.arange(matrix.nnz) - matrix.indptr[rows[order]]
+    eligible = counts >= n_test + min_train
+    skipped = int(((counts > 0) & ~eligible).sum())
+    if skipped:
+        log.info("leave_k_out: %d users with fewer than %d interactions stay whole in train",
+                 skipped, n_test + min_train)
+    return _split(matrix, (position < n_test) & eligible[rows])
+
+
+def ratio_split(
+    user_items: Any, test_ratio: float = 0.2, *, random_state: Any = None
+) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+    """Random split of the interactions: each goes to test with probability ``test_ratio``."""
+    test_ratio = check_float(test_ratio, "test_ratio", "ratio_split", low=0.0, high=1.0,
+                             low_open=True)
+    matrix = check_user_items(user_items)
+    rng = check_random_state(random_state)
+    return _split(matrix, rng.random(matrix.nnz) < test_ratio)
+
+
+def _split(matrix: sp.csr_matrix, in_test: np.ndarray) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+    coo = matrix.tocoo()
+
+    def part(mask: np.ndarray) -> sp.csr_matrix:
+        return sp.csr_matrix((coo.data[mask], (coo.row[mask], coo.col[mask])), shape=matrix.shape)
+
+    return part(~in_test), part(in_test)
+
+
+def _per_user(
+    model: Recommender, train: Any, test: Any, ks: Sequence[int], batch_size: int
+) -> tuple[dict[str, np.ndarray], int]:
+    """Per-user metric arrays (``"precision@5"``…, ``"auc"``) over the evaluated users."""
+    if not isinstance(model, Recommender):
+        raise TypeError(f"model must be a ratkit Recommender; got {type(model).__name__}.")
+    model._check_fitted()
+    train_m = sp.csr_matrix(getattr(train, "matrix", train))
+    test_m = check_user_items(test, name="test")
+    for name, matrix in (("train", train_m), ("test", test_m)):
+        check_shape_matches(matrix, model.n_users_, model.n_items_, name=name,
+                            fitted_on="the fitted model")
+    n_items = model.n_items_
+    for k in ks:
+        check_int(k, "k", "ranking_metrics", low=1)
+        if k > n_items:
+            raise ValueError(
+                f"k={k} exceeds the number of items ({n_items}); choose k <= {n_items}."
+            )
+    overlap = train_m.multiply(test_m).nnz
+    if overlap:
+        raise DataFormatError(
+            f"train and test share {overlap} (user, item) pairs; a test item must not be a "
+            f"training item. Split with leave_k_out or ratio_split."
+        )
+    users = np.flatnonzero(np.diff(test_m.indptr) > 0)
+    k_max = max(ks)
+    out: dict[str, list[np.ndarray]] = {f"{m}@{k}": [] for k in ks for m in RANKING_METRICS}
+    out["auc"] = []
+    for start in range(0, len(users), batch_size):
+        batch = users[start:start + batch_size]
+        scores = np.array(model._score_users(batch), dtype=np.float64)
+        if not np.isfinite(scores).all():
+            raise SolverError(
+                f"{type(model).__name__} produced NaN or infinite scores; the fit diverged. "
+                f"Refit with a smaller learning rate or stronger regularisation."
+            )
+        relevant = test_m[batch].toarray() > 0
+        candidate = np.ones_like(relevant)
+        exclude_rows(scores, train_m, batch)
+        candidate &= np.isfinite(scores)
+        ranked, _ = top_n(scores, k_max)
+        hits = np.take_along_axis(relevant, ranked, axis=1) & np.isfinite(
+            np.take_along_axis(scores, ranked, axis=1))
+        n_relevant = relevant.sum(axis=1)
+        for k in ks:
+            for name, values in ranking_scores(hits, n_relevant, k).items():
+                out[f"{name}@{k}"].append(values)
+        out["auc"].append(auc_rows(np.where(candidate, scores, 0.0), relevant, candidate))
+    return {key: np.concatenate(parts) if parts else np.array([]) for key, parts in out.items()}, len(users)
+
+
+def _means(per_user: dict[str, np.ndarray]) -> dict[str, float]:
+    means = {}
+    for key, values in per_user.items():
+        defined = values[~np.isnan(values)]
+        means[key] = float(defined.mean()) if defined.size else float("nan")
+    return means
+
+
+def ranking_metrics(
+    model: Recommender, train: Any, test: Any, k: int = 10, *, batch_size: int = 512
+) -> dict[str, float]:
+    """Mean precision, recall, F1, NDCG, MAP, MRR @k and exact AUC over the test users.
+
+    Each user with at least one test item is ranked over all items except their
+    training items (see :mod:`ratkit.recsys.metrics` for the definitions).
+
+    Parameters
+    ----------
+    model : Recommender
+        A fitted model.
+    train, test : sparse matrix or Interactions
+        Disjoint users × items matrices of the model's shape.
+    k : int
+        Cutoff, at most the number of items. A user with fewer than ``k`` candidate
+        items gets a shorter list; the missing ranks count as misses.
+
+    Returns
+    -------
+    dict
+        Keys ``precision``, ``recall``, ``f1``, ``ndcg``, ``map``, ``mrr``, ``auc``.
+    """
+    per_user, _ = _per_user(model, train, test, [k], batch_size)
+    means = _means(per_user)
+    return {name: means[f"{name}@{k}"] for name in RANKING_METRICS} | {"auc": means["auc"]}
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """What a number means: data, positives, split, cutoffs, seed and users evaluated."""
+
+    dataset: str
+    positives: str = "every interaction"
+    split: str = "given"
+    seed: Any = None
+    n_users: int | None = None
+    ks: tuple[int, ...] = (1, 3, 5)
+
+    def tag(self, k: int | None = None) -> str:
+        parts = [self.dataset, self.positives, self.split]
+        if k is not None:
+            parts.append(f"k={k}")
+        parts += [f"seed={self.seed}", f"users={self.n_users}"]
+        return " | ".join(parts)
+
+
+@dataclass(frozen=True)
+class EvaluationReport:
+    """Metric means (``"precision@5"``, …, ``"auc"``) with the protocol that produced them."""
+
+    model: str
+    protocol: Protocol
+    metrics: dict[str, float] = field(default_factory=dict)
+
+    def to_text(self) -> str:
+        """One line per number, each followed by its protocol."""
+        lines = [f"model: {self.model}"]
+        for key, value in self.metrics.items():
+            k = int(key.split("@")[1]) if "@" in key else None
+            lines.append(f"  {key:<13} {value:.4f}   [{self.protocol.tag(k)}]")
+        return "\n".join(lines)
+
+
+def evaluate(
+    model: Recommender,
+    train: Any,
+    test: Any,
+    protocol: Protocol,
+    *,
+    batch_size: int = 512,
+) -> EvaluationReport:
+    """Every metric at each of ``protocol.ks``, plus AUC, as a report carrying the protocol."""
+    per_user, n_users = _per_user(model, train, test, list(protocol.ks), batch_size)
+    metrics = _means(per_user)
+    order = [f"{m}@{k}" for m in RANKING_METRICS for k in protocol.ks] + ["auc"]
+    return EvaluationReport(
+        model=repr(model),
+        protocol=replace(protocol, n_users=n_users),
+        metrics={key: metrics[key] for key in order},
+    )
+
+
+def prepare_leave_k_out(
+    data: Interactions,
+    *,
+    threshold: float | None,
+    min_positives: int,
+    n_test: int,
+    random_state: int,
+) -> tuple[sp.csr_matrix, sp.csr_matrix, Protocol]:
+    """The one-class leave-k-out protocol: positives, user filter, split, and its description.
+
+    Positives are ratings ``≥ threshold`` (every interaction when ``threshold`` is None);
+    users with fewer than ``min_positives`` positives are dropped; each remaining user
+    holds out ``n_test`` random positives (seeded by ``random_state``).
+    """
+    positives = to_one_class(data, threshold) if threshold is not None else data.replace(
+        (data.matrix > 0).astype(np.float64))
+    kept = keep_users_with(positives, min_positives)
+    if kept.matrix.nnz == 0:
+        raise DataFormatError(
+            f"No user of {data.source or 'the data'} has {min_positives} or more positives; "
+            f"lower min_positives or the threshold."
+        )
+    train, test = leave_k_out(kept, n_test, random_state=random_state)
+    protocol = Protocol(
+        dataset=data.source or "interactions",
+        positives="every interaction" if threshold is None else f"rating >= {threshold:g}",
+        split=f"leave-{n_test}-out, users with >= {min_positives} positives, "
+              f"{kept.matrix.shape[1]} items ranked",
+        seed=random_state,
+    )
+    return train, test, protocol

@@ -1,0 +1,74 @@
+"""Feedback conversions: explicit ratings → one-class, preferred/examined, user filters.
+
+Each function takes an :class:`~ratkit.recsys.datasets.Interactions` (and returns one,
+keeping the id maps aligned) or a bare sparse users × items matrix (and returns a CSR
+matrix). Rows and columns are never reordered; items that end up without any
+interaction keep their column, so the ranking stays over the full catalogue.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import numpy as np
+import scipy.sparse as sp
+
+from ratkit.recsys._validation import check_float, check_int, check_user_items
+from ratkit.recsys.datasets import Interactions
+
+__all__ = ["to_one_class", "preferred_examined", "keep_users_with"]
+
+D = TypeVar("D", Interactions, sp.csr_matrix)
+
+
+def _rewrap(data: Any, matrix: sp.csr_matrix, users: np.ndarray | None = None) -> Any:
+    if isinstance(data, Interactions):
+        return data.replace(matrix, users)
+    return matrix
+
+
+def _select(matrix: sp.csr_matrix, keep: np.ndarray) -> sp.csr_matrix:
+    coo = matrix.tocoo()
+    return sp.csr_matrix(
+        (np.ones(int(keep.sum())), (coo.row[keep], coo.col[keep])), shape=matrix.shape
+    )
+
+
+def to_one_class(data: D, threshold: float) -> D:
+    """One-class feedback ``X⁺ᵤᵢ = 1`` if ``rating(u, i) ≥ threshold``, else absent.
+
+    Parameters
+    ----------
+    data : Interactions or sparse matrix
+        Explicit ratings, users as rows.
+    threshold : float
+        Smallest rating that counts as positive (``4`` for the usual MovieLens protocol
+        "rating > 3").
+    """
+    threshold = check_float(threshold, "threshold", "to_one_class")
+    matrix = check_user_items(data, name="data")
+    return _rewrap(data, _select(matrix, matrix.tocoo().data >= threshold))
+
+
+def preferred_examined(data: D, threshold: float) -> tuple[D, D]:
+    """Heterogeneous one-class feedback: preferred ``P`` (rating ≥ threshold) and examined ``E``.
+
+    ``E`` holds the items the user rated (so examined) but below ``threshold``; ``P`` and
+    ``E`` are disjoint and their union is the rated set. Both are 0/1 matrices.
+    """
+    threshold = check_float(threshold, "threshold", "preferred_examined")
+    matrix = check_user_items(data, name="data")
+    preferred = matrix.tocoo().data >= threshold
+    return (_rewrap(data, _select(matrix, preferred)), _rewrap(data, _select(matrix, ~preferred)))
+
+
+def keep_users_with(data: D, min_items: int) -> D:
+    """Keep only the users (rows) with at least ``min_items`` interactions.
+
+    For an :class:`Interactions` the user id map is cut to match; for a bare matrix the
+    rows are dropped, so row indices change.
+    """
+    min_items = check_int(min_items, "min_items", "keep_users_with", low=0)
+    matrix = check_user_items(data, name="data")
+    users = np.flatnonzero(np.diff(matrix.indptr) >= min_items)
+    return _rewrap(data, matrix[users], users)

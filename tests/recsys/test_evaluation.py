@@ -1,0 +1,120 @@
+"""Splits, the protocol's error paths and the report."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from ratkit.exceptions import DataFormatError, NotFittedError
+from ratkit.recsys import Popularity
+from ratkit.recsys.datasets import from_triples
+from ratkit.recsys.evaluation import (
+    Protocol,
+    evaluate,
+    leave_k_out,
+    prepare_leave_k_out,
+    ranking_metrics,
+    ratio_split,
+)
+
+from .synthetic import random_one_class
+
+
+def test_leave_k_out_holds_out_exactly_k_per_eligible_user():
+    X = random_one_class(40, 30, 0.3, seed=0)
+    counts = np.diff(X.indptr)
+    train, test = leave_k_out(X, 3, random_state=4, min_train=2)
+    assert (train + test != X).nnz == 0
+    assert train.multiply(test).nnz == 0
+    test_counts = np.diff(test.indptr)
+    np.testing.assert_array_equal(test_counts, np.where(counts >= 5, 3, 0))
+
+
+def test_leave_k_out_is_seeded():
+    X = random_one_class(30, 20, 0.4, seed=1)
+    a = leave_k_out(X, 2, random_state=7)[1]
+    b = leave_k_out(X, 2, random_state=7)[1]
+    c = leave_k_out(X, 2, random_state=8)[1]
+    assert (a != b).nnz == 0
+    assert (a != c).nnz > 0
+
+
+def test_ratio_split_partitions_the_interactions():
+    X = random_one_class(60, 50, 0.3, seed=2)
+    train, test = ratio_split(X, 0.25, random_state=0)
+    assert (train + test != X).nnz == 0 and train.multiply(test).nnz == 0
+    assert test.nnz / X.nnz == pytest.approx(0.25, abs=0.03)
+    with pytest.raises(ValueError, match="'test_ratio' parameter of ratio_split"):
+        ratio_split(X, 0.0)
+
+
+@pytest.fixture
+def fitted():
+    X = random_one_class(12, 8, 0.4, seed=3)
+    train, test = leave_k_out(X, 1, random_state=0)
+    return Popularity().fit(train), train, test
+
+
+def test_k_larger_than_the_number_of_items_is_an_error(fitted):
+    model, train, test = fitted
+    with pytest.raises(ValueError, match=r"k=9 exceeds the number of items \(8\); choose k <= 8"):
+        ranking_metrics(model, train, test, k=9)
+    assert ranking_metrics(model, train, test, k=8)["recall"] == 1.0  # every candidate listed
+
+
+def test_transposed_matrix_is_named_as_such(fitted):
+    model, train, test = fitted
+    with pytest.raises(DataFormatError, match=r"train has shape \(8, 12\).*looks transposed"):
+        ranking_metrics(model, train.T, test, k=2)
+
+
+def test_train_test_overlap_is_an_error(fitted):
+    model, train, _ = fitted
+    with pytest.raises(DataFormatError, match="share .* pairs"):
+        ranking_metrics(model, train, train, k=2)
+
+
+def test_unfitted_model_is_an_error(fitted):
+    _, train, test = fitted
+    with pytest.raises(NotFittedError):
+        ranking_metrics(Popularity(), train, test, k=2)
+
+
+def test_report_prints_the_protocol_next_to_every_number(fitted):
+    model, train, test = fitted
+    protocol = Protocol(dataset="toy", positives="rating >= 4", split="leave-1-out", seed=0,
+                        ks=(1, 2))
+    report = evaluate(model, train, test, protocol)
+    lines = report.to_text().splitlines()[1:]
+    assert len(lines) == 6 * 2 + 1
+    assert report.protocol.n_users == int((np.diff(test.indptr) > 0).sum())
+    for line in lines:
+        assert "toy | rating >= 4 | leave-1-out" in line and "seed=0" in line
+        assert f"users={report.protocol.n_users}" in line
+    assert any("precision@2" in line and "k=2" in line for line in lines)
+
+
+def test_prepare_applies_threshold_filter_and_split():
+    rng = np.random.default_rng(0)
+    users = np.repeat(np.arange(10), 8)
+    items = np.tile(np.arange(8), 10)
+    ratings = rng.integers(1, 6, size=80).astype(float)
+    ratings[users == 9] = 1.0  # user 9 has no positive at all
+    data = from_triples(users, items, ratings, source="toy")
+    train, test, protocol = prepare_leave_k_out(data, threshold=4, min_positives=2, n_test=1,
+                                                random_state=0)
+    positives = ratings >= 4
+    expected_users = [u for u in range(10) if positives[users == u].sum() >= 2]
+    assert train.shape == (len(expected_users), 8)
+    assert np.diff(test.indptr).tolist() == [1] * len(expected_users)
+    assert set(np.unique(train.data)) == {1.0}
+    assert protocol.positives == "rating >= 4" and protocol.seed == 0
+    with pytest.raises(DataFormatError, match="No user .* has 100 or more positives"):
+        prepare_leave_k_out(data, threshold=4, min_positives=100, n_test=1, random_state=0)
+
+
+def test_sparse_input_types_are_accepted():
+    X = random_one_class(10, 6, 0.5, seed=0)
+    train, test = leave_k_out(sp.coo_matrix(X), 1, random_state=0)
+    assert sp.issparse(train) and train.format == "csr"

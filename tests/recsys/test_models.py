@@ -1,0 +1,138 @@
+"""Bad input to the models, MFAUC's options and persistence errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from ratkit.exceptions import DataFormatError, IdOutOfRangeError, MissingDataError
+from ratkit.recsys import MFAUC, Popularity, PureSVD, Recommender
+
+from .synthetic import planted_blocks, random_one_class
+
+X = random_one_class(15, 10, 0.4, seed=0)
+
+
+def test_dense_input_is_rejected_with_the_fix():
+    with pytest.raises(DataFormatError, match=r"scipy.sparse matrix .*got ndarray.*csr_matrix"):
+        Popularity().fit(X.toarray())
+
+
+def test_nan_values_are_named():
+    bad = X.copy()
+    bad.data[3] = np.nan
+    with pytest.raises(DataFormatError, match=r"1 NaN or infinite value\(s\) \(the first at user"):
+        MFAUC().fit(bad)
+
+
+def test_negative_values_are_named():
+    bad = X.copy()
+    bad.data[0] = -1.0
+    with pytest.raises(DataFormatError, match="negative value.*to_one_class"):
+        Popularity().fit(bad)
+
+
+def test_matrix_without_interactions_is_rejected():
+    with pytest.raises(DataFormatError, match=r"shape \(4, 3\) has no interaction"):
+        PureSVD().fit(sp.csr_matrix((4, 3)))
+
+
+def test_ids_out_of_range():
+    model = Popularity().fit(X)
+    with pytest.raises(IdOutOfRangeError, match=r"user id 15 is out of range: expected an index in \[0, 15\)"):
+        model.recommend(15, X)
+    with pytest.raises(IdOutOfRangeError, match=r"item id -1 is out of range"):
+        model.score([0], [-1])
+    with pytest.raises(IdOutOfRangeError, match="must be integer"):
+        model.score(["a"], [0])
+
+
+def test_recommend_argument_errors():
+    model = Popularity().fit(X)
+    with pytest.raises(ValueError, match=r"n=11 exceeds the number of items \(10\)"):
+        model.recommend(0, X, n=11)
+    with pytest.raises(ValueError, match="needs the users × items matrix"):
+        model.recommend(0)
+    with pytest.raises(DataFormatError, match="looks transposed"):
+        model.recommend(0, X.T)
+
+
+def test_batch_pads_users_with_too_few_candidates():
+    dense = np.zeros((2, 4))
+    dense[0, :3] = 1
+    dense[1, 0] = 1
+    Y = sp.csr_matrix(dense)
+    model = Popularity().fit(Y)
+    ids, scores = model.recommend([0, 1], Y, n=2)
+    assert ids[0].tolist() == [3, -1] and np.isneginf(scores[0, 1])
+    assert model.recommend(0, Y, n=2)[0].tolist() == [3]  # one user: only real items
+
+
+def test_fitting_does_not_mutate_the_input():
+    before = X.copy()
+    MFAUC(n_factors=2, max_iter=2, random_state=0).fit(X)
+    assert (X != before).nnz == 0 and X.dtype == before.dtype
+
+
+@pytest.mark.parametrize("params,match", [
+    (dict(loss="cubic"), r"'loss' parameter of MFAUC must be one of 'square'.*Got 'cubic'"),
+    (dict(n_factors=0), r"'n_factors' parameter of MFAUC must be an int in \[1, inf\)"),
+    (dict(lam=-1.0), r"'lam' parameter of MFAUC must be a float in \[0.0, inf\)"),
+    (dict(rho=0.0), r"'rho' parameter of MFAUC must be a float in \(0.0, inf\)"),
+    (dict(learning_rate=float("nan")), "'learning_rate' parameter"),
+    (dict(init="zeros"), "'init' parameter of MFAUC must be one of 'gaussian', 'svd'"),
+    (dict(loss="sigmoid", beta=[4.0, 2.0]), "schedule of MFAUC must be strictly increasing"),
+    (dict(loss="hinge", beta=[1.0, 2.0]), "only applies to the logistic and sigmoid"),
+    (dict(loss="sigmoid", beta=[1.0, 2.0, 4.0], max_iter=2), "smaller than the 3 stages"),
+])
+def test_mfauc_parameter_errors(params, match):
+    with pytest.raises(ValueError, match=match):
+        MFAUC(**params).fit(X)
+
+
+def test_mfauc_is_reproducible_and_reports_convergence():
+    a = MFAUC(n_factors=3, max_iter=4, tol=0.0, random_state=3).fit(X)
+    b = MFAUC(n_factors=3, max_iter=4, tol=0.0, random_state=3).fit(X)
+    np.testing.assert_array_equal(a.user_factors_, b.user_factors_)
+    assert a.n_iter_ == 4 and not a.converged_ and len(a.objective_) == 4
+    loose = MFAUC(n_factors=3, max_iter=50, tol=0.5, random_state=3).fit(X)
+    assert loose.converged_ and loose.n_iter_ < 50
+
+
+def test_mfauc_sigmoid_beta_schedule_runs_every_stage():
+    model = MFAUC(n_factors=3, loss="sigmoid", beta=[1.0, 4.0], max_iter=6, tol=0.0,
+                  random_state=0).fit(X)
+    assert model.n_iter_ == 6 and len(model.objective_) == 3
+
+
+def test_mfauc_decreases_its_objective():
+    p = planted_blocks()
+    model = MFAUC(n_factors=4, lam=1e-2, learning_rate=0.3, max_iter=30, tol=0.0,
+                  random_state=0).fit(p.matrix)
+    assert model.objective_[-1] < 0.6 * model.objective_[0]
+
+
+def test_mfauc_skips_users_without_pairs_to_rank():
+    dense = X.toarray()
+    dense[2] = 1.0  # likes everything: no irrelevant item
+    dense[3] = 0.0  # likes nothing
+    model = MFAUC(n_factors=2, max_iter=3, random_state=0).fit(sp.csr_matrix(dense))
+    assert np.isfinite(model.user_factors_).all()
+
+
+def test_mfauc_svd_init_and_progress_bar(capsys):
+    model = MFAUC(n_factors=3, init="svd", max_iter=2, show_progress=True, random_state=0).fit(X)
+    assert model.n_iter_ == 2
+    assert "MFAUC" in capsys.readouterr().err
+
+
+def test_load_errors(tmp_path):
+    with pytest.raises(MissingDataError, match="does not exist"):
+        Recommender.load(tmp_path / "nope.npz")
+    np.savez(tmp_path / "other.npz", a=np.arange(3))
+    with pytest.raises(DataFormatError, match="not a ratkit model"):
+        Recommender.load(tmp_path / "other.npz")
+    path = Popularity().fit(X).save(tmp_path / "pop")
+    with pytest.raises(DataFormatError, match="holds a 'popularity' model, which is not a MFAUC"):
+        MFAUC.load(path)
