@@ -25,6 +25,7 @@ __all__ = [
     "MissingDataError",
     "NotFittedError",
     "SolverError",
+    "IdOutOfRangeError",
 ]
 
 
@@ -90,3 +91,7 @@ class NotFittedError(RatkitError, ValueError, AttributeError):
 
 class SolverError(RatkitError, RuntimeError):
     """A numerical solver failed or returned a status that is not optimal."""
+
+
+class IdOutOfRangeError(RatkitError, IndexError):
+    """A user or item index lies outside the range a model or matrix was built with."""
