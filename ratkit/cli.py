@@ -20,6 +20,7 @@ __all__ = ["main", "build_parser"]
 _COMMAND_MODULES: tuple[str, ...] = (
     "ratkit.plugins.commands",
     "ratkit.automata.commands",
+    "ratkit.recsys.commands",
 )
 
 
