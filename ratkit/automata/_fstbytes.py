@@ -2,14 +2,15 @@
 
 pynini reads weights back through a 9-significant-digit string (``float(Weight)``), and
 reading arcs one by one from Python costs about a microsecond each. OpenFst's binary
-``vector`` format stores every weight in full precision, so serialising an FST and
-viewing the bytes with numpy gives exact weights for a whole automaton at once; writing
-the same format builds an FST from arrays without a Python call per arc.
+formats store every weight in full precision, so serialising an FST and viewing the
+bytes with numpy gives exact weights for a whole automaton at once; writing the
+``vector`` format builds an FST from arrays without a Python call per arc.
 
-Layout (little-endian, unaligned): header = magic int32, fst type and arc type as
-(int32 length, bytes), version int32, flags int32, properties uint64, start int64,
-#states int64, #arcs int64; then per state: final weight, #arcs int64, and that many
-arcs (ilabel int32, olabel int32, weight, nextstate int32). Weights are float32 for
+Header (little-endian): magic int32, fst type and arc type as (int32 length, bytes),
+version int32, flags int32, properties uint64, start int64, #states int64, #arcs int64.
+``vector`` body: per state its final weight, #arcs int64 and that many arcs (ilabel
+int32, olabel int32, weight, nextstate int32), packed. ``const`` body: an array of
+state structs then an array of arc structs (C layout). Weights are float32 for
 ``standard`` arcs and float64 for ``log64``.
 """
 
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pynini
+import pywrapfst
 
 __all__ = ["FstArrays", "fst_to_arrays", "arrays_to_fst", "exact_weight"]
 
@@ -60,55 +62,50 @@ def _read_str(buf: bytes, off: int) -> tuple[str, int]:
     return buf[off + 4 : off + 4 + n].decode("ascii"), off + 4 + n
 
 
+def _header(buf: bytes) -> tuple[str, str, int, int, int, int]:
+    """(fst type, arc type, start, #states, #arcs, offset of the body) of a serialised FST."""
+    (magic,) = struct.unpack_from("<i", buf, 0)
+    fst_type, off = _read_str(buf, 4)
+    arc_type, off = _read_str(buf, off)
+    _version, flags = struct.unpack_from("<ii", buf, off)
+    off += 8
+    _props, start, n_states, n_arcs = struct.unpack_from("<Qqqq", buf, off)
+    off += 32
+    if magic != _MAGIC or arc_type not in _WEIGHT_DTYPE or flags != 0:
+        raise ValueError(f"unexpected FST serialisation ({fst_type}, {arc_type}, flags {flags})")
+    return fst_type, arc_type, start, n_states, n_arcs, off
+
+
 def fst_to_arrays(fst: pynini.Fst) -> FstArrays:
-    """Read every state, arc and weight of ``fst`` exactly (native OpenFst values)."""
+    """Read every state, arc and weight of ``fst`` exactly (native OpenFst values).
+
+    The FST is converted to OpenFst's ``const`` layout, whose states and arcs are two
+    contiguous arrays of fixed-size records (C structs), and viewed with numpy.
+    """
     if fst.input_symbols() is not None or fst.output_symbols() is not None:
         fst = fst.copy()
         fst.set_input_symbols(None)
         fst.set_output_symbols(None)
-    buf = fst.write_to_string()
-    (magic,) = struct.unpack_from("<i", buf, 0)
-    fst_type, off = _read_str(buf, 4)
-    arc_type, off = _read_str(buf, off)
-    if magic != _MAGIC or fst_type != "vector" or arc_type not in _WEIGHT_DTYPE:
-        raise ValueError(f"unexpected FST serialisation ({fst_type}, {arc_type})")
-    _version, flags = struct.unpack_from("<ii", buf, off)
-    off += 8
-    _props, start, n_states, _n_arcs = struct.unpack_from("<Qqqq", buf, off)
-    off += 32
-    if flags != 0:
-        raise ValueError(f"unexpected FST header flags {flags}")
+    buf = pywrapfst.convert(fst, fst_type="const").write_to_string()
+    fst_type, arc_type, start, n_states, n_arcs, off = _header(buf)
+    if fst_type != "const":
+        raise ValueError(f"unexpected FST type {fst_type}")
     wdt = _WEIGHT_DTYPE[arc_type]
-    adt = _arc_dtype(wdt)
-    wsize = wdt.itemsize
-    final = np.empty(n_states, dtype=np.float64)
-    counts = np.empty(n_states, dtype=np.int64)
-    offsets = np.empty(n_states, dtype=np.int64)
-    unpack_w = struct.Struct("<f" if wsize == 4 else "<d").unpack_from
-    unpack_n = struct.Struct("<q").unpack_from
-    for s in range(n_states):
-        final[s] = unpack_w(buf, off)[0]
-        off += wsize
-        k = unpack_n(buf, off)[0]
-        off += 8
-        counts[s] = k
-        offsets[s] = off
-        off += k * adt.itemsize
-    total = int(counts.sum())
-    if total:
-        # Gather the arc records of every state into one contiguous array.
-        raw = np.frombuffer(buf, dtype=np.uint8)
-        starts = np.repeat(offsets, counts) + adt.itemsize * (
-            np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
-        )
-        idx = starts[:, None] + np.arange(adt.itemsize)[None, :]
-        arcs = raw[idx].reshape(-1).view(adt)
-    else:
-        arcs = np.zeros(0, dtype=adt)
+    # C layout of ConstState {Weight final; uint32 pos, narcs, niepsilons, noepsilons}
+    # and of the arc {int32 ilabel, olabel; Weight weight; int32 nextstate} (padded).
+    state_dt = np.dtype({"names": ["f", "pos", "k"], "formats": [wdt, "<u4", "<u4"],
+                         "offsets": [0, wdt.itemsize, wdt.itemsize + 4],
+                         "itemsize": _align(wdt.itemsize + 16, wdt.itemsize)})
+    arc_dt = np.dtype({"names": ["i", "o", "w", "n"], "formats": ["<i4", "<i4", wdt, "<i4"],
+                       "offsets": [0, 4, 8, 8 + wdt.itemsize],
+                       "itemsize": _align(12 + wdt.itemsize, wdt.itemsize)})
+    states = np.frombuffer(buf, dtype=state_dt, count=n_states, offset=off)
+    arcs = np.frombuffer(buf, dtype=arc_dt, count=n_arcs, offset=off + n_states * state_dt.itemsize)
+    counts = states["k"].astype(np.int64)
     return FstArrays(
         arc_type=arc_type,
         start=int(start),
-        final=final,
+        final=states["f"].astype(np.float64),
         src=np.repeat(np.arange(n_states, dtype=np.int64), counts),
         ilabel=arcs["i"].astype(np.int64),
         olabel=arcs["o"].astype(np.int64),
@@ -117,41 +114,47 @@ def fst_to_arrays(fst: pynini.Fst) -> FstArrays:
     )
 
 
+def _align(size: int, alignment: int) -> int:
+    return -(-size // alignment) * alignment
+
+
 def arrays_to_fst(a: FstArrays) -> pynini.Fst:
-    """Build a pynini FST from arrays (native weights), without a Python call per arc."""
+    """Build a pynini FST from arrays (native weights), without a Python call per arc.
+
+    Writes OpenFst's ``vector`` layout: per state its final weight and #arcs, followed
+    by its arcs (fields packed, unaligned), then reads it back.
+    """
     wdt = _WEIGHT_DTYPE[a.arc_type]
     adt = _arc_dtype(wdt)
-    n = a.n_states
+    state_dt = np.dtype([("f", wdt), ("k", "<i8")])
+    n, m = a.n_states, a.n_arcs
     order = np.argsort(a.src, kind="stable")
-    src = np.asarray(a.src)[order]
-    counts = np.bincount(src, minlength=n) if src.size else np.zeros(n, dtype=np.int64)
-    arcs = np.empty(a.n_arcs, dtype=adt)
+    src = np.asarray(a.src, dtype=np.int64)[order]
+    counts = np.bincount(src, minlength=n).astype(np.int64) if m else np.zeros(n, dtype=np.int64)
+    arcs = np.empty(m, dtype=adt)
     arcs["i"] = np.asarray(a.ilabel)[order]
     arcs["o"] = np.asarray(a.olabel)[order]
     arcs["w"] = np.asarray(a.weight, dtype=np.float64)[order]
     arcs["n"] = np.asarray(a.dst)[order]
-    state_dt = np.dtype([("f", wdt), ("k", "<i8")])
-    parts = [
+    recs = np.empty(n, dtype=state_dt)
+    recs["f"] = np.asarray(a.final, dtype=np.float64)
+    recs["k"] = counts
+    # Byte offset of each state record: previous records and their arcs.
+    arcs_before = np.concatenate([[0], np.cumsum(counts)[:-1]]) if n else np.zeros(0, np.int64)
+    state_pos = np.arange(n, dtype=np.int64) * state_dt.itemsize + arcs_before * adt.itemsize
+    arc_pos = (np.repeat(state_pos + state_dt.itemsize, counts)
+               + (np.arange(m) - np.repeat(arcs_before, counts)) * adt.itemsize)
+    body = np.empty(n * state_dt.itemsize + m * adt.itemsize, dtype=np.uint8)
+    body[(state_pos[:, None] + np.arange(state_dt.itemsize)).ravel()] = recs.view(np.uint8)
+    if m:
+        body[(arc_pos[:, None] + np.arange(adt.itemsize)).ravel()] = arcs.view(np.uint8)
+    header = b"".join([
         struct.pack("<i", _MAGIC),
         struct.pack("<i", 6) + b"vector",
         struct.pack("<i", len(a.arc_type)) + a.arc_type.encode("ascii"),
-        struct.pack("<iiQqqq", _VERSION, 0, 0, a.start, n, a.n_arcs),
-    ]
-    # Interleave the state records (final weight, #arcs) with their arcs.
-    state_recs = np.empty(n, dtype=state_dt)
-    state_recs["f"] = np.asarray(a.final, dtype=np.float64)
-    state_recs["k"] = counts
-    state_bytes = state_recs.view(np.uint8).reshape(n, state_dt.itemsize)
-    arc_bytes = arcs.view(np.uint8).reshape(-1, adt.itemsize) if a.n_arcs else None
-    body = bytearray()
-    pos = 0
-    for s in range(n):
-        body += state_bytes[s].tobytes()
-        k = int(counts[s])
-        if k:
-            body += arc_bytes[pos : pos + k].tobytes()
-            pos += k
-    return pynini.Fst.read_from_string(b"".join(parts) + bytes(body))
+        struct.pack("<iiQqqq", _VERSION, 0, 0, a.start, n, m),
+    ])
+    return pynini.Fst.read_from_string(header + body.tobytes())
 
 
 def exact_weight(weight: pynini.Weight) -> float:

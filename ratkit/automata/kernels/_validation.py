@@ -1,0 +1,30 @@
+"""Parameter checks with messages in scikit-learn's style."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+from typing import Any
+
+__all__ = ["check_int", "check_real"]
+
+
+def check_int(value: Any, name: str, owner: str, minimum: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, Integral) or (minimum is not None and value < minimum):
+        bound = f" ≥ {minimum}" if minimum is not None else ""
+        raise ValueError(f"The {name!r} parameter of {owner} must be an int{bound}. Got {value!r} instead.")
+    return int(value)
+
+
+def check_real(value: Any, name: str, owner: str, low: float, high: float, *, low_open: bool = False,
+               high_open: bool = False) -> float:
+    ok = isinstance(value, Real) and not isinstance(value, bool)
+    if ok:
+        v = float(value)
+        ok = (v > low if low_open else v >= low) and (v < high if high_open else v <= high)
+    if not ok:
+        lo, hi = "(" if low_open else "[", ")" if high_open else "]"
+        raise ValueError(
+            f"The {name!r} parameter of {owner} must be a float in {lo}{low:g}, {high:g}{hi}. "
+            f"Got {value!r} instead."
+        )
+    return float(value)

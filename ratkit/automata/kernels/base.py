@@ -1,0 +1,446 @@
+"""Kernels on sequences and weighted automata; rational kernels K(x, y) = Ψ(⟦S⟧(x, y)).
+
+A kernel is a plain callable: ``k(x, y)`` on two sequences returns a float, ``k(X, Y)``
+on two collections returns the Gram matrix, so kernels drop into
+``sklearn.svm.SVC(kernel=k)``, pipelines and ``GridSearchCV``. A *single* sequence is a
+``str``, a ``tuple`` of string tokens, or a weighted acceptor (a ratkit
+:class:`~ratkit.automata.Transducer` or a ``pynini.Fst``: a lattice). Anything else
+iterable (a list, a numpy array) is a *collection* of such sequences; inside a
+collection a list of tokens is also accepted as one sequence.
+
+Rational kernels of the form S = T ∘ T⁻¹ (Proposition 1: PDS) are computed without
+ever building S per pair: each input's feature automaton Φ_x = Π2(X ∘ T) is built once
+(l compositions instead of l²) and the Gram matrix is filled from the Φ_x — by a sparse
+product when Φ_x is finite (its strings and weights are the explicit feature vector),
+by pairwise intersection otherwise (survey §II-B, §V-B).
+
+References
+----------
+A. Ghose, *Rational kernels: a survey*, Definition 4, eq. (3)–(4), Proposition 1, §II-B.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Sequence
+from numbers import Real
+from typing import Any, Literal
+
+import numpy as np
+import pynini
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+
+from ratkit.automata._fstbytes import fst_to_arrays
+from ratkit.automata.alphabet import Alphabet, as_symbols
+from ratkit.automata.construct import _chain, from_pynini
+from ratkit.automata.distance import total_native
+from ratkit.automata.operations import compose, invert
+from ratkit.automata.semirings import Semiring
+from ratkit.automata.transducer import Transducer
+from ratkit.automata.kernels._features import FeatureMap, coo_to_csr, inner_products
+from ratkit.automata.kernels._parallel import map_chunks
+from ratkit.automata.kernels._paths import TooManyPaths, enumerate_paths
+from ratkit.exceptions import UnknownSymbolError
+
+__all__ = ["Kernel", "RationalKernel", "Strategy", "is_single", "as_collection"]
+
+log = logging.getLogger(__name__)
+
+Strategy = Literal["auto", "specialized", "features", "intersection", "composition"]
+_STRATEGIES = ("auto", "specialized", "features", "intersection", "composition")
+# Bound on the path prefixes enumerated per feature automaton before falling back to
+# pairwise intersection (e.g. the subsequence kernel has 2^|x| features).
+MAX_PATHS = 2_000_000
+
+
+def is_single(x: Any) -> bool:
+    """True for one sequence (str, tuple of str, weighted acceptor), False for a collection."""
+    if isinstance(x, (str, Transducer, pynini.Fst)):
+        return True
+    return isinstance(x, tuple) and all(isinstance(t, str) for t in x)
+
+
+def as_collection(X: Any, what: str = "X") -> list[Any]:
+    """A list of sequences; a single sequence is refused (wrap it in a list)."""
+    if is_single(X):
+        raise TypeError(
+            f"{what} must be a collection of sequences (a list or array); got a single "
+            "sequence. Use k(x, y) for two sequences or wrap them in lists."
+        )
+    try:
+        out = list(X)
+    except TypeError:
+        raise TypeError(f"{what} must be a collection of sequences; got {type(X).__name__}.") from None
+    return [x.item() if isinstance(x, np.ndarray) and x.ndim == 0 else x for x in out]
+
+
+def _is_lattice(x: Any) -> bool:
+    return isinstance(x, (Transducer, pynini.Fst))
+
+
+class Kernel(BaseEstimator):
+    """Base class of ratkit kernels: callable, Gram-matrix filling, cloneable.
+
+    Subclasses implement :meth:`gram`; :meth:`value` and :meth:`__call__` follow.
+    ``k1 + k2``, ``k1 * k2`` and ``c * k`` build the kernel algebra of
+    :mod:`ratkit.automata.kernels.algebra`.
+    """
+
+    #: True when the kernel is PDS by construction, False when known not to be, None unknown.
+    pds: bool | None = None
+
+    def __call__(self, X: Any, Y: Any = None) -> Any:
+        if is_single(X):
+            if Y is None or not is_single(Y):
+                raise TypeError(
+                    "k(x, y) needs two sequences; for Gram matrices pass collections: k(X, Y)."
+                )
+            return self.value(X, Y)
+        return self.gram(X, Y)
+
+    def value(self, x: Any, y: Any) -> float:
+        """K(x, y) for two sequences."""
+        return float(self.gram([x], [y])[0, 0])
+
+    def gram(self, X: Any, Y: Any = None, **kwargs: Any) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def diag(self, X: Any) -> np.ndarray:
+        """[K(x, x) for x in X]."""
+        return np.array([self.value(x, x) for x in as_collection(X)], dtype=np.float64)
+
+    def to_spec(self) -> dict[str, Any]:
+        """The declarative spec of this kernel (see :func:`ratkit.automata.kernels.from_spec`)."""
+        from ratkit.automata.kernels.spec import to_spec
+
+        return to_spec(self)
+
+    # -- kernel algebra --------------------------------------------------------------
+    def __add__(self, other: Any) -> Kernel:
+        from ratkit.automata.kernels.algebra import SumKernel
+
+        if not isinstance(other, Kernel):
+            return NotImplemented
+        return SumKernel([self, other])
+
+    def __mul__(self, other: Any) -> Kernel:
+        from ratkit.automata.kernels.algebra import ProductKernel, ScaledKernel
+
+        if isinstance(other, Kernel):
+            return ProductKernel([self, other])
+        if isinstance(other, Real):
+            return ScaledKernel(self, float(other))
+        return NotImplemented
+
+    __rmul__ = __mul__
+
+
+class RationalKernel(Kernel):
+    """K(x, y) = Ψ(⟦S⟧(x, y)) for a weighted transducer S (survey Definition 4).
+
+    Subclasses define S by :meth:`_build_factor` (then S = T ∘ T⁻¹, PDS by Proposition 1)
+    or by :meth:`_build_transducer`, and may add a family-specific feature extractor
+    (:meth:`_specialized_features`) that returns exactly what the transducer defines.
+
+    The ``strategy`` parameter chooses how Gram matrices are computed:
+
+    ``"auto"``
+        the fastest exact path available;
+    ``"specialized"``
+        the family's own feature extractor (numpy), then one sparse product;
+    ``"features"``
+        Φ_x = Π2(X ∘ T) by OpenFst, its strings and weights enumerated into sparse rows;
+    ``"intersection"``
+        Φ_x by OpenFst, then Ψ(⊕ of Φ_x ∩ Φ_y) for every pair;
+    ``"composition"``
+        X ∘ S ∘ Y and its shortest distance for every pair (what a pynini user writes).
+    """
+
+    semiring: Semiring  # of the transducer; set by subclasses
+    pds = True
+
+    # -- to be provided by subclasses ---------------------------------------------
+    def _alphabet_symbols(self) -> tuple[str, ...] | None:
+        """The kernel's fixed alphabet, or None when the value does not depend on Σ."""
+        return None
+
+    def _build_factor(self, alphabet: Alphabet) -> Transducer | None:
+        """T with S = T ∘ T⁻¹, over ``alphabet``; None when S is not given that way."""
+        return None
+
+    def _build_transducer(self, alphabet: Alphabet) -> Transducer:
+        """S itself (default: T ∘ T⁻¹)."""
+        t = self._build_factor(alphabet)
+        return compose(t, invert(t))
+
+    def _psi(self, native: np.ndarray) -> np.ndarray:
+        """Ψ applied to native (OpenFst) totals, vectorised."""
+        sr = self.semiring
+        return np.array([sr.psi(sr.from_native(v)) for v in np.ravel(native)]).reshape(np.shape(native))
+
+    def _specialized_features(
+        self, sequences: list[str | tuple[str, ...]], symbols: dict[str, int]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """COO triplets (row, code, value) of ⟦T⟧(x, z), or None when the family has none.
+
+        ``sequences`` are strings or token tuples; ``symbols`` numbers the alphabet 1..L
+        and pattern codes are in base L + 1 (see :mod:`._features`).
+        """
+        return None
+
+    # -- alphabets and transducers --------------------------------------------------
+    def alphabet_for(self, sequences: Sequence[Any]) -> Alphabet:
+        """The alphabet the transducers are built over for these inputs.
+
+        Families whose value does not depend on Σ use the symbols of the inputs (sorted);
+        a kernel with a fixed alphabet checks that every symbol belongs to it.
+        """
+        fixed = self._alphabet_symbols()
+        seen: dict[str, None] = {}
+        for x in sequences:
+            if _is_lattice(x):
+                seen.update(dict.fromkeys(_lattice(x).alphabet.symbols))
+            else:
+                seen.update(dict.fromkeys(as_symbols(x)))
+        if fixed is None:
+            return Alphabet(sorted(seen))
+        alphabet = Alphabet(fixed)
+        missing = [s for s in seen if s not in alphabet]
+        if missing:
+            raise UnknownSymbolError(
+                f"Symbol {missing[0]!r} is not in the alphabet of this {type(self).__name__} "
+                f"({''.join(fixed) if all(len(s) == 1 for s in fixed) else list(fixed)}); its "
+                "value depends on the alphabet, so declare one that contains every symbol "
+                "of your data (the 'alphabet' parameter)."
+            )
+        return alphabet
+
+    def factor(self, alphabet: Alphabet | str | Sequence[str] | None = None) -> Transducer | None:
+        """The transducer T of S = T ∘ T⁻¹ over ``alphabet`` (None if S is not of that form)."""
+        return self._cached_factor(self._as_alphabet(alphabet))
+
+    def transducer(self, alphabet: Alphabet | str | Sequence[str] | None = None) -> Transducer:
+        """The weighted transducer S of K(x, y) = Ψ(⟦S⟧(x, y)) over ``alphabet``."""
+        return self._cached_transducer(self._as_alphabet(alphabet))
+
+    def _as_alphabet(self, alphabet: Any) -> Alphabet:
+        if alphabet is None:
+            fixed = self._alphabet_symbols()
+            if fixed is None:
+                raise ValueError(
+                    f"{type(self).__name__} builds its transducer over the symbols of the data; "
+                    "pass the alphabet, e.g. k.transducer('acgt')."
+                )
+            return Alphabet(fixed)
+        return alphabet if isinstance(alphabet, Alphabet) else Alphabet(alphabet)
+
+    def _cached_factor(self, alphabet: Alphabet) -> Transducer | None:
+        cache = self.__dict__.setdefault("_factor_cache", {})
+        key = (alphabet.symbols, repr(self.get_params()))
+        if key not in cache:
+            cache[key] = self._build_factor(alphabet)
+        return cache[key]
+
+    def _cached_transducer(self, alphabet: Alphabet) -> Transducer:
+        cache = self.__dict__.setdefault("_transducer_cache", {})
+        key = (alphabet.symbols, repr(self.get_params()))
+        if key not in cache:
+            cache[key] = self._build_transducer(alphabet)
+        return cache[key]
+
+    # -- feature automata -------------------------------------------------------------
+    def feature_automaton(self, x: Any, alphabet: Alphabet | None = None) -> Transducer:
+        """Φ_x = Π2(X ∘ T), ε-free: the acceptor of the patterns z with weights ⟦T⟧(x, z)."""
+        alphabet = alphabet or self.alphabet_for([x])
+        t = self.factor(alphabet)
+        if t is None:
+            raise TypeError(f"{type(self).__name__} is not of the form T ∘ T⁻¹: it has no feature automaton.")
+        fst = _phi_fst(x, t, _sorted(t))
+        return Transducer(fst, t.semiring, alphabet, check=False)
+
+    # -- features -----------------------------------------------------------------
+    def _raw_features(
+        self, sequences: list[Any], symbols: tuple[str, ...], strategy: str, n_jobs: int | None, show_progress: bool
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """COO triplets (row, code, value) of the explicit feature map over ``symbols``."""
+        index = {s: i + 1 for i, s in enumerate(symbols)}
+        if strategy in ("auto", "specialized") and not any(map(_is_lattice, sequences)):
+            seqs = [x if isinstance(x, str) else as_symbols(x) for x in sequences]
+            out = self._specialized_features(seqs, index)
+            if out is not None:
+                return out
+            if strategy == "specialized":
+                raise ValueError(f"{type(self).__name__} has no specialised feature extractor.")
+        alphabet = self.alphabet_for(sequences)
+        alphabet = Alphabet(tuple(symbols) + tuple(s for s in alphabet if s not in index))
+        t = self.factor(alphabet)
+        if t is None or t.semiring.name not in ("probability", "log"):
+            raise TooManyPaths("no finite feature map for this kernel")
+        work = functools.partial(_phi_features_chunk, t=t, n_labels=len(symbols))
+        parts = map_chunks(work, list(enumerate(sequences)), n_jobs=n_jobs,
+                           show_progress=show_progress, desc="feature automata")
+        rows = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int64)
+        codes = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int64)
+        vals = np.concatenate([p[2] for p in parts]) if parts else np.zeros(0)
+        return rows, codes, vals
+
+    def fit_features(
+        self, X: Any, *, strategy: Strategy | None = None, n_jobs: int | None = None, show_progress: bool | None = None
+    ) -> tuple[FeatureMap, sp.csr_matrix]:
+        """The vocabulary of patterns of X and X's (n, p) feature matrix Φ (⟨Φ_x, Φ_y⟩ = K(x, y)).
+
+        Raises :class:`TooManyPaths` when the feature map is infinite or too large to
+        enumerate (use Gram matrices then).
+        """
+        X = as_collection(X)
+        strategy, n_jobs, show_progress = self._options(strategy, n_jobs, show_progress)
+        symbols = tuple(self.alphabet_for(X))
+        rows, codes, vals = self._raw_features(X, symbols, strategy, n_jobs, show_progress)
+        fmap = FeatureMap(symbols, np.unique(codes))
+        return fmap, fmap.matrix(rows, codes, vals, len(X))
+
+    def transform_features(
+        self, fmap: FeatureMap, X: Any, *, strategy: Strategy | None = None, n_jobs: int | None = None,
+        show_progress: bool | None = None,
+    ) -> sp.csr_matrix:
+        """X's feature matrix on the columns of ``fmap``; patterns outside it are dropped."""
+        X = as_collection(X)
+        strategy, n_jobs, show_progress = self._options(strategy, n_jobs, show_progress)
+        if self._alphabet_symbols() is not None:
+            self.alphabet_for(X)  # a fixed alphabet refuses unknown symbols
+        rows, codes, vals = self._raw_features(X, fmap.symbols, strategy, n_jobs, show_progress)
+        return fmap.matrix(rows, codes, vals, len(X))
+
+    def _options(self, strategy: Any, n_jobs: Any, show_progress: Any) -> tuple[str, int | None, bool]:
+        strategy = getattr(self, "strategy", "auto") if strategy is None else strategy
+        if strategy not in _STRATEGIES:
+            raise ValueError(
+                f"The 'strategy' parameter of {type(self).__name__} must be one of "
+                f"{', '.join(map(repr, _STRATEGIES))}. Got {strategy!r} instead."
+            )
+        n_jobs = getattr(self, "n_jobs", None) if n_jobs is None else n_jobs
+        show_progress = bool(getattr(self, "show_progress", False) if show_progress is None else show_progress)
+        return strategy, n_jobs, show_progress
+
+    # -- Gram matrices -----------------------------------------------------------
+    def gram(
+        self, X: Any, Y: Any = None, *, strategy: Strategy | None = None, n_jobs: int | None = None,
+        show_progress: bool | None = None,
+    ) -> np.ndarray:
+        """The matrix [K(x_i, y_j)] (Y = None: X against itself, symmetric)."""
+        X = as_collection(X, "X")
+        Ys = X if Y is None else as_collection(Y, "Y")
+        strategy, n_jobs, show_progress = self._options(strategy, n_jobs, show_progress)
+        if not X or not Ys:
+            return np.zeros((len(X), len(Ys)))
+        both = X if Y is None else X + Ys
+        alphabet = self.alphabet_for(both)
+        factored = self.factor(alphabet) is not None if strategy != "specialized" else True
+        if strategy in ("auto", "specialized", "features") and factored:
+            try:
+                rows, codes, vals = self._raw_features(both, tuple(alphabet), strategy, n_jobs, show_progress)
+            except TooManyPaths as exc:
+                if strategy != "auto":
+                    raise
+                log.info("falling back to pairwise intersection: %s", exc)
+            else:
+                uniq, cols = np.unique(codes, return_inverse=True)
+                F = coo_to_csr(rows, cols, vals, (len(both), uniq.shape[0]))
+                if Y is None:
+                    return self._psi_features(inner_products(F))
+                return self._psi_features(inner_products(F[: len(X)], F[len(X):]))
+        if strategy in ("auto", "intersection") and factored:
+            return self._gram_pairwise(X, Ys, Y is None, alphabet, "intersection", n_jobs, show_progress)
+        return self._gram_pairwise(X, Ys, Y is None, alphabet, "composition", n_jobs, show_progress)
+
+    def _psi_features(self, G: np.ndarray) -> np.ndarray:
+        """Ψ of ⊕_z Φ_x(z) ⊗ Φ_y(z) computed as real sums of products (probability/log)."""
+        return np.asarray(G, dtype=np.float64)
+
+    def _gram_pairwise(
+        self, X: list, Ys: list, symmetric: bool, alphabet: Alphabet, how: str, n_jobs: int | None, show_progress: bool
+    ) -> np.ndarray:
+        if how == "intersection":
+            t = self.factor(alphabet)
+            tf = _sorted(t)
+            left = [_phi_fst(x, t, tf) for x in X]
+            right = left if symmetric else [_phi_fst(y, t, tf) for y in Ys]
+        else:
+            s = self.transducer(alphabet)
+            sf = _sorted(s)
+            left = [pynini.arcsort(pynini.compose(_input_fst(x, s), sf), sort_type="olabel") for x in X]
+            right = [_input_fst(y, s) for y in Ys]
+        semiring = (self.factor(alphabet) if how == "intersection" else self.transducer(alphabet)).semiring
+        work = functools.partial(_pair_rows, right=right, semiring=semiring, symmetric=symmetric,
+                                 intersect=how == "intersection")
+        parts = map_chunks(work, list(enumerate(left)), n_jobs=n_jobs, show_progress=show_progress,
+                           desc=f"Gram by {how}")
+        native = np.vstack(parts)
+        if symmetric:
+            native = np.where(np.isnan(native), native.T, native)
+        return self._psi(native)
+
+
+# -- per-sequence work (module level: picklable for worker processes) -----------------
+
+
+def _lattice(x: Any) -> Transducer:
+    return x if isinstance(x, Transducer) else from_pynini(x, "probability")
+
+
+def _input_fst(x: Any, t: Transducer) -> pynini.Fst:
+    """The acceptor of x (a sequence or a lattice) in t's semiring, labelled in t's alphabet."""
+    ab, sr = t.alphabet, t.semiring
+    if _is_lattice(x):
+        lat = _lattice(x)
+        if lat.semiring is not sr:
+            raise TypeError(
+                f"A {lat.semiring.name} lattice cannot be used with a {sr.name} kernel transducer."
+            )
+        pairs = lat.alphabet.relabelling(ab.merge(lat.alphabet))
+        f = lat._fst if not pairs else pynini.relabel_pairs(lat._fst, ipairs=pairs, opairs=pairs)
+        return pynini.arcsort(f.copy(), sort_type="olabel")
+    labels = ab.labels(as_symbols(x))
+    return _chain(labels, labels, sr, ab, sr.one)._fst
+
+
+def _sorted(t: Transducer) -> pynini.Fst:
+    """A copy of t's FST sorted on input labels, ready to be composed on the right."""
+    return pynini.arcsort(t._fst.copy(), sort_type="ilabel")
+
+
+def _phi_fst(x: Any, t: Transducer, tf: pynini.Fst) -> pynini.Fst:
+    """Φ_x = Π2(X ∘ T), ε-removed and arcsorted (``tf`` is T's FST from :func:`_sorted`)."""
+    f = pynini.compose(_input_fst(x, t), tf)
+    f = pynini.rmepsilon(pynini.project(f, "output"), delta=1e-12)
+    return pynini.arcsort(f, sort_type="ilabel")
+
+
+def _phi_features_chunk(chunk: Sequence[tuple[int, Any]], t: Transducer, n_labels: int):
+    """COO triplets of the enumerated feature automata of a chunk of (row, sequence)."""
+    tf = _sorted(t)
+    rows, codes, vals = [], [], []
+    for i, x in chunk:
+        a = fst_to_arrays(_phi_fst(x, t, tf))
+        if n_labels < len(t.alphabet):  # patterns with symbols outside the vocabulary can't match
+            keep = a.olabel <= n_labels
+            a.src, a.ilabel, a.olabel, a.weight, a.dst = (v[keep] for v in (a.src, a.ilabel, a.olabel, a.weight, a.dst))
+        c, w = enumerate_paths(a, n_labels, MAX_PATHS)
+        rows.append(np.full(c.shape[0], i, dtype=np.int64))
+        codes.append(c)
+        vals.append(np.exp(-w))
+    return np.concatenate(rows), np.concatenate(codes), np.concatenate(vals)
+
+
+def _pair_rows(chunk, right, semiring, symmetric, intersect):
+    """Native totals of left_i ∘ right_j for a chunk of (i, left_i); NaN below the diagonal."""
+    out = np.full((len(chunk), len(right)), np.nan)
+    for r, (i, left) in enumerate(chunk):
+        for j, fy in enumerate(right):
+            if symmetric and j < i:
+                continue
+            f = pynini.intersect(left, fy) if intersect else pynini.compose(left, fy)
+            out[r, j] = total_native(Transducer(f, semiring, Alphabet(()), check=False))
+    return out
