@@ -1,8 +1,72 @@
-"""Rational kernels: K(x, y) = Ψ(⟦T⟧(x, y)) on sequences and weighted automata."""
+"""Rational kernels K(x, y) = Ψ(⟦T⟧(x, y)) on sequences and weighted automata.
 
+Families (each a factory returning a kernel whose transducer is a real WFST):
+:func:`ngram`, :func:`gappy`, :func:`mismatch`, :func:`subsequence`,
+:func:`edit_distance`, :func:`count_based`, :func:`from_transducer`; the algebra
+:func:`cosine`, :func:`exp_kernel`, :func:`polynomial`, :func:`nds_to_pds` (and ``+``,
+``*``); declarative specs :func:`from_spec` / :func:`to_spec`; diagnostics in
+:mod:`ratkit.automata.kernels.diagnostics`.
+"""
+
+from ratkit.automata.kernels import diagnostics
 from ratkit.automata.kernels._features import FeatureMap
 from ratkit.automata.kernels._paths import TooManyPaths
+from ratkit.automata.kernels.algebra import (
+    CenteredNDSKernel,
+    CosineKernel,
+    ExpKernel,
+    PolynomialKernel,
+    ProductKernel,
+    ScaledKernel,
+    SumKernel,
+    cosine,
+    exp_kernel,
+    nds_to_pds,
+    polynomial,
+)
 from ratkit.automata.kernels.base import Kernel, RationalKernel
+from ratkit.automata.kernels.count_based import CountBasedKernel, count_based
+from ratkit.automata.kernels.edit_distance import EditDistanceKernel, edit_distance
+from ratkit.automata.kernels.gappy import GappyKernel, gappy
+from ratkit.automata.kernels.mismatch import MismatchKernel, mismatch
 from ratkit.automata.kernels.ngram import NgramKernel, ngram
+from ratkit.automata.kernels.spec import SpecError, from_spec, load_spec, to_spec
+from ratkit.automata.kernels.subsequence import SubsequenceKernel, subsequence
+from ratkit.automata.kernels.user import TransducerKernel, from_transducer
 
-__all__ = ["FeatureMap", "TooManyPaths", "Kernel", "RationalKernel", "NgramKernel", "ngram"]
+__all__ = [
+    "diagnostics",
+    "Kernel",
+    "RationalKernel",
+    "FeatureMap",
+    "TooManyPaths",
+    "ngram",
+    "gappy",
+    "mismatch",
+    "subsequence",
+    "edit_distance",
+    "count_based",
+    "from_transducer",
+    "from_spec",
+    "to_spec",
+    "load_spec",
+    "SpecError",
+    "cosine",
+    "exp_kernel",
+    "polynomial",
+    "nds_to_pds",
+    "NgramKernel",
+    "GappyKernel",
+    "MismatchKernel",
+    "SubsequenceKernel",
+    "EditDistanceKernel",
+    "CountBasedKernel",
+    "TransducerKernel",
+    "SumKernel",
+    "ProductKernel",
+    "ScaledKernel",
+    "PolynomialKernel",
+    "CosineKernel",
+    "ExpKernel",
+    "CenteredNDSKernel",
+]

@@ -37,7 +37,7 @@ from ratkit.automata.alphabet import Alphabet, as_symbols
 from ratkit.automata.construct import _chain, from_pynini
 from ratkit.automata.distance import total_native
 from ratkit.automata.operations import compose, invert
-from ratkit.automata.semirings import Semiring
+from ratkit.automata.semirings import Semiring, get_semiring
 from ratkit.automata.transducer import Transducer
 from ratkit.automata.kernels._features import FeatureMap, coo_to_csr, inner_products
 from ratkit.automata.kernels._parallel import map_chunks
@@ -89,7 +89,7 @@ class Kernel(BaseEstimator):
     """
 
     #: True when the kernel is PDS by construction, False when known not to be, None unknown.
-    pds: bool | None = None
+    is_pds: bool | None = None
 
     def __call__(self, X: Any, Y: Any = None) -> Any:
         if is_single(X):
@@ -158,8 +158,8 @@ class RationalKernel(Kernel):
         X ∘ S ∘ Y and its shortest distance for every pair (what a pynini user writes).
     """
 
-    semiring: Semiring  # of the transducer; set by subclasses
-    pds = True
+    semiring: Semiring | str  # of the transducer; a class attribute or a parameter
+    is_pds = True
 
     # -- to be provided by subclasses ---------------------------------------------
     def _alphabet_symbols(self) -> tuple[str, ...] | None:
@@ -177,7 +177,7 @@ class RationalKernel(Kernel):
 
     def _psi(self, native: np.ndarray) -> np.ndarray:
         """Ψ applied to native (OpenFst) totals, vectorised."""
-        sr = self.semiring
+        sr = get_semiring(self.semiring)
         return np.array([sr.psi(sr.from_native(v)) for v in np.ravel(native)]).reshape(np.shape(native))
 
     def _specialized_features(
@@ -337,6 +337,9 @@ class RationalKernel(Kernel):
             return np.zeros((len(X), len(Ys)))
         both = X if Y is None else X + Ys
         alphabet = self.alphabet_for(both)
+        special = getattr(self, "_specialized_gram", None)
+        if special is not None and strategy in ("auto", "specialized") and not any(map(_is_lattice, both)):
+            return self._psi_features(special(X, Ys, alphabet))
         factored = self.factor(alphabet) is not None if strategy != "specialized" else True
         if strategy in ("auto", "specialized", "features") and factored:
             try:
@@ -354,6 +357,25 @@ class RationalKernel(Kernel):
         if strategy in ("auto", "intersection") and factored:
             return self._gram_pairwise(X, Ys, Y is None, alphabet, "intersection", n_jobs, show_progress)
         return self._gram_pairwise(X, Ys, Y is None, alphabet, "composition", n_jobs, show_progress)
+
+    def diag(self, X: Any, *, strategy: Strategy | None = None, n_jobs: int | None = None) -> np.ndarray:
+        """[K(x, x) for x in X]: squared norms of the feature rows when they are enumerable."""
+        X = as_collection(X)
+        strategy, n_jobs, _ = self._options(strategy, n_jobs, False)
+        if not X:
+            return np.zeros(0)
+        alphabet = self.alphabet_for(X)
+        plain = getattr(self, "_specialized_gram", None) is None or any(map(_is_lattice, X))
+        if plain and strategy in ("auto", "specialized", "features") and self.factor(alphabet) is not None:
+            try:
+                rows, codes, vals = self._raw_features(X, tuple(alphabet), strategy, n_jobs, False)
+            except TooManyPaths:
+                pass
+            else:
+                uniq, cols = np.unique(codes, return_inverse=True)
+                F = coo_to_csr(rows, cols, vals, (len(X), uniq.shape[0]))
+                return self._psi_features(np.asarray(F.multiply(F).sum(axis=1)).ravel())
+        return np.array([self.gram([x], [x], strategy=strategy, n_jobs=1)[0, 0] for x in X])
 
     def _psi_features(self, G: np.ndarray) -> np.ndarray:
         """Ψ of ⊕_z Φ_x(z) ⊗ Φ_y(z) computed as real sums of products (probability/log)."""
@@ -373,6 +395,9 @@ class RationalKernel(Kernel):
             left = [pynini.arcsort(pynini.compose(_input_fst(x, s), sf), sort_type="olabel") for x in X]
             right = [_input_fst(y, s) for y in Ys]
         semiring = (self.factor(alphabet) if how == "intersection" else self.transducer(alphabet)).semiring
+        # Only T ∘ T⁻¹ is symmetric by construction; a general S (e.g. an edit distance with
+        # different insertion and deletion weights) is evaluated on every pair.
+        symmetric = symmetric and how == "intersection"
         work = functools.partial(_pair_rows, right=right, semiring=semiring, symmetric=symmetric,
                                  intersect=how == "intersection")
         parts = map_chunks(work, list(enumerate(left)), n_jobs=n_jobs, show_progress=show_progress,

@@ -1,0 +1,122 @@
+"""Count-based rational kernels: K(x, y) = Σ_k w_k² |x|_k |y|_k.
+
+|x|_k is the number of (overlapping) occurrences of pattern k in x. This is the family
+whose weights kernel learning chooses (survey §VI, eq. (55)).
+
+References
+----------
+A. Ghose, *Rational kernels: a survey*, §VI-1, eq. (55).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ratkit.automata.alphabet import Alphabet, as_symbols
+from ratkit.automata.construct import from_arcs
+from ratkit.automata.kernels._windows import encode, window_codes
+from ratkit.automata.kernels.base import RationalKernel, Strategy
+from ratkit.automata.semirings import PROBABILITY
+from ratkit.automata.transducer import Transducer
+from ratkit.plugins import register
+
+__all__ = ["CountBasedKernel", "count_based", "pattern_counter"]
+
+
+def pattern_counter(patterns: Sequence[tuple[str, ...]], weights: Sequence[float], alphabet: Alphabet) -> Transducer:
+    """T(x, p_k) = w_k · |x|_k: skip a prefix (σ:ε), copy p_k with weight w_k, skip the rest."""
+    arcs = [(("pre",), s, "", 1.0, ("pre",)) for s in alphabet]
+    arcs += [(("post",), s, "", 1.0, ("post",)) for s in alphabet]
+    for k, (p, w) in enumerate(zip(patterns, weights)):
+        states = [("pre",)] + [(k, i) for i in range(1, len(p))] + [("post",)]
+        for i, sym in enumerate(p):
+            arcs.append((states[i], sym, sym, float(w) if i == 0 else 1.0, states[i + 1]))
+    return from_arcs(arcs, ("pre",), {("post",): 1.0}, PROBABILITY, alphabet)
+
+
+@register("kernel", "count_based")
+class CountBasedKernel(RationalKernel):
+    """K(x, y) = Σ_k w_k² |x|_k |y|_k = Ψ(⟦T ∘ T⁻¹⟧(x, y)), T of :func:`pattern_counter`.
+
+    Parameters
+    ----------
+    patterns
+        Distinct non-empty patterns: strings (one symbol per character) or tuples of tokens.
+    weights
+        w_k ≥ 0, one per pattern (default all 1).
+    """
+
+    semiring = PROBABILITY
+
+    def __init__(self, patterns: Sequence[Any] = (), weights: Sequence[float] | None = None, *,
+                 strategy: Strategy = "auto", n_jobs: int | None = None, show_progress: bool = False) -> None:
+        self.patterns = patterns
+        self.weights = weights
+        self.strategy = strategy
+        self.n_jobs = n_jobs
+        self.show_progress = show_progress
+
+    def pattern_tuples(self) -> list[tuple[str, ...]]:
+        """The patterns as tuples of symbols, validated."""
+        pats = [as_symbols(p, "pattern") for p in self.patterns]
+        if not pats:
+            raise ValueError("The 'patterns' parameter of count_based must hold at least one pattern.")
+        for i, p in enumerate(pats):
+            if not p:
+                raise ValueError(f"Pattern {i} of count_based is empty; patterns must be non-empty.")
+        seen: dict[tuple[str, ...], int] = {}
+        for i, p in enumerate(pats):
+            if p in seen:
+                raise ValueError(f"Patterns {seen[p]} and {i} of count_based are both {p!r}; patterns must be distinct.")
+            seen[p] = i
+        return pats
+
+    def weight_array(self) -> np.ndarray:
+        """The weights w_k (default 1), validated."""
+        n = len(self.pattern_tuples())
+        if self.weights is None:
+            return np.ones(n)
+        w = np.asarray(self.weights, dtype=np.float64)
+        if w.shape != (n,):
+            raise ValueError(f"The 'weights' parameter of count_based must hold one weight per pattern ({n}). Got {w.shape[0] if w.ndim else w!r} instead.")
+        if not np.all(np.isfinite(w)) or np.any(w < 0):
+            bad = w[~(np.isfinite(w) & (w >= 0))][0]
+            raise ValueError(f"The 'weights' parameter of count_based must hold finite non-negative floats. Got {bad!r} instead.")
+        return w
+
+    def _build_factor(self, alphabet: Alphabet) -> Transducer:
+        return pattern_counter(self.pattern_tuples(), self.weight_array(), alphabet)
+
+    def _specialized_features(self, sequences: list[Any], symbols: dict[str, int]):
+        pats, w = self.pattern_tuples(), self.weight_array()
+        base = len(symbols) + 1
+        labels, offsets = encode(sequences, symbols)
+        rows, codes, vals = [], [], []
+        for length in sorted({len(p) for p in pats}):
+            sel = [k for k, p in enumerate(pats) if len(p) == length and all(s in symbols for s in p)]
+            if not sel:
+                continue
+            pcodes = np.zeros(len(sel), dtype=np.int64)
+            for i in range(length):
+                pcodes = pcodes * base + np.array([symbols[pats[k][i]] for k in sel])
+            order = np.argsort(pcodes)
+            pcodes, pw = pcodes[order], w[np.array(sel)][order]
+            r, c = window_codes(labels, offsets, length, base)
+            pos = np.minimum(np.searchsorted(pcodes, c), pcodes.size - 1)
+            hit = pcodes[pos] == c
+            rows.append(r[hit])
+            codes.append(c[hit])
+            vals.append(pw[pos[hit]])
+        if not rows:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+        return np.concatenate(rows), np.concatenate(codes), np.concatenate(vals)
+
+
+def count_based(patterns: Sequence[Any], weights: Sequence[float] | None = None, **options: Any) -> CountBasedKernel:
+    """K(x, y) = Σ_k w_k² |x|_k |y|_k over the given patterns (see :class:`CountBasedKernel`)."""
+    k = CountBasedKernel(list(patterns), None if weights is None else list(weights), **options)
+    k.weight_array()
+    return k

@@ -1,0 +1,149 @@
+"""Rational kernels from any user transducer."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pynini
+
+from ratkit.automata.alphabet import Alphabet
+from ratkit.automata.construct import as_transducer, from_pynini
+from ratkit.automata.io import read_att, read_fst, to_att
+from ratkit.automata.kernels.base import RationalKernel, Strategy
+from ratkit.automata.semirings import get_semiring
+from ratkit.automata.transducer import Transducer
+from ratkit.plugins import register
+
+__all__ = ["TransducerKernel", "from_transducer", "load_transducer"]
+
+_MAGIC = (2125659606).to_bytes(4, "little")
+
+
+def load_transducer(source: Any, semiring: Any = None) -> Transducer:
+    """A ratkit transducer from a Transducer, a pynini FST, or a file (OpenFst binary or AT&T text)."""
+    if isinstance(source, Transducer):
+        return source
+    if isinstance(source, pynini.Fst):
+        return from_pynini(source, semiring)
+    if isinstance(source, (str, os.PathLike)) and Path(source).is_file():
+        with open(source, "rb") as fh:
+            binary = fh.read(4) == _MAGIC
+        return read_fst(source, semiring) if binary else read_att(source, semiring or "probability")
+    if isinstance(source, (str, os.PathLike)):
+        raise FileNotFoundError(f"Transducer file {str(source)!r} does not exist.")
+    return as_transducer(source, get_semiring(semiring) if semiring else None, what="transducer")
+
+
+@register("kernel", "transducer")
+class TransducerKernel(RationalKernel):
+    """K(x, y) = Ψ(⟦S⟧(x, y)) with S = T ∘ T⁻¹ (``pds=True``, Proposition 1) or S = T.
+
+    Parameters
+    ----------
+    transducer
+        A ratkit Transducer, a pynini FST, or the path of an OpenFst binary or AT&T text file.
+    psi
+        Ψ: None for the semiring's own (identity on probabilities, e^{−v} on log values,
+        identity on tropical costs), or a callable applied to natural-domain values.
+    pds
+        Build S = T ∘ T⁻¹. The kernel is then PDS when Ψ is a semiring morphism
+        (probability and log semirings).
+    semiring
+        The semiring when reading a file or a pynini FST (default: from the file).
+    """
+
+    def __init__(self, transducer: Any = None, *, psi: Callable[[Any], float] | None = None, pds: bool = True,
+                 semiring: str | None = None, strategy: Strategy = "auto", n_jobs: int | None = None,
+                 show_progress: bool = False) -> None:
+        self.transducer_source = transducer
+        self.psi = psi
+        self.pds = pds
+        self.semiring_name = semiring
+        self.strategy = strategy
+        self.n_jobs = n_jobs
+        self.show_progress = show_progress
+
+    @classmethod
+    def _get_param_names(cls) -> list[str]:
+        return ["n_jobs", "pds", "psi", "semiring", "show_progress", "strategy", "transducer"]
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        return {"transducer": self.transducer_source, "psi": self.psi, "pds": self.pds,
+                "semiring": self.semiring_name, "strategy": self.strategy, "n_jobs": self.n_jobs,
+                "show_progress": self.show_progress}
+
+    def set_params(self, **params: Any) -> TransducerKernel:
+        renames = {"transducer": "transducer_source", "semiring": "semiring_name"}
+        for key, value in params.items():
+            if key not in self.get_params():
+                raise ValueError(f"Invalid parameter {key!r} for TransducerKernel; valid: {sorted(self.get_params())}.")
+            setattr(self, renames.get(key, key), value)
+        self.__dict__.pop("_user_t", None)
+        return self
+
+    def user_transducer(self) -> Transducer:
+        """The user's transducer T, loaded once."""
+        if "_user_t" not in self.__dict__:
+            if self.transducer_source is None:
+                raise ValueError("from_transducer needs a transducer: a Transducer, a pynini.Fst or a file path.")
+            self.__dict__["_user_t"] = load_transducer(self.transducer_source, self.semiring_name)
+        return self.__dict__["_user_t"]
+
+    @property
+    def semiring(self):  # type: ignore[override]
+        return self.user_transducer().semiring
+
+    @property
+    def is_pds(self) -> bool:
+        return bool(self.pds) and self.psi is None and self.semiring.name in ("probability", "log")
+
+    def _alphabet_symbols(self) -> tuple[str, ...]:
+        return self.user_transducer().alphabet.symbols
+
+    def _relabelled(self, alphabet: Alphabet) -> Transducer:
+        t = self.user_transducer()
+        if alphabet.symbols == t.alphabet.symbols:
+            return t
+        from ratkit.automata.operations import _in_alphabet
+
+        return Transducer(_in_alphabet(t, alphabet), t.semiring, alphabet, check=False)
+
+    def _build_factor(self, alphabet: Alphabet) -> Transducer | None:
+        return self._relabelled(alphabet) if self.pds else None
+
+    def _build_transducer(self, alphabet: Alphabet) -> Transducer:
+        return super()._build_transducer(alphabet) if self.pds else self._relabelled(alphabet)
+
+    def _psi(self, native: np.ndarray) -> np.ndarray:
+        if self.psi is None:
+            return super()._psi(native)
+        sr = self.semiring
+        flat = [float(self.psi(sr.from_native(v))) for v in np.ravel(native)]
+        return np.array(flat).reshape(np.shape(native))
+
+    def _psi_features(self, G: np.ndarray) -> np.ndarray:
+        """G holds ⊕_z Φ_x(z) ⊗ Φ_y(z) as reals; a user Ψ gets the natural-domain value."""
+        if self.psi is None:
+            return G
+        natural = G if self.semiring.name == "probability" else -np.log(G)
+        return np.vectorize(lambda v: float(self.psi(v)), otypes=[float])(natural)
+
+    def att(self) -> str:
+        """The user transducer as AT&T text (natural weights)."""
+        return to_att(self.user_transducer())
+
+
+def from_transducer(transducer: Any, psi: Callable[[Any], float] | None = None, pds: bool = True,
+                    semiring: str | None = None, **options: Any) -> TransducerKernel:
+    """A rational kernel from any WFST: K = Ψ(T ∘ T⁻¹) when ``pds`` (Proposition 1), else Ψ(T).
+
+    ``transducer`` is a ratkit Transducer, a ``pynini.Fst``, or the path of an OpenFst
+    binary or AT&T text file; reading it checks that it is regulated.
+    """
+    k = TransducerKernel(transducer, psi=psi, pds=pds, semiring=semiring, **options)
+    k.user_transducer()
+    return k

@@ -1,0 +1,167 @@
+"""Kernel specs (round trips, errors), the kernel algebra, sklearn integration, diagnostics."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV
+from sklearn.svm import SVC
+
+from ratkit.automata.kernels import (
+    SpecError,
+    cosine,
+    count_based,
+    edit_distance,
+    exp_kernel,
+    from_spec,
+    from_transducer,
+    gappy,
+    mismatch,
+    nds_to_pds,
+    ngram,
+    polynomial,
+    subsequence,
+    to_spec,
+)
+from ratkit.automata.kernels.diagnostics import check_nds, check_pds, edit_distance_min_eigenvalues
+from ratkit.exceptions import NotRegulatedError, UnknownSymbolError
+
+from .kernel_oracles import levenshtein, ngram_kernel, random_strings
+
+XS = random_strings(random.Random(3), 12, "abc", 9, min_len=1)
+
+LEAVES = [
+    ngram(3),
+    gappy(2, 0.4),
+    mismatch(3, 1, "abc"),
+    subsequence(),
+    edit_distance(),
+    edit_distance("probability", insertion=0.2, deletion=0.3, substitution=0.1, match=0.8),
+    count_based(["ab", "c"], [1.0, 0.5]),
+    from_transducer(ngram(2).factor("abc")),
+]
+COMBOS = [
+    cosine(ngram(2)),
+    ngram(1) + 0.5 * gappy(2, 0.5),
+    ngram(1) * subsequence(),
+    polynomial(ngram(2), degree=3, coef0=1.0, scale=0.5),
+    exp_kernel(edit_distance(), 0.5),
+    nds_to_pds(edit_distance(), "ab"),
+]
+
+
+@pytest.mark.parametrize("kernel", LEAVES + COMBOS, ids=lambda k: type(k).__name__)
+def test_spec_round_trips_through_json_and_toml_files(kernel, tmp_path):
+    spec = to_spec(kernel)
+    again = from_spec(json.loads(json.dumps(spec)))
+    assert to_spec(again) == spec
+    np.testing.assert_allclose(again.gram(XS), kernel.gram(XS), rtol=1e-12)
+    path = tmp_path / "k.json"
+    path.write_text(json.dumps(spec))
+    np.testing.assert_allclose(from_spec(path).gram(XS[:4]), kernel.gram(XS[:4]), rtol=1e-12)
+
+
+def test_toml_spec(tmp_path):
+    path = tmp_path / "k.toml"
+    path.write_text('family = "sum"\nweights = [1.0, 2.0]\n\n[[kernels]]\nfamily = "ngram"\nn = 2\n\n'
+                    '[[kernels]]\nfamily = "gappy"\nn = 2\ndecay = 0.5\n')
+    k = from_spec(path)
+    np.testing.assert_allclose(k.gram(XS), ngram(2).gram(XS) + 2 * gappy(2, 0.5).gram(XS), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "spec, error, message",
+    [
+        ({"family": "fourier"}, SpecError, r"Unknown kernel family 'fourier' at spec.family; accepted families: .*ngram"),
+        ({"n": 3}, SpecError, r"Missing key 'family' at spec"),
+        ({"family": "ngram"}, SpecError, r"Missing key 'n' at spec \(a ngram kernel\)"),
+        ({"family": "gappy", "n": 2, "lambda": 0.5}, SpecError, r"Unknown key 'lambda' at spec \(a gappy kernel\); accepted keys: family, n, decay"),
+        ({"family": "gappy", "n": 2, "decay": -0.5}, SpecError, r"spec: The 'decay' parameter of gappy must be a float in \(0, 1\]. Got -0.5 instead."),
+        ({"family": "mismatch", "k": 2, "m": 3}, SpecError, r"The 'm' parameter of mismatch must be ≤ k"),
+        ({"family": "sum", "kernels": [{"family": "ngram", "n": 2}, {"family": "gappy", "n": 2, "decay": 2}]},
+         SpecError, r"spec.kernels\[1\]: The 'decay' parameter of gappy"),
+        ({"family": "cosine", "kernel": 3}, SpecError, r"spec.kernel must be a kernel spec"),
+        ({"family": "transducer"}, SpecError, r"needs exactly one of the keys 'path' or 'att'"),
+        ({"family": "count_based", "patterns": ["a", "a"]}, SpecError, r"Patterns 0 and 1 of count_based are both"),
+    ],
+)
+def test_bad_specs_name_the_offending_key(spec, error, message):
+    with pytest.raises(error, match=message):
+        from_spec(spec)
+
+
+def test_spec_errors_for_alphabets_and_unregulated_files(tmp_path):
+    k = from_spec({"family": "mismatch", "k": 2, "m": 1, "alphabet": "ab"})
+    with pytest.raises(UnknownSymbolError, match="Symbol 'c' is not in the alphabet.*declare one that contains"):
+        k.gram(["abc"])
+    bad = tmp_path / "loop.att"
+    bad.write_text("0 1 <eps> <eps> 1\n1 0 <eps> <eps> 1\n1 2 a a 1\n2\n")
+    with pytest.raises(NotRegulatedError, match=r"spec.path \(.*loop.att\): .*not regulated"):
+        from_spec({"family": "transducer", "path": str(bad)})
+    with pytest.raises(SpecError, match="neither an existing .toml/.json file"):
+        from_spec("nowhere.toml")
+    (tmp_path / "broken.json").write_text("{")
+    with pytest.raises(SpecError, match="broken.json: not valid JSON"):
+        from_spec(tmp_path / "broken.json")
+
+
+def test_algebra_equals_elementwise_arithmetic():
+    g2, g1, s = ngram(2).gram(XS), ngram(1).gram(XS), subsequence().gram(XS)
+    np.testing.assert_allclose((ngram(2) + ngram(1)).gram(XS), g2 + g1)
+    np.testing.assert_allclose((ngram(2) * subsequence()).gram(XS), g2 * s)
+    np.testing.assert_allclose((3 * ngram(2)).gram(XS), 3 * g2)
+    np.testing.assert_allclose(polynomial(ngram(2), 2, 1.0, 0.5).gram(XS), (0.5 * g2 + 1) ** 2)
+    d = np.sqrt(np.diag(g2))
+    den = np.outer(d, d)
+    want = np.divide(g2, den, out=np.zeros_like(g2), where=den > 0)  # 0 for a zero feature vector
+    np.testing.assert_allclose(cosine(ngram(2)).gram(XS), want)
+    np.testing.assert_allclose(cosine(ngram(2)).gram(XS[:3], XS[3:]), want[:3, 3:])
+    E = np.array([[levenshtein(x, y) for y in XS] for x in XS], dtype=float)
+    np.testing.assert_allclose(exp_kernel(edit_distance(), 0.7).gram(XS), np.exp(-0.7 * E))
+    e0 = np.array([levenshtein(x, "ab") for x in XS], dtype=float)
+    np.testing.assert_allclose(nds_to_pds(edit_distance(), "ab").gram(XS), e0[:, None] + e0[None, :] - E - 0)
+
+
+def test_algebra_parameter_errors():
+    with pytest.raises(ValueError, match="The 'degree' parameter of polynomial must be an int ≥ 1. Got 0"):
+        polynomial(ngram(2), degree=0)
+    with pytest.raises(ValueError, match="The 't' parameter of exp_kernel must be a float > 0. Got -1"):
+        exp_kernel(edit_distance(), -1)
+    with pytest.raises(TypeError, match="cosine combines ratkit kernels; got str"):
+        cosine("ngram")
+
+
+def test_kernels_are_sklearn_citizens():
+    k = cosine(ngram(2))
+    c = clone(k)
+    assert c is not k and to_spec(c) == to_spec(k)
+    assert clone(mismatch(3, 1, "acgt")).get_params()["alphabet"] == "acgt"
+    rng = random.Random(0)
+    X = ["".join(rng.choice("ab") for _ in range(10)) + "aa" for _ in range(15)]
+    X += ["".join(rng.choice("ab") for _ in range(10)) + "bb" for _ in range(15)]
+    y = [0] * 15 + [1] * 15
+    grid = GridSearchCV(SVC(kernel=ngram(2)), {"C": [0.1, 1.0]}, cv=3).fit(X, y)
+    assert grid.best_score_ > 0.5
+    assert SVC(kernel=ngram(2)).fit(X, y).score(X, y) >= 0.9
+
+
+def test_call_dispatch():
+    k = ngram(2)
+    assert k("abab", "ab") == ngram_kernel("abab", "ab", 2)
+    assert k(("x", "y", "x"), ("x", "y")) == 1.0  # tuples are token sequences
+    assert k(["abab", "ab"], ["ab"]).shape == (2, 1)  # lists are collections
+    with pytest.raises(TypeError, match="k\\(x, y\\) needs two sequences"):
+        k("ab", ["ab"])
+
+
+def test_diagnostics_and_figure_8():
+    assert check_pds(ngram(2), XS).holds
+    assert not check_pds(edit_distance(), XS).holds
+    # |Σ| = 1: the edit distance is NDS (Proposition 3 (2)); |Σ| = 2: it is not
+    assert check_nds(edit_distance(), ["", "a", "aa", "aaaa", "aaaaaaa"]).holds
+    eig = edit_distance_min_eigenvalues(6)
+    assert all(eig[n] > 0 for n in range(1, 6)) and eig[6] < 0  # Fig. 8: negative from n = 6
