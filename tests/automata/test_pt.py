@@ -278,3 +278,21 @@ def test_decision_list_value_semantics():
     assert list(a) == [(frozenset({"ab", "c"}), True), (frozenset({""}), False)]
     assert a != DecisionList([({"ab", "c"}, True), ({""}, False)])  # no alphabet
     assert DecisionList([({"ab"}, -1)]).entries[0][1] is False
+
+
+# -- the subsequence kernel is the inner product of φ ----------------------------------------
+@pytest.mark.parametrize("sigma", ["ab", "abc", "abcd"])
+def test_subsequence_kernel_is_the_inner_product_of_phi(sigma):
+    """K(x, y) = ⟨φ(x), φ(y)⟩ = #{u : u ⊑ x, u ⊑ y} (eq. (33)), φ by brute-force enumeration."""
+    from ratkit.automata import kernels
+
+    rng = random.Random(sigma)
+    xs = ["".join(rng.choice(sigma) for _ in range(rng.randint(0, 9))) for _ in range(25)]
+    phi = [all_subseqs(x) for x in xs]
+    k = kernels.subsequence()
+    gram = k.gram(xs)
+    for i, x in enumerate(xs):
+        for j, y in enumerate(xs):
+            assert gram[i, j] == len(phi[i] & phi[j]), (x, y)
+    pairs = itertools.islice(itertools.product(enumerate(xs), repeat=2), 40)
+    assert all(k(x, y) == len(phi[i] & phi[j]) for (i, x), (j, y) in pairs)
