@@ -200,7 +200,7 @@ def _mean(runs: list[dict], kernel: str, key: str) -> float:
 
 def table(results: dict[str, list[dict]], kernel_names: list[str], train_len: int) -> str:
     """Mean test accuracy (%) over the seeds; in brackets the worst seed."""
-    head = ["target", "Σ", "n", "|D_i|", "w of the list"]
+    head = ["target", "Σ", "n", "sizes of D_1..D_N", "w of the list"]
     for k in kernel_names:
         head += [f"{k}: test (worst)", f"{k}: unseen", f"{k}: len>{train_len}"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
