@@ -14,7 +14,8 @@ __all__ = ["svd_factors"]
 def svd_factors(
     matrix: sp.csr_matrix, rank: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Balanced factors ``(A Σ^{1/2}, B Σ^{1/2})`` of the rank-``rank`` truncated SVD ``X ≈ A Σ Bᵀ``.
+    """Balanced factors ``(AΣ^{1/2}, BΣ^{1/2})`` of the rank-``rank`` truncated SVD ``X ≈ AΣBᵀ``.
+
 
     ARPACK's start vector comes from ``rng`` so the result is reproducible.
     """

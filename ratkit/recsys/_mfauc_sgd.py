@@ -59,8 +59,8 @@ class Problem:
         rows = np.repeat(np.arange(self.m), degree)
         self.keys = rows.astype(np.int64) * self.n + self.indices  # sorted: CSR is sorted
         self.cum_g = np.cumsum(self.g[self.indices])
-        self.norm_g = np.add.reduceat(self.g[self.indices], self.indptr[:-1]) if positives.nnz else np.zeros(self.m)
-        self.norm_g[degree == 0] = 0.0
+        self.norm_g = np.zeros(self.m)
+        np.add.at(self.norm_g, rows, self.g[self.indices])
         g_prime_pos = np.zeros(self.m)
         np.add.at(g_prime_pos, rows, self.g_prime[self.indices])
         self.norm_g_prime = self.g_prime.sum() - g_prime_pos
@@ -106,7 +106,8 @@ class Problem:
         todo = np.ones(users.shape, dtype=bool)
         for _ in range(200):
             draw = np.minimum(
-                np.searchsorted(self.cum_g_prime, rng.random(int(todo.sum())) * total, side="right"),
+                np.searchsorted(self.cum_g_prime, rng.random(int(todo.sum())) * total,
+                                side="right"),
                 self.n - 1,
             )
             out[todo] = draw
@@ -115,7 +116,8 @@ class Problem:
                 return out
         for index in zip(*np.nonzero(todo)):  # users who like nearly everything
             i = users[index]
-            others = np.setdiff1d(np.arange(self.n), self.indices[self.indptr[i]:self.indptr[i + 1]])
+            liked = self.indices[self.indptr[i]:self.indptr[i + 1]]
+            others = np.setdiff1d(np.arange(self.n), liked)
             weights = self.g_prime[others]
             out[index] = rng.choice(others, p=weights / weights.sum())
         return out
@@ -131,6 +133,7 @@ class SGDSettings:
     kappa_users: int
     kappa_items: int
     batch_size: int
+    max_grad_norm: float | None = None
 
 
 def _dots(rows: np.ndarray, V: np.ndarray, items: np.ndarray) -> np.ndarray:
@@ -192,6 +195,14 @@ def item_gradients(
     return scale * np.einsum("bw,bwk->bk", coef, u) + prob.m * s.lam * V[items]
 
 
+def _clip(grad: np.ndarray, s: SGDSettings) -> np.ndarray:
+    """Rescale the rows whose norm exceeds ``s.max_grad_norm`` to that norm."""
+    if s.max_grad_norm is None:
+        return grad
+    norms = np.linalg.norm(grad, axis=1, keepdims=True)
+    return grad * np.minimum(1.0, s.max_grad_norm / np.maximum(norms, 1e-300))
+
+
 def monitor_objective(
     prob: Problem, U: np.ndarray, V: np.ndarray, sample: tuple[np.ndarray, ...], s: SGDSettings
 ) -> float:
@@ -241,8 +252,10 @@ def run_sgd(
             users = user_order[positions % n_users]
             items = item_order[positions % prob.n]
             moment = prob.moment(V) if s.square_fast else None
-            U[users] -= s.learning_rate * user_gradients(prob, U, V, users, rng, s, moment)
-            V[items] -= s.learning_rate * item_gradients(prob, U, V, items, rng, s, moment)
+            grad = user_gradients(prob, U, V, users, rng, s, moment)
+            U[users] -= s.learning_rate * _clip(grad, s)
+            grad = item_gradients(prob, U, V, items, rng, s, moment)
+            V[items] -= s.learning_rate * _clip(grad, s)
             t += 1
             weight = (_AVERAGING_ETA + 1.0) / (t + _AVERAGING_ETA)
             U_avg += weight * (U - U_avg)

@@ -9,7 +9,7 @@ __all__ = ["exclude_rows", "top_n"]
 
 
 def exclude_rows(scores: np.ndarray, user_items: sp.csr_matrix, users: np.ndarray) -> None:
-    """Set ``scores[r, j] = -inf`` for every item ``j`` of user ``users[r]`` in ``user_items`` (in place)."""
+    """In place, ``scores[r, j] = -inf`` for each item ``j`` of user ``users[r]``."""
     rows = user_items[users]
     counts = np.diff(rows.indptr)
     scores[np.repeat(np.arange(len(users)), counts), rows.indices] = -np.inf

@@ -47,8 +47,10 @@ def check_user_items(user_items: Any, *, name: str = "user_items") -> sp.csr_mat
             f"got {type(matrix).__name__}. Convert it with scipy.sparse.csr_matrix(...)."
         )
     if matrix.ndim != 2:
-        raise DataFormatError(f"{name} must be two-dimensional (users × items); got {matrix.ndim}-D.")
-    if not np.issubdtype(matrix.dtype, np.number) or np.issubdtype(matrix.dtype, np.complexfloating):
+        raise DataFormatError(
+            f"{name} must be two-dimensional (users × items); got {matrix.ndim}-D.")
+    dtype = matrix.dtype
+    if not np.issubdtype(dtype, np.number) or np.issubdtype(dtype, np.complexfloating):
         raise DataFormatError(
             f"{name} must hold real numbers (interaction strengths); got dtype {matrix.dtype}."
         )
@@ -106,7 +108,8 @@ def check_ids(ids: Any, upper: int, *, kind: str) -> np.ndarray:
     arr = np.asarray(ids)
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
         raise IdOutOfRangeError(
-            f"{kind} ids must be integer row/column indices in [0, {upper}); got dtype {arr.dtype}. "
+            f"{kind} ids must be integer row/column indices in [0, {upper}); got dtype "
+            f"{arr.dtype}. "
             f"Map raw ids to indices with the dataset's id maps first."
         )
     arr = arr.astype(np.int64).ravel()

@@ -89,7 +89,9 @@ def _evaluate(args: argparse.Namespace) -> int:
     from ratkit.recsys.evaluation import evaluate, prepare_leave_k_out
 
     data = load_data(args.data, args.format)
-    threshold = args.threshold if args.threshold is not None else _DEFAULT_THRESHOLD.get(args.format)
+    threshold = args.threshold
+    if threshold is None:
+        threshold = _DEFAULT_THRESHOLD.get(args.format)
     train, test, protocol = prepare_leave_k_out(
         data, threshold=threshold, min_positives=args.min_positives, n_test=args.n_test,
         random_state=args.seed)

@@ -112,8 +112,8 @@ def from_triples(
             key = int(unique_keys[np.argmax(counts > 1)])
             raise DataFormatError(
                 f"{source or 'the data'}: user {user_ids[key // len(item_ids)].item()!r} has item "
-                f"{item_ids[key % len(item_ids)].item()!r} more than once; each (user, item) pair must "
-                f"appear once in this format."
+                f"{item_ids[key % len(item_ids)].item()!r} more than once; each (user, item) "
+                f"pair must appear once in this format."
             )
     matrix = sp.csr_matrix(
         (values, (rows, cols)), shape=(len(user_ids), len(item_ids)), dtype=np.float64
@@ -189,7 +189,8 @@ def load_movielens(
     path = os.fspath(path)
     if os.path.isdir(path):
         names = {"100k": [_ML100K], "1m": [_ML1M], "auto": [_ML100K, _ML1M]}[variant]
-        found = [os.path.join(path, name) for name in names if os.path.isfile(os.path.join(path, name))]
+        candidates = [os.path.join(path, name) for name in names]
+        found = [candidate for candidate in candidates if os.path.isfile(candidate)]
         if not found:
             raise MissingDataError(
                 f"MovieLens folder {path!r} holds no {' or '.join(names)}. Expected "
@@ -268,6 +269,6 @@ def load_csv(
     if not users:
         raise DataFormatError(f"{path} holds no data row; expected {fmt}.")
     return from_triples(
-        np.array(users), np.array(items), np.array(values), source=f"CSV ({os.path.basename(path)})",
-        duplicates=duplicates,
+        np.array(users), np.array(items), np.array(values),
+        source=f"CSV ({os.path.basename(path)})", duplicates=duplicates,
     )

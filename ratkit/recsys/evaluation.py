@@ -153,7 +153,8 @@ def _per_user(
             for name, values in ranking_scores(hits, n_relevant, k).items():
                 out[f"{name}@{k}"].append(values)
         out["auc"].append(auc_rows(np.where(candidate, scores, 0.0), relevant, candidate))
-    return {key: np.concatenate(parts) if parts else np.array([]) for key, parts in out.items()}, len(users)
+    arrays = {key: np.concatenate(parts) if parts else np.array([]) for key, parts in out.items()}
+    return arrays, len(users)
 
 
 def _means(per_user: dict[str, np.ndarray]) -> dict[str, float]:

@@ -57,6 +57,11 @@ class MFAUC(FactorRecommender):
         ``κ_Y``, relevant and irrelevant items sampled per user term.
     learning_rate : float
         ``α``, the SGD step.
+    max_grad_norm : float or None
+        Each row's stochastic gradient is rescaled to at most this norm before the step
+        (``None``: no clipping). The authors' code normalises every row gradient to unit
+        norm; clipping keeps small gradients as they are and stops the unbounded square
+        loss from diverging on popular items.
     max_iter : int
         ``T``, the most iterations (one iteration = ``max(m, n)`` row steps).
     tol : float
@@ -123,7 +128,8 @@ class MFAUC(FactorRecommender):
         tau: float = 0.0,
         kappa_users: int = 30,
         kappa_items: int = 10,
-        learning_rate: float = 0.05,
+        learning_rate: float = 0.5,
+        max_grad_norm: float | None = 1.0,
         max_iter: int = 50,
         tol: float = 1e-4,
         init: Literal["gaussian", "svd"] = "gaussian",
@@ -141,6 +147,7 @@ class MFAUC(FactorRecommender):
         self.kappa_users = kappa_users
         self.kappa_items = kappa_items
         self.learning_rate = learning_rate
+        self.max_grad_norm = max_grad_norm
         self.max_iter = max_iter
         self.tol = tol
         self.init = init
@@ -183,6 +190,8 @@ class MFAUC(FactorRecommender):
         check_int(self.kappa_users, "kappa_users", owner, low=1)
         check_int(self.kappa_items, "kappa_items", owner, low=1)
         check_float(self.learning_rate, "learning_rate", owner, low=0.0, low_open=True)
+        if self.max_grad_norm is not None:
+            check_float(self.max_grad_norm, "max_grad_norm", owner, low=0.0, low_open=True)
         check_int(self.max_iter, "max_iter", owner, low=1)
         if len(betas) > self.max_iter:
             raise ValueError(
@@ -226,6 +235,7 @@ class MFAUC(FactorRecommender):
                     kappa_users=self.kappa_users,
                     kappa_items=self.kappa_items,
                     batch_size=self.batch_size,
+                    max_grad_norm=self.max_grad_norm,
                 )
                 U, V, objectives, n_iter, converged = run_sgd(
                     problem, U, V, settings, rng, max_iter=iters, tol=self.tol,

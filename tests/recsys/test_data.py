@@ -53,7 +53,8 @@ def test_lastfm_crlf_with_header(tmp_path):
         b"userID\tartistID\tweight\r\n2\t51\t13883\r\n2\t52\t11690\r\n4\t51\t7\r\n")
     data = load_lastfm(tmp_path)
     np.testing.assert_array_equal(data.matrix.toarray(), [[13883, 11690], [7, 0]])
-    with pytest.raises(MissingDataError, match="missing' not found.*user_artists.dat.*userID, artistID"):
+    with pytest.raises(MissingDataError,
+                       match="missing' not found.*user_artists.dat.*userID, artistID"):
         load_lastfm(tmp_path / "missing")
 
 

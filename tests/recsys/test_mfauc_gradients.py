@@ -110,8 +110,8 @@ def test_square_fast_path_equals_the_exact_sums(problem, tau):
     value, grad = square_user_gradient(U, square_expectations(U, V, X, users, g, gq))
     # θ_i and ∂θ_i/∂u_i from the exact O(|ω||ω̄|) code on a one-user problem, times m=1.
     for i in users:
-        _, dU, _ = exact_objective_and_gradient(U[i:i + 1], V, X[i], g, gq, "square", 1.0, None, 0.0)
-        theta_i = exact_objective_and_gradient(U[i:i + 1], V, X[i], g, gq, "square", 1.0, None, 0.0)[0]
+        theta_i, dU, _ = exact_objective_and_gradient(U[i:i + 1], V, X[i], g, gq, "square", 1.0,
+                                                      None, 0.0)
         assert value[i] == pytest.approx(theta_i, rel=1e-10)
         np.testing.assert_allclose(grad[i], dU[0], rtol=1e-9, atol=1e-12)
 

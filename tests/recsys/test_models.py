@@ -40,7 +40,8 @@ def test_matrix_without_interactions_is_rejected():
 
 def test_ids_out_of_range():
     model = Popularity().fit(X)
-    with pytest.raises(IdOutOfRangeError, match=r"user id 15 is out of range: expected an index in \[0, 15\)"):
+    with pytest.raises(IdOutOfRangeError,
+                       match=r"user id 15 is out of range: expected an index in \[0, 15\)"):
         model.recommend(15, X)
     with pytest.raises(IdOutOfRangeError, match=r"item id -1 is out of range"):
         model.score([0], [-1])
