@@ -1,0 +1,1 @@
+"""Benchmarks, one package per suite; ``python -m bench`` runs them all (never ``make test``)."""
