@@ -23,7 +23,7 @@ import numpy as np
 import pynini
 import pywrapfst
 
-__all__ = ["FstArrays", "fst_to_arrays", "arrays_to_fst", "exact_weight"]
+__all__ = ["FstArrays", "fst_to_arrays", "arrays_to_fst", "chain_fst", "exact_weight"]
 
 _MAGIC = 2125659606
 _WEIGHT_DTYPE = {"standard": np.dtype("<f4"), "log64": np.dtype("<f8"), "log": np.dtype("<f4")}
@@ -155,6 +155,28 @@ def arrays_to_fst(a: FstArrays) -> pynini.Fst:
         struct.pack("<iiQqqq", _VERSION, 0, 0, a.start, n, m),
     ])
     return pynini.Fst.read_from_string(header + body.tobytes())
+
+
+def chain_fst(ilabels: np.ndarray, olabels: np.ndarray, arc_type: str, final: float) -> pynini.Fst:
+    """The string machine 0 → 1 → … → n with arcs ilabels[i]:olabels[i]/1̄ and final weight
+    ``final`` (native) on state n, written in one vectorised pass (vector layout)."""
+    wdt = _WEIGHT_DTYPE[arc_type]
+    n = int(len(ilabels))
+    rec = np.dtype([("f", wdt), ("k", "<i8"), ("i", "<i4"), ("o", "<i4"), ("w", wdt), ("n", "<i4")])
+    body = np.zeros(n, dtype=rec)
+    body["f"] = np.inf
+    body["k"] = 1
+    body["i"] = ilabels
+    body["o"] = olabels
+    body["n"] = np.arange(1, n + 1)
+    last = np.array([(final, 0)], dtype=[("f", wdt), ("k", "<i8")])
+    header = b"".join([
+        struct.pack("<i", _MAGIC),
+        struct.pack("<i", 6) + b"vector",
+        struct.pack("<i", len(arc_type)) + arc_type.encode("ascii"),
+        struct.pack("<iiQqqq", _VERSION, 0, 0, 0, n + 1, n),
+    ])
+    return pynini.Fst.read_from_string(header + body.tobytes() + last.tobytes())
 
 
 def exact_weight(weight: pynini.Weight) -> float:

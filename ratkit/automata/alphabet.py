@@ -69,7 +69,7 @@ class Alphabet:
         does not contain; an inferred one may be merged with others.
     """
 
-    __slots__ = ("_symbols", "_index", "closed", "_table")
+    __slots__ = ("_symbols", "_index", "closed", "_table", "_points")
 
     def __init__(self, symbols: Iterable[str] = (), closed: bool = True) -> None:
         syms = as_symbols(symbols, "alphabet") if isinstance(symbols, str) else tuple(symbols)
@@ -84,6 +84,7 @@ class Alphabet:
         self._index: dict[str, int] = seen
         self.closed = bool(closed)
         self._table: pynini.SymbolTable | None = None
+        self._points: tuple[np.ndarray, np.ndarray] | None = None
 
     # -- container protocol --------------------------------------------------------
     @property
@@ -136,6 +137,10 @@ class Alphabet:
 
     def labels(self, sequence: SequenceLike, what: str = "sequence") -> np.ndarray:
         """Labels of a sequence; an unknown symbol raises an error naming it and its position."""
+        if isinstance(sequence, str) and sequence:
+            fast = self._labels_of_str(sequence)
+            if fast is not None:
+                return fast
         symbols = as_symbols(sequence, what)
         out = np.empty(len(symbols), dtype=np.int64)
         index = self._index
@@ -149,6 +154,25 @@ class Alphabet:
                 )
             out[i] = j + 1
         return out
+
+    def _labels_of_str(self, text: str) -> np.ndarray | None:
+        """Vectorised labels of a str over an alphabet of characters; None to take the slow path."""
+        if self._points is None:
+            if not self._symbols or any(len(sym) != 1 for sym in self._symbols):
+                self._points = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+            else:
+                order = sorted(range(len(self._symbols)), key=lambda i: ord(self._symbols[i]))
+                self._points = (np.array([ord(self._symbols[i]) for i in order], dtype=np.int64),
+                                np.array([i + 1 for i in order], dtype=np.int64))
+        keys, vals = self._points
+        if keys.size == 0:
+            return None
+        points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+        pos = np.minimum(np.searchsorted(keys, points), keys.size - 1)
+        hit = keys[pos] == points
+        if not hit.all():
+            return None  # let the slow path name the unknown symbol
+        return vals[pos]
 
     def symbol_table(self) -> pynini.SymbolTable:
         """This alphabet as a pynini ``SymbolTable`` (``<eps>`` = 0)."""

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pynini
 
-from ratkit.automata._fstbytes import FstArrays, arrays_to_fst, fst_to_arrays
+from ratkit.automata._fstbytes import FstArrays, arrays_to_fst, chain_fst, fst_to_arrays
 from ratkit.automata.alphabet import EPSILON, Alphabet, SequenceLike, as_symbols
 from ratkit.automata.semirings import PROBABILITY, Semiring, get_semiring
 from ratkit.automata.transducer import Transducer
@@ -139,20 +139,9 @@ def acceptor(
 def _chain(
     ilabels: np.ndarray, olabels: np.ndarray, semiring: Semiring, alphabet: Alphabet, weight: Any
 ) -> Transducer:
-    n = len(ilabels)
-    final = np.full(n + 1, np.inf)
-    final[n] = semiring.to_native(weight)
-    arrays = FstArrays(
-        arc_type=semiring.arc_type,
-        start=0,
-        final=final,
-        src=np.arange(n, dtype=np.int64),
-        ilabel=np.asarray(ilabels, dtype=np.int64),
-        olabel=np.asarray(olabels, dtype=np.int64),
-        weight=np.zeros(n),  # native 0 is 1̄ in the tropical and log encodings
-        dst=np.arange(1, n + 1, dtype=np.int64),
-    )
-    return Transducer(arrays_to_fst(arrays), semiring, alphabet, check=False)
+    """The string transducer of (ilabels, olabels) with final weight ``weight`` (natural)."""
+    fst = chain_fst(ilabels, olabels, semiring.arc_type, semiring.to_native(weight))
+    return Transducer(fst, semiring, alphabet, check=False)
 
 
 def from_pynini(

@@ -427,7 +427,7 @@ def _input_fst(x: Any, t: Transducer) -> pynini.Fst:
         pairs = lat.alphabet.relabelling(ab.merge(lat.alphabet))
         f = lat._fst if not pairs else pynini.relabel_pairs(lat._fst, ipairs=pairs, opairs=pairs)
         return pynini.arcsort(f.copy(), sort_type="olabel")
-    labels = ab.labels(as_symbols(x))
+    labels = ab.labels(x if isinstance(x, str) else as_symbols(x))
     return _chain(labels, labels, sr, ab, sr.one)._fst
 
 
@@ -436,11 +436,13 @@ def _sorted(t: Transducer) -> pynini.Fst:
     return pynini.arcsort(t._fst.copy(), sort_type="ilabel")
 
 
-def _phi_fst(x: Any, t: Transducer, tf: pynini.Fst) -> pynini.Fst:
-    """Φ_x = Π2(X ∘ T), ε-removed and arcsorted (``tf`` is T's FST from :func:`_sorted`)."""
+def _phi_fst(x: Any, t: Transducer, tf: pynini.Fst, sort: bool = True) -> pynini.Fst:
+    """Φ_x = Π2(X ∘ T), ε-removed (and arcsorted for intersection when ``sort``);
+    ``tf`` is T's FST from :func:`_sorted`."""
     f = pynini.compose(_input_fst(x, t), tf)
-    f = pynini.rmepsilon(pynini.project(f, "output"), delta=1e-12)
-    return pynini.arcsort(f, sort_type="ilabel")
+    f.project("output")  # in place: f is our own fresh result
+    f.rmepsilon(delta=1e-12)
+    return f.arcsort(sort_type="ilabel") if sort else f
 
 
 def _phi_features_chunk(chunk: Sequence[tuple[int, Any]], t: Transducer, n_labels: int):
@@ -448,7 +450,7 @@ def _phi_features_chunk(chunk: Sequence[tuple[int, Any]], t: Transducer, n_label
     tf = _sorted(t)
     rows, codes, vals = [], [], []
     for i, x in chunk:
-        a = fst_to_arrays(_phi_fst(x, t, tf))
+        a = fst_to_arrays(_phi_fst(x, t, tf, sort=False))
         if n_labels < len(t.alphabet):  # patterns with symbols outside the vocabulary can't match
             keep = a.olabel <= n_labels
             a.src, a.ilabel, a.olabel, a.weight, a.dst = (v[keep] for v in (a.src, a.ilabel, a.olabel, a.weight, a.dst))

@@ -28,7 +28,7 @@ from ratkit.plugins import register
 __all__ = ["GappyKernel", "gappy", "gappy_counter", "gappy_pair_transducer"]
 
 # Dense per-sequence DP tables above this many entries fall back to the automata path.
-_MAX_DENSE = 4_000_000
+_MAX_DENSE = 20_000_000
 
 
 def gappy_counter(n: int, decay: float, alphabet: Alphabet) -> Transducer:
@@ -120,17 +120,24 @@ class GappyKernel(RationalKernel):
             # symbol; patterns holding them are dropped below.
             local, inv = np.unique(lab, return_inverse=True)
             v = local.size
-            if lab.size * v**n > _MAX_DENSE:
+            if lab.size * v ** (n - 1) > _MAX_DENSE:
                 return None
             onehot = np.zeros((lab.size, v))
             onehot[np.arange(lab.size), inv] = 1.0
-            R = onehot  # R_1(j): matches of length 1 ending at j, shape (L, v)
-            for _ in range(1, n):
+            R = onehot  # R_k(j): decayed matches of length k ending exactly at j, shape (L, v^k)
+            for step in range(1, n):
                 # D(j) = Σ_{i<j} λ^{j-i-1} R(i): filter the sequence shifted by one
                 shifted = np.vstack([np.zeros((1, R.shape[1])), R[:-1]])
                 D = lfilter([1.0], [1.0, -lam], shifted, axis=0)
-                R = (D[:, :, None] * onehot[:, None, :]).reshape(lab.size, -1)
-            total = R.sum(axis=0)
+                if step < n - 1:
+                    R = (D[:, :, None] * onehot[:, None, :]).reshape(lab.size, -1)
+            # the last step needs no R_n: total[:, b] = Σ_{j: x_j = b} D(j), summed by symbol
+            if n > 1:
+                order = np.argsort(inv, kind="stable")
+                starts = np.searchsorted(inv[order], np.arange(v))
+                total = np.add.reduceat(D[order], starts, axis=0).T.ravel()
+            else:
+                total = onehot.sum(axis=0)
             nz = np.flatnonzero(total)
             # pattern index → digits in the local alphabet → global code
             digits = np.array(np.unravel_index(nz, (v,) * n)) if n > 1 else nz[None, :]

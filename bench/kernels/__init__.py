@@ -1,0 +1,15 @@
+"""Kernel-engine benchmarks (issue 3): Gram-matrix speed and the Fig. 8 experiment.
+
+Run all: ``python -m bench.kernels`` (or ``make bench``). Each part alone:
+``python -m bench.kernels.gram_speed`` and ``python -m bench.kernels.fig8``.
+"""
+
+from __future__ import annotations
+
+
+def main() -> int:
+    from bench.kernels import fig8, gram_speed
+
+    status = fig8.main([])
+    status |= gram_speed.main([])
+    return status

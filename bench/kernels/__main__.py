@@ -1,0 +1,5 @@
+import sys
+
+from bench.kernels import main
+
+sys.exit(main())
