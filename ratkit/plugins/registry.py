@@ -39,7 +39,7 @@ ENTRY_POINT_GROUPS: dict[str, str] = {
     "recommender": "ratkit.recsys",
 }
 # Modules whose import registers the built-in plugins.
-_BUILTIN_MODULES: tuple[str, ...] = ("ratkit.automata", "ratkit.learners", "ratkit.recsys")
+_BUILTIN_MODULES: tuple[str, ...] = ("ratkit.automata.kernels", "ratkit.learners", "ratkit.recsys")
 
 T = TypeVar("T")
 

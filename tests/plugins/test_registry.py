@@ -15,6 +15,7 @@ from ratkit.plugins import registry
 @pytest.fixture
 def clean_registry(monkeypatch):
     """An isolated registry: built-ins and the entry-point cache restored afterwards."""
+    registry._load_builtins()  # import (and so register) the built-ins before saving them
     saved = {k: dict(v) for k, v in registry._registry.items()}
     plugins.refresh()
     yield registry
@@ -133,3 +134,12 @@ def test_entry_point_cannot_shadow_a_builtin(tmp_path, monkeypatch, clean_regist
     plugins.refresh()
     with pytest.warns(plugins.PluginLoadWarning, match="name 'test-builtin' is already taken"):
         assert plugins.get("kernel", "test-builtin") is Builtin
+
+
+def test_builtin_plugins_are_registered():
+    assert {"ngram", "gappy", "mismatch", "subsequence", "edit_distance", "count_based", "transducer"} <= set(
+        plugins.available("kernel")
+    )
+    from ratkit.automata.kernels import NgramKernel
+
+    assert plugins.get("kernel", "ngram") is NgramKernel
