@@ -26,6 +26,10 @@ __all__ = [
     "NotFittedError",
     "SolverError",
     "IdOutOfRangeError",
+    "TrainingDataError",
+    "NotPDSKernelError",
+    "ModelFormatError",
+    "UnsupportedKernelError",
 ]
 
 
@@ -95,3 +99,19 @@ class SolverError(RatkitError, RuntimeError):
 
 class IdOutOfRangeError(RatkitError, IndexError):
     """A user or item index lies outside the range a model or matrix was built with."""
+
+
+class TrainingDataError(RatkitError, ValueError):
+    """Training data a learner cannot use: empty, a single class, or X and y of different lengths."""
+
+
+class NotPDSKernelError(RatkitError, ValueError):
+    """A learner that needs a positive definite symmetric kernel was given one known not to be PDS."""
+
+
+class ModelFormatError(DataFormatError):
+    """A saved model file is corrupted, truncated, or not a ratkit model at all."""
+
+
+class UnsupportedKernelError(RatkitError, TypeError):
+    """A learner was given a kernel of a family it cannot use (kernel learning needs a count-based kernel)."""
