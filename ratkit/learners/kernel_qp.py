@@ -1,0 +1,182 @@
+"""KernelLearner: the weights of a count-based rational kernel learned by the QP (63).
+
+The learned kernel is the count transducer T of the same patterns with the weight
+w_k = √μ_k on the first arc of pattern k, so that K(x, y) = ⟦T ∘ T⁻¹⟧(x, y) =
+Σ_k μ_k |x|_k |y|_k (eq. (55)–(56)): a :class:`~ratkit.automata.kernels.CountBasedKernel`,
+usable wherever a kernel is (Gram matrices, ``RationalSVC``, specs).
+
+References
+----------
+A. Ghose, *Rational kernels: a survey*, §VI eq. (55)–(67).
+C. Cortes, M. Mohri, A. Rostamizadeh, "Learning sequence kernels", MLSP 2008.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from ratkit.automata.kernels import CountBasedKernel, Kernel, count_based, from_spec
+from ratkit.automata.kernels.base import as_collection
+from ratkit.exceptions import TrainingDataError, UnsupportedKernelError
+from ratkit.learners.kernel_qp_patterns import most_frequent_patterns, pattern_counts
+from ratkit.learners.kernel_qp_solve import KernelQPResult, check_labels, solve_kernel_qp
+from ratkit.plugins import register
+
+__all__ = ["KernelLearner", "as_count_based"]
+
+log = logging.getLogger(__name__)
+
+_OPTIONS = ("strategy", "n_jobs", "show_progress")
+
+
+def as_count_based(kernel: Any, owner: str = "KernelLearner") -> CountBasedKernel:
+    """``kernel`` (a kernel or a spec) as a count-based kernel, or a clear error."""
+    if isinstance(kernel, (Mapping, str)) or hasattr(kernel, "__fspath__"):
+        kernel = from_spec(kernel)
+    if isinstance(kernel, CountBasedKernel):
+        return kernel
+    what = type(kernel).__name__ if isinstance(kernel, Kernel) else repr(kernel)
+    raise UnsupportedKernelError(
+        f"{owner} learns the weights of a count-based kernel (K(x, y) = Σ_k w_k² |x|_k |y|_k "
+        f"over fixed patterns); got {what}. Pass count_based(patterns) or a spec "
+        "{'family': 'count_based', 'patterns': [...]}, e.g. the most frequent bigrams: "
+        "count_based(most_frequent_patterns(X, n=2, p=1000)); or leave kernel=None."
+    )
+
+
+@register("learner", "kernel-qp")
+class KernelLearner(BaseEstimator):
+    """K = Σ_k μ_k X_k X_kᵀ, μ = argmin_{μ ∈ M} max_{α ∈ A} 2αᵀ1 − Σ_k μ_k (αᵀY X_k)².
+
+    Solves the min-max problem (59) — the SVM dual (57) minimised over the kernels
+    K_μ = Σ_k μ_k X_k X_kᵀ with μ ≥ 0 and trace Σ_k μ_k ‖X_k‖² = Λ — through its QP
+    form (63) with cvxpy, and reads μ off the multipliers of −t ≤ αᵀu′_k ≤ t (see
+    :mod:`ratkit.learners.kernel_qp_solve`).
+
+    Parameters
+    ----------
+    kernel
+        The count-based kernel whose pattern weights are learned: a
+        :class:`~ratkit.automata.kernels.CountBasedKernel` or its spec (its own weights
+        are ignored; its Gram options are kept). None: ``count_based`` over the
+        ``n_patterns`` most frequent ``ngram_length``-grams of the training sequences.
+    C
+        The SVM box 0 ≤ α ≤ C, > 0.
+    trace
+        Λ > 0, the trace of the learned kernel matrix on the training sequences. None:
+        the trace of the uniform kernel on the same patterns, Σ_k ‖X_k‖².
+    solver
+        A cvxpy solver installed with cvxpy: ``"CLARABEL"`` (default, interior point),
+        ``"OSQP"``, ``"SCS"`` or ``"HIGHS"``.
+    solver_options
+        Keyword arguments for the solver (e.g. ``{"max_iter": 500}``).
+    ngram_length, n_patterns
+        The patterns when ``kernel`` is None.
+
+    Attributes
+    ----------
+    kernel_ : CountBasedKernel
+        The learned kernel: the same patterns with weights w_k = √μ_k.
+    weights_ : ndarray of shape (n_patterns,)
+        μ, in the order of ``patterns_``.
+    patterns_ : list of tuple of str
+    alpha_ : ndarray of shape (n_samples,)
+        The optimal α of (63) — an SVM dual solution for ``kernel_`` with box C.
+    t_ : float
+        max_k |αᵀu′_k| at the optimum.
+    objective_ : float
+        The optimal value of (63), −2αᵀ1 + Λt² (= −f(μ, α) of (57)).
+    trace_ : float
+        Λ.
+    status_, solver_ : str
+        cvxpy's status and the solver used.
+    solve_time_ : float
+        Seconds spent building and solving the QP.
+    n_iter_ : int or None
+        Solver iterations.
+    result_ : KernelQPResult
+        Everything above plus the raw multipliers (``upper``, ``lower``).
+
+    References
+    ----------
+    A. Ghose, *Rational kernels: a survey*, §VI eq. (59), (63), (67).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X, y = ["abab", "abba", "baba", "bbaa"], np.array([1, 1, -1, -1])
+    >>> learner = KernelLearner(C=1.0).fit(X, y)
+    >>> learner.kernel_.gram(["ab", "ba"]).shape
+    (2, 2)
+    """
+
+    def __init__(
+        self,
+        kernel: CountBasedKernel | Mapping[str, Any] | str | None = None,
+        *,
+        C: float = 1.0,
+        trace: float | None = None,
+        solver: str = "CLARABEL",
+        solver_options: Mapping[str, Any] | None = None,
+        ngram_length: int = 2,
+        n_patterns: int = 1000,
+    ) -> None:
+        self.kernel = kernel
+        self.C = C
+        self.trace = trace
+        self.solver = solver
+        self.solver_options = solver_options
+        self.ngram_length = ngram_length
+        self.n_patterns = n_patterns
+
+    def fit(self, X: Any, y: Any) -> KernelLearner:
+        """Learn μ on training sequences X (strings or token tuples) with labels y ∈ {−1, +1}."""
+        owner = type(self).__name__
+        sequences = as_collection(X)
+        if not sequences:
+            raise TrainingDataError(
+                f"{owner}: X holds no sequences; kernel learning needs training data."
+            )
+        y = check_labels(y, len(sequences), owner)
+        if self.kernel is None:
+            base = count_based(
+                most_frequent_patterns(sequences, self.ngram_length, self.n_patterns)
+            )
+        else:
+            base = as_count_based(self.kernel, owner)
+        patterns = base.pattern_tuples()
+        counts = pattern_counts(patterns, sequences)
+        result = solve_kernel_qp(
+            counts,
+            y,
+            C=self.C,
+            trace=self.trace,
+            solver=self.solver,
+            solver_options=self.solver_options,
+            names=patterns,
+            owner=owner,
+        )
+        self._set_result(base, patterns, result)
+        return self
+
+    def _set_result(
+        self, base: CountBasedKernel, patterns: list[tuple[str, ...]], result: KernelQPResult
+    ) -> None:
+        options = {k: getattr(base, k) for k in _OPTIONS}
+        self.kernel_ = count_based(patterns, np.sqrt(result.mu), **options)
+        self.weights_ = result.mu
+        self.patterns_ = patterns
+        self.alpha_ = result.alpha
+        self.t_ = result.t
+        self.objective_ = result.objective
+        self.trace_ = result.trace
+        self.status_ = result.status
+        self.solver_ = result.solver
+        self.solve_time_ = result.solve_time
+        self.n_iter_ = result.n_iter
+        self.result_ = result
