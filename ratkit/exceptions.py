@@ -115,15 +115,3 @@ class ModelFormatError(DataFormatError):
 
 class UnsupportedKernelError(RatkitError, TypeError):
     """A learner was given a kernel of a family it cannot use (kernel learning needs a count-based kernel)."""
-
-
-class TrainingDataError(RatkitError, ValueError):
-    """Training data a learner cannot use: empty, a single class, or X and y of different lengths."""
-
-
-class NotPDSKernelError(RatkitError, ValueError):
-    """A learner that needs a positive definite symmetric kernel was given one known not to be PDS."""
-
-
-class ModelFormatError(DataFormatError):
-    """A saved model file is corrupted, truncated, or not a ratkit model at all."""
