@@ -1,3 +1,23 @@
-"""ratkit.learners."""
+"""ratkit.learners: SVMs trained by dual coordinate descent, on vectors and on rational kernels.
 
-__all__: list[str] = []
+:class:`LinearDCDSVC` is Algorithm 3 of the survey (the linear L1-loss SVM dual);
+:class:`RationalSVC` is Algorithm 4 (the same solver on a rational kernel T ∘ T⁻¹, with
+W′ = Σ α_i y_i Φ′_i kept as a trie, a minimal automaton or a naive ε-union). Both are
+scikit-learn classifiers and ``learner`` plugins (``linear-dcd``, ``rational-svc``).
+"""
+
+from ratkit.learners.dcd import DualResult, dual_objective, primal_objective, solve
+from ratkit.learners.linear_dcd import LinearDCDSVC
+from ratkit.learners.persistence import load_model, save_model
+from ratkit.learners.rational_svc import RationalSVC
+
+__all__ = [
+    "LinearDCDSVC",
+    "RationalSVC",
+    "save_model",
+    "load_model",
+    "DualResult",
+    "solve",
+    "primal_objective",
+    "dual_objective",
+]

@@ -1,0 +1,135 @@
+"""What the two DCD classifiers share: parameter checks, one-vs-rest labels, predict."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import NotFittedError as SklearnNotFittedError
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from ratkit.exceptions import NotFittedError, TrainingDataError
+
+__all__ = ["DualSVCBase", "check_positive", "check_max_iter", "EstimatorNotFittedError"]
+
+
+class EstimatorNotFittedError(NotFittedError, SklearnNotFittedError):
+    """ratkit's NotFittedError that is also scikit-learn's (so both ``except`` clauses work)."""
+
+
+def check_positive(value: Any, name: str, owner: str) -> float:
+    """A finite float > 0, or the scikit-learn-style ValueError naming the parameter."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, Real)
+        or not np.isfinite(value)
+        or value <= 0
+    ):
+        raise ValueError(
+            f"The {name!r} parameter of {owner} must be a float > 0. Got {value!r} instead."
+        )
+    return float(value)
+
+
+def check_max_iter(value: Any, owner: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
+        raise ValueError(
+            f"The 'max_iter' parameter of {owner} must be an int ≥ 1. Got {value!r} instead."
+        )
+    return int(value)
+
+
+class DualSVCBase(ClassifierMixin, BaseEstimator):
+    """Labels → one ±1 problem per class (one-vs-rest; one problem for two classes).
+
+    Subclasses implement ``_scores(X) -> (n, n_problems)`` and set ``classes_``.
+    """
+
+    def _check_solver_params(self) -> tuple[float, float, int]:
+        owner = type(self).__name__
+        C = check_positive(self.C, "C", owner)
+        tol = check_positive(self.tol, "tol", owner)
+        return C, tol, check_max_iter(self.max_iter, owner)
+
+    def _check_lengths(self, X: Any, y: Any) -> None:
+        """X and y must hold as many samples as each other (checked before any conversion)."""
+        try:
+            nx = X.shape[0] if hasattr(X, "shape") and len(X.shape) else len(X)
+            ny = len(y)
+        except TypeError:
+            return  # not sized: the conversions that follow report it
+        if nx != ny:
+            raise TrainingDataError(
+                f"{type(self).__name__}: X has {nx} samples but y has {ny} labels; give one label "
+                "per sample."
+            )
+
+    def _encode_targets(self, y: Any, n_samples: int) -> np.ndarray:
+        """Set ``classes_``; return Y of shape (n_problems, n) with entries ±1.
+
+        Two classes give one problem with +1 for ``classes_[1]``; k > 2 classes give k
+        one-vs-rest problems, row c having +1 for ``classes_[c]``.
+        """
+        owner = type(self).__name__
+        y = column_or_1d(y, warn=True)
+        if y.shape[0] != n_samples:
+            raise TrainingDataError(
+                f"{owner}: X has {n_samples} samples but y has {y.shape[0]} labels; give one "
+                "label per sample."
+            )
+        check_classification_targets(y)
+        classes, codes = np.unique(y, return_inverse=True)
+        if classes.shape[0] < 2:
+            only = (
+                repr(classes[0].item() if hasattr(classes[0], "item") else classes[0])
+                if classes.size
+                else "none"
+            )
+            raise TrainingDataError(
+                f"{owner} needs training samples of at least two classes; got one class only "
+                f"({only}). "
+                "Add samples of another class (a binary target can be any two labels, e.g. ±1 "
+                "or 'EI'/'other')."
+            )
+        self.classes_ = classes
+        if classes.shape[0] == 2:
+            return np.where(codes == 1, 1.0, -1.0)[None, :]
+        return np.where(codes[None, :] == np.arange(classes.shape[0])[:, None], 1.0, -1.0)
+
+    def _scores(self, X: Any) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _check_fitted(self) -> None:
+        try:
+            check_is_fitted(self, "classes_")
+        except Exception:
+            raise EstimatorNotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with training "
+                "data before using it."
+            ) from None
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """f(x) = ⟨W′, Φ′_x⟩ (+ b): shape (n,) for two classes (positive means ``classes_[1]``),
+        (n, n_classes) for one-vs-rest."""
+        self._check_fitted()
+        scores = self._scores(X)
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The class of largest decision value (the sign of f for two classes)."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def save(self, path: Any) -> None:
+        """Write the fitted model to ``path`` (a zip archive of JSON and arrays; no pickle).
+
+        See :func:`ratkit.learners.save_model`.
+        """
+        from ratkit.learners.persistence import save_model
+
+        save_model(self, path)

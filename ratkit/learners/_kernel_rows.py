@@ -1,0 +1,103 @@
+"""The fallback for kernels without a feature automaton: DCD on kernel rows, cached.
+
+When K is not of the form T ∘ T⁻¹ with enumerable features (e.g. exp(−t·edit
+distance)), W′ has no finite representation; the gradient is then read from a vector
+∇f = Qα − e kept up to date with one kernel row per step that changes α (as LIBSVM
+does). The whole kernel matrix is computed at once when it fits in ``cache_size``
+megabytes; otherwise rows are computed on demand and the most recently used are kept.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+
+import numpy as np
+
+from ratkit.learners._epochs import PG_ZERO, epoch_gram, newton_step, projected_gradient
+
+__all__ = ["KernelRows", "epoch_rows"]
+
+
+class KernelRows:
+    """Rows of the kernel matrix [K(x_i, x_j) + shift] of the training set.
+
+    Parameters
+    ----------
+    gram
+        ``gram(rows)`` returns the block K[rows, :] for a list of row indices.
+    full
+        ``full()`` returns the whole matrix K (used when it fits in the cache).
+    diag
+        ``diag()`` returns K(x_i, x_i) for every i.
+    n
+        The number of training sequences.
+    cache_size
+        Megabytes for the matrix (all of it when it fits) or the row cache.
+    shift
+        A constant added to every entry (s² when a bias is learned by augmentation).
+    """
+
+    def __init__(
+        self,
+        gram: Callable[[list[int]], np.ndarray],
+        full: Callable[[], np.ndarray],
+        diag: Callable[[], np.ndarray],
+        n: int,
+        cache_size: float,
+        shift: float = 0.0,
+    ) -> None:
+        self._gram = gram
+        self.shift = shift
+        self.n = n
+        budget_rows = int(cache_size * 2**20 // max(8 * n, 1))
+        self.full: np.ndarray | None = None
+        if budget_rows >= n:
+            self.full = np.ascontiguousarray(full(), dtype=np.float64) + shift
+            self.diag = np.diag(self.full).copy()
+        else:
+            self.diag = np.asarray(diag(), dtype=np.float64) + shift
+        self.capacity = max(budget_rows, 1)
+        self._cache: OrderedDict[int, np.ndarray] = OrderedDict()
+        self.rows_computed = 0
+
+    def row(self, i: int) -> np.ndarray:
+        if self.full is not None:
+            return self.full[i]
+        hit = self._cache.get(i)
+        if hit is not None:
+            self._cache.move_to_end(i)
+            return hit
+        r = np.asarray(self._gram([i]), dtype=np.float64)[0] + self.shift
+        self.rows_computed += 1
+        self._cache[i] = r
+        if len(self._cache) > self.capacity:
+            self._cache.popitem(last=False)
+        return r
+
+
+def epoch_rows(
+    perm: np.ndarray,
+    rows: KernelRows,
+    y: np.ndarray,
+    qinv: np.ndarray,
+    C: float,
+    alpha: np.ndarray,
+    grad: np.ndarray,
+) -> tuple[float, float]:
+    """One pass of DCD with ∇f kept up to date; a step on α_i reads row i of K."""
+    if rows.full is not None:
+        return epoch_gram(perm, rows.full, y, qinv, C, alpha, grad)
+    pgmax, pgmin = -np.inf, np.inf
+    for i in perm:
+        G = grad[i]
+        a = alpha[i]
+        PG = projected_gradient(G, a, C)
+        pgmax, pgmin = max(pgmax, PG), min(pgmin, PG)
+        if abs(PG) > PG_ZERO:
+            new = newton_step(G, a, qinv[i], C)
+            alpha[i] = new
+            d = (new - a) * y[i]
+            if d != 0.0:
+                grad += d * y * rows.row(int(i))
+    return pgmax, pgmin

@@ -1,0 +1,119 @@
+"""How RationalSVC sees a kernel: explicit features Φ′, feature automata, or kernel rows."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pynini
+import scipy.sparse as sp
+
+from ratkit.automata import kernels
+from ratkit.automata.kernels import FeatureMap, Kernel, RationalKernel, TooManyPaths
+
+__all__ = [
+    "unwrap",
+    "is_pds",
+    "explicit_features",
+    "transform_features",
+    "feature_automata",
+    "gram_function",
+]
+
+
+def unwrap(kernel: Any) -> tuple[Any, bool]:
+    """(K₀, cosine): a cosine-normalised kernel K₀(x, y)/√(K₀(x, x)K₀(y, y)) gives (K₀, True)."""
+    cosine_cls = getattr(kernels, "CosineKernel", None)
+    if cosine_cls is not None and isinstance(kernel, cosine_cls):
+        return kernel.kernel, True
+    return kernel, False
+
+
+def is_pds(kernel: Any) -> bool | None:
+    """The kernel's PDS flag (True, False, or None when unknown)."""
+    return getattr(kernel, "is_pds", getattr(kernel, "pds", None))
+
+
+def _row_normalise(F: sp.csr_matrix, sq_norms: np.ndarray) -> sp.csr_matrix:
+    norms = np.sqrt(np.maximum(np.asarray(sq_norms, dtype=np.float64), 0.0))
+    inv = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+    return sp.csr_matrix(sp.diags(inv) @ F)
+
+
+def explicit_features(
+    kernel: Any, X: list, n_jobs: int | None, show_progress: bool
+) -> tuple[FeatureMap, sp.csr_matrix] | None:
+    """(vocabulary, Φ′) with ⟨Φ′_i, Φ′_j⟩ = K(x_i, x_j); None when K has no finite feature map."""
+    base, cosine = unwrap(kernel)
+    if not isinstance(base, RationalKernel):
+        return None
+    try:
+        fmap, F = base.fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
+    except TooManyPaths:
+        return None
+    F = sp.csr_matrix(F, dtype=np.float64)
+    if cosine:  # the vocabulary is X's own: the row norms are the full ‖Φ_x‖
+        F = _row_normalise(F, np.asarray(F.multiply(F).sum(axis=1)).ravel())
+    F.sort_indices()
+    return fmap, F
+
+
+def transform_features(kernel: Any, fmap: FeatureMap, X: list, n_jobs: int | None) -> sp.csr_matrix:
+    """Φ′ of new sequences on the fitted vocabulary (unseen patterns have W′ weight 0)."""
+    base, cosine = unwrap(kernel)
+    F = sp.csr_matrix(base.transform_features(fmap, X, n_jobs=n_jobs), dtype=np.float64)
+    if cosine:  # normalise by the full norm, unseen patterns included
+        F = _row_normalise(F, base.diag(X))
+    return F
+
+
+def feature_automata(kernel: Any, X: list) -> tuple[list[pynini.Fst], bool] | None:
+    """(Φ′_i = Π2(X_i ∘ T) as olabel-sorted log64 acceptors, cosine), or None without a factor T."""
+    base, cosine = unwrap(kernel)
+    if not isinstance(base, RationalKernel):
+        return None
+    alphabet = base.alphabet_for(X)
+    t = base.factor(alphabet)
+    if t is None or t.semiring.name != "probability":
+        return None
+    phis = [
+        pynini.arcsort(base.feature_automaton(x, alphabet)._fst.copy(), sort_type="olabel")
+        for x in X
+    ]
+    return phis, cosine
+
+
+def gram_function(
+    kernel: Any, X: Any, n_jobs: int | None, show_progress: bool
+) -> tuple[Callable[[list[int]], np.ndarray], Callable[[], np.ndarray], Callable[[], np.ndarray]]:
+    """(rows(idx) → K[idx, :], full() → K, diag() → [K(x_i, x_i)]) for the training inputs."""
+    if isinstance(kernel, str):  # "linear": X is a numeric matrix
+
+        def rows(idx: list[int]) -> np.ndarray:
+            return np.asarray((X[idx] @ X.T).todense() if sp.issparse(X) else X[idx] @ X.T)
+
+        def diag() -> np.ndarray:
+            return (
+                np.asarray(X.multiply(X).sum(axis=1)).ravel()
+                if sp.issparse(X)
+                else np.einsum("ij,ij->i", X, X)
+            )
+
+        return rows, lambda: rows(list(range(X.shape[0]))), diag
+    if isinstance(kernel, Kernel):
+        opts = (
+            {"n_jobs": n_jobs, "show_progress": show_progress}
+            if isinstance(kernel, RationalKernel)
+            else {}
+        )
+        return (
+            lambda idx: kernel.gram([X[i] for i in idx], X),
+            lambda: kernel.gram(X, **opts),
+            lambda: kernel.diag(X),
+        )
+    return (
+        lambda idx: np.asarray(kernel([X[i] for i in idx], X), dtype=np.float64),
+        lambda: np.asarray(kernel(X, X), dtype=np.float64),
+        lambda: np.array([float(np.asarray(kernel([x], [x])).ravel()[0]) for x in X]),
+    )

@@ -1,0 +1,177 @@
+"""LinearDCDSVC: the L1-loss linear SVM dual solved by dual coordinate descent (Algorithm 3).
+
+References
+----------
+A. Ghose, *Rational kernels: a survey*, §V-A eq. (35)–(44), Algorithm 3.
+C.-J. Hsieh et al., "A dual coordinate descent method for large-scale linear SVM", ICML 2008.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import validate_data
+
+from ratkit.learners._base import DualSVCBase, check_positive
+from ratkit.learners._epochs import epoch_indexed
+from ratkit.learners.dcd import solve
+from ratkit.plugins import register
+
+__all__ = ["LinearDCDSVC", "csr_arrays", "inverse_diagonal"]
+
+log = logging.getLogger(__name__)
+
+
+def csr_arrays(X: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(indptr, indices, data) as int64, int64, float64 arrays — the layout the epochs take."""
+    X = sp.csr_matrix(X)
+    X.sum_duplicates()
+    return (
+        np.ascontiguousarray(X.indptr, dtype=np.int64),
+        np.ascontiguousarray(X.indices, dtype=np.int64),
+        np.ascontiguousarray(X.data, dtype=np.float64),
+    )
+
+
+def inverse_diagonal(q: np.ndarray) -> np.ndarray:
+    """1 / Q_ii, with +∞ where Q_ii ≤ 0 (the boundary case of §V-A: the step goes to a bound)."""
+    q = np.asarray(q, dtype=np.float64)
+    out = np.full(q.shape, np.inf)
+    np.divide(1.0, q, out=out, where=q > 0)
+    return out
+
+
+@register("learner", "linear-dcd")
+class LinearDCDSVC(DualSVCBase):
+    """Linear SVM min_w ½‖w‖² + C Σ max(0, 1 − y_i wᵀx_i) by dual coordinate descent.
+
+    Solves the dual min_α ½αᵀQα − eᵀα, 0 ≤ α_i ≤ C, Q_ij = y_i y_j x_iᵀx_j (eq. (36)) one
+    coordinate at a time (Algorithm 3): the gradient y_i wᵀx_i − 1 (eq. (43)) is read
+    from w = Σ α_i y_i x_i, which each step updates in O(nnz(x_i)) (eq. (44)). Each
+    outer iteration visits the coordinates in a fresh random permutation; the run stops
+    when the projected gradients of a pass span at most ``tol``.
+
+    Parameters
+    ----------
+    C
+        Penalty of the hinge losses, > 0.
+    fit_intercept
+        Learn a bias b by feature augmentation: x ← [x, s], w ← [w, b/s] with s =
+        ``intercept_scaling`` (the bias is regularised, as in LIBLINEAR).
+    intercept_scaling
+        The constant s appended to every sample, > 0.
+    tol
+        Stopping tolerance on max ∇^P f − min ∇^P f over one pass, > 0.
+    max_iter
+        Largest number of passes; stopping there warns (ConvergenceWarning).
+    random_state
+        Seed or RandomState of the coordinate permutations.
+    show_progress
+        Show a progress bar over passes.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    alpha_ : ndarray of shape (n_problems, n_samples)
+        Dual variables in training order, 0 ≤ α ≤ C; one row per binary problem (one
+        for two classes, one per class for one-vs-rest).
+    coef_ : ndarray of shape (n_problems, n_features)
+        w = Σ_i α_i y_i x_i of each problem.
+    intercept_ : ndarray of shape (n_problems,)
+    n_iter_ : int
+        The largest number of passes over the problems.
+    converged_ : bool
+        Whether every problem met the stopping rule.
+    n_features_in_ : int
+
+    Notes
+    -----
+    A sample whose feature vector is zero (with ``fit_intercept=False``) has Q_ii = 0:
+    its gradient is always −1 and its α goes straight to C (§V-A). The compiled loop
+    needs numba; without it the same code runs in Python, about 100× slower.
+
+    References
+    ----------
+    A. Ghose, *Rational kernels: a survey*, §V-A eq. (36)–(44), Algorithm 3.
+    C.-J. Hsieh et al., ICML 2008.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ratkit.learners import LinearDCDSVC
+    >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, 2.0], [2.0, 0.0]])
+    >>> LinearDCDSVC(random_state=0).fit(X, [0, 1, 0, 1]).predict([[0.0, 3.0], [3.0, 0.1]])
+    array([0, 1])
+    """
+
+    def __init__(
+        self,
+        C: float = 1.0,
+        *,
+        fit_intercept: bool = True,
+        intercept_scaling: float = 1.0,
+        tol: float = 1e-3,
+        max_iter: int = 1000,
+        random_state: Any = None,
+        show_progress: bool = False,
+    ) -> None:
+        self.C = C
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.show_progress = show_progress
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def fit(self, X: Any, y: Any) -> LinearDCDSVC:
+        """Solve one dual per binary problem; X dense or sparse of shape (n_samples, n_features)."""
+        C, tol, max_iter = self._check_solver_params()
+        scale = check_positive(self.intercept_scaling, "intercept_scaling", "LinearDCDSVC")
+        self._check_lengths(X, y)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        n, p = X.shape
+        Y = self._encode_targets(y, n)
+        Xs = sp.csr_matrix(X)
+        if self.fit_intercept:
+            Xs = sp.hstack([Xs, np.full((n, 1), scale)], format="csr")
+        indptr, indices, data = csr_arrays(Xs)
+        qinv = inverse_diagonal(np.asarray(Xs.multiply(Xs).sum(axis=1)).ravel())
+        rng = check_random_state(self.random_state)
+        alphas, W, iters, conv = [], [], [], []
+        for c, yb in enumerate(Y):
+            alpha = np.zeros(n)
+            w = np.zeros(Xs.shape[1])
+            res = solve(
+                lambda perm: epoch_indexed(perm, indptr, indices, data, yb, qinv, C, alpha, w),
+                n,
+                tol=tol,
+                max_iter=max_iter,
+                rng=rng,
+                show_progress=self.show_progress,
+                desc=f"DCD problem {c + 1}/{Y.shape[0]}",
+                owner="LinearDCDSVC",
+            )
+            alphas.append(alpha)
+            W.append(w)
+            iters.append(res.n_iter)
+            conv.append(res.converged)
+        W = np.vstack(W)
+        self.alpha_ = np.vstack(alphas)
+        self.coef_ = W[:, :p].copy()
+        self.intercept_ = W[:, p] * scale if self.fit_intercept else np.zeros(W.shape[0])
+        self.n_iter_ = int(max(iters))
+        self.converged_ = bool(all(conv))
+        return self
+
+    def _scores(self, X: Any) -> np.ndarray:
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        return np.asarray(X @ self.coef_.T) + self.intercept_

@@ -1,0 +1,139 @@
+"""W′ as the naive ε-union of the feature automata Φ′_j, one weight per component.
+
+The ``"naive"`` representation of Table II: W′_n has an initial state with one ε-arc
+per training sequence j, of weight α_j (times a normalisation c_j), into a copy of
+Φ′_j. An update (eq. (53)) rewrites the weight of one ε-arc, O(1); a gradient (eq. (54))
+intersects Φ′_i with the whole union with OpenFst, O(|Φ′_i| Σ_j |Φ′_j|).
+
+OpenFst's probability (log64) weights cannot be negative, so W′ is split by class:
+W′₊ holds the components of the sequences with y_j = +1 and W′₋ those with y_j = −1,
+both with weights α_j c_j ≥ 0, and D(Φ′_i ⋄ W′) = D(Φ′_i ⋄ W′₊) − D(Φ′_i ⋄ W′₋) is
+subtracted in float64 (the cancellation happens in Python, exactly as the survey's sum).
+
+References
+----------
+A. Ghose, *Rational kernels: a survey*, §V-B eq. (48)–(54), Table II (naive row).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pynini
+
+from ratkit.automata._fstbytes import FstArrays, arrays_to_fst, fst_to_arrays
+from ratkit.automata.alphabet import Alphabet
+from ratkit.automata.distance import total_native
+from ratkit.automata.semirings import PROBABILITY
+from ratkit.automata.transducer import Transducer
+from ratkit.learners._jit import njit
+
+__all__ = ["NaiveUnion", "dot_native"]
+
+_EMPTY = Alphabet(())
+
+
+@njit
+def _topsorted_total(start, final, src, weight, dst):
+    """Σ over accepting paths of Π exp(−w) for an automaton whose states are topologically
+    sorted and whose arcs are ordered by source state (forward sums, float64)."""
+    d = np.zeros(final.shape[0])
+    d[start] = 1.0
+    total = 0.0
+    for k in range(src.shape[0]):
+        if d[src[k]] != 0.0:
+            d[dst[k]] += d[src[k]] * np.exp(-weight[k])
+    for q in range(final.shape[0]):
+        if d[q] != 0.0:
+            total += d[q] * np.exp(-final[q])
+    return total
+
+
+def dot_native(a: pynini.Fst, b: pynini.Fst) -> float:
+    """D(a ⋄ b) = Σ_z a(z) b(z) for two log64 acceptors (full float64 precision)."""
+    f = pynini.intersect(a, b)
+    if f.start() < 0:
+        return 0.0
+    if f.topsort().properties(pynini.ACYCLIC, True) != pynini.ACYCLIC:  # cyclic: sum to convergence
+        return float(np.exp(-total_native(Transducer(f, PROBABILITY, _EMPTY, check=False))))
+    t = fst_to_arrays(f)
+    return float(_topsorted_total(t.start, t.final, t.src, t.weight, t.dst))
+
+
+class NaiveUnion:
+    """W′₊ and W′₋: ε-unions of the feature automata of each class, weights settable.
+
+    Parameters
+    ----------
+    phis
+        Φ′_j as ε-free log64 acceptors (probability semiring), one per training sequence.
+    signs
+        y_j ∈ {−1, +1}: which of W′₊, W′₋ holds component j.
+    """
+
+    def __init__(self, phis: Sequence[pynini.Fst], signs: np.ndarray) -> None:
+        self.parts: list[pynini.Fst] = []
+        self._where: list[tuple[int, int]] = [(-1, -1)] * len(phis)  # j → (part, ε-arc position)
+        for part, sign in enumerate((1.0, -1.0)):
+            members = [j for j in range(len(phis)) if signs[j] == sign]
+            fst, starts = _union([phis[j] for j in members])
+            # arcsort may reorder the ε-arcs of state 0: find each component's arc again
+            by_target = {arc.nextstate: pos for pos, arc in enumerate(fst.arcs(0))}
+            for j, start in zip(members, starts):
+                self._where[j] = (part, by_target[int(start)])
+            self.parts.append(fst)
+
+    @property
+    def n_states(self) -> int:
+        return sum(p.num_states() for p in self.parts)
+
+    def set_weight(self, j: int, value: float) -> None:
+        """The weight of component j's ε-arc (≥ 0; 0 removes it from the sum)."""
+        part, pos = self._where[j]
+        native = repr(float(-np.log(value))) if value > 0 else "Infinity"
+        it = self.parts[part].mutable_arcs(0)
+        it.seek(pos)
+        arc = it.value()
+        it.set_value(pynini.Arc(0, 0, pynini.Weight("log64", native), arc.nextstate))
+
+    def dot(self, phi: pynini.Fst) -> float:
+        """D(Φ ⋄ W′₊) − D(Φ ⋄ W′₋)."""
+        return dot_native(phi, self.parts[0]) - dot_native(phi, self.parts[1])
+
+
+def _nonempty(a: FstArrays) -> FstArrays:
+    """An automaton without states (no path) as one non-final state, so it has a start."""
+    if a.n_states and a.start >= 0:
+        return a
+    z = np.zeros(0, dtype=np.int64)
+    return FstArrays("log64", 0, np.array([np.inf]), z, z, z, np.zeros(0), z)
+
+
+def _union(phis: Sequence[pynini.Fst]) -> tuple[pynini.Fst, np.ndarray]:
+    """A fresh start state with one ε-arc of weight 0̄ (+∞) to each automaton's start."""
+    arrays = [_nonempty(fst_to_arrays(f)) for f in phis]
+    sizes = np.array([a.n_states for a in arrays], dtype=np.int64)
+    offsets = 1 + np.concatenate(([0], np.cumsum(sizes)[:-1])) if arrays else np.zeros(0, np.int64)
+    starts = np.array([off + a.start for a, off in zip(arrays, offsets)], dtype=np.int64)
+    cat = lambda xs: np.concatenate(xs) if xs else np.zeros(0)  # noqa: E731
+    m = starts.shape[0]
+    union = FstArrays(
+        arc_type="log64",
+        start=0,
+        final=np.concatenate([[np.inf], cat([a.final for a in arrays])]),
+        src=np.concatenate(
+            [np.zeros(m, np.int64), cat([a.src + off for a, off in zip(arrays, offsets)])]
+        ).astype(np.int64),
+        ilabel=np.concatenate([np.zeros(m, np.int64), cat([a.ilabel for a in arrays])]).astype(
+            np.int64
+        ),
+        olabel=np.concatenate([np.zeros(m, np.int64), cat([a.olabel for a in arrays])]).astype(
+            np.int64
+        ),
+        weight=np.concatenate([np.full(m, np.inf), cat([a.weight for a in arrays])]),
+        dst=np.concatenate([starts, cat([a.dst + off for a, off in zip(arrays, offsets)])]).astype(
+            np.int64
+        ),
+    )
+    return pynini.arcsort(arrays_to_fst(union), sort_type="ilabel"), starts

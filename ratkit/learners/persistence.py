@@ -1,0 +1,274 @@
+"""Saving and loading fitted learners without pickle: a zip of JSON and ``.npy`` arrays.
+
+A model file is a zip archive holding
+
+``manifest.json``
+    ``{"format": "ratkit-model", "version": 1, "estimator": ..., "params": ...,
+    "kernel": <kernel spec>, "attributes": {...}, "sequences": [...],
+    "arrays": {name: sha256}}`` — the estimator's class (one of ratkit's learners), its
+    parameters, the kernel as a spec (:func:`ratkit.automata.kernels.to_spec`), scalar
+    fitted attributes, the support sequences of a kernel-expansion model, and the
+    SHA-256 of every array file;
+``arrays/<name>.npy``
+    one numpy array per fitted array attribute, read back with ``allow_pickle=False``.
+
+Loading refuses, with :class:`~ratkit.exceptions.ModelFormatError` naming the file,
+anything that is not such an archive, a manifest of another format or version, an
+unknown estimator, and arrays whose checksum does not match (a corrupted file).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import zipfile
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ratkit.automata.kernels import FeatureMap, Kernel
+from ratkit.exceptions import ModelFormatError
+from ratkit.learners._base import DualSVCBase
+
+__all__ = ["save_model", "load_model", "read_metadata", "FORMAT", "VERSION"]
+
+FORMAT = "ratkit-model"
+VERSION = 1
+_ARRAYS = (
+    "alpha_",
+    "coef_",
+    "intercept_",
+    "classes_",
+    "support_",
+    "dual_coef_",
+    "support_vectors_",
+)
+_SCALARS = ("n_iter_", "converged_", "representation_", "shift_", "n_features_in_")
+
+
+def _classes() -> dict[str, type]:
+    from ratkit.learners.linear_dcd import LinearDCDSVC
+    from ratkit.learners.rational_svc import RationalSVC
+
+    return {"LinearDCDSVC": LinearDCDSVC, "RationalSVC": RationalSVC}
+
+
+def _kernel_spec(kernel: Any) -> Any:
+    if kernel is None or (isinstance(kernel, str) and kernel == "linear"):
+        return kernel
+    if isinstance(kernel, Kernel):
+        return kernel.to_spec()
+    if isinstance(kernel, (dict, str)):
+        return kernel if isinstance(kernel, dict) else {"$spec": kernel}
+    raise ModelFormatError(
+        f"Cannot save a model whose kernel is {type(kernel).__name__}: only ratkit kernels (with "
+        "a spec), "
+        "kernel specs and 'linear' can be written. Build the kernel from a spec to save the model."
+    )
+
+
+def _sequence_to_json(x: Any) -> Any:
+    if isinstance(x, str):
+        return x
+    if isinstance(x, (tuple, list)) and all(isinstance(t, str) for t in x):
+        return {"tokens": list(x)}
+    raise ModelFormatError(
+        f"Cannot save a support sequence of type {type(x).__name__}: only strings and token "
+        "sequences can be written (weighted-automaton inputs cannot yet)."
+    )
+
+
+def _sequence_from_json(x: Any) -> Any:
+    return tuple(x["tokens"]) if isinstance(x, dict) else x
+
+
+def save_model(
+    model: DualSVCBase, path: str | os.PathLike, metadata: dict[str, Any] | None = None
+) -> None:
+    """Write a fitted LinearDCDSVC or RationalSVC to ``path`` (see the module docstring).
+
+    ``metadata`` is any JSON-serialisable mapping stored alongside (e.g. how the inputs
+    were prepared); :func:`read_metadata` returns it.
+    """
+    model._check_fitted()
+    name = type(model).__name__
+    if name not in _classes():
+        raise ModelFormatError(f"save_model writes ratkit learners only; got {name}.")
+    params = model.get_params(deep=False)
+    kernel = params.pop("kernel", None)
+    if not isinstance(params.get("random_state"), (int, type(None))):
+        params["random_state"] = (
+            None  # a RandomState object cannot be written; the fit is saved anyway
+        )
+    manifest: dict[str, Any] = {
+        "format": FORMAT,
+        "version": VERSION,
+        "estimator": name,
+        "params": params,
+        "metadata": dict(metadata or {}),
+    }
+    if name == "RationalSVC":
+        manifest["kernel"] = _kernel_spec(kernel)
+    manifest["attributes"] = {k: _plain(getattr(model, k)) for k in _SCALARS if hasattr(model, k)}
+    arrays: dict[str, np.ndarray] = {}
+    for key in _ARRAYS:
+        value = getattr(model, key, None)
+        if value is None:
+            continue
+        if key == "support_vectors_" and not (isinstance(value, np.ndarray) or sp.issparse(value)):
+            manifest["sequences"] = [_sequence_to_json(x) for x in value]
+            continue
+        value = value.toarray() if sp.issparse(value) else np.asarray(value)
+        if value.dtype == object:
+            manifest.setdefault("object_arrays", {})[key] = [_plain(v) for v in value.tolist()]
+            continue
+        arrays[key] = value
+    fmap = getattr(model, "feature_map_", None)
+    if fmap is not None:
+        manifest["feature_map_symbols"] = list(fmap.symbols)
+        arrays["feature_map_codes"] = np.asarray(fmap.codes)
+    blobs = {}
+    for key, value in arrays.items():
+        buf = io.BytesIO()
+        np.save(buf, value, allow_pickle=False)
+        blobs[f"arrays/{key}.npy"] = buf.getvalue()
+    manifest["arrays"] = {
+        member: hashlib.sha256(data).hexdigest() for member, data in blobs.items()
+    }
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("manifest.json", json.dumps(manifest, indent=1, sort_keys=True))
+        for member, data in blobs.items():
+            zf.writestr(member, data)
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+def read_metadata(path: str | os.PathLike) -> dict[str, Any]:
+    """The ``metadata`` mapping a model file was saved with (checked like :func:`load_model`)."""
+    return dict(_open(Path(path))[0].get("metadata") or {})
+
+
+def load_model(path: str | os.PathLike) -> DualSVCBase:
+    """Read a model written by :func:`save_model`; refuses foreign or corrupted files."""
+    path = Path(path)
+    manifest, blobs = _open(path)
+    arrays = {
+        m[len("arrays/") : -len(".npy")]: np.load(io.BytesIO(b), allow_pickle=False)
+        for m, b in blobs.items()
+    }
+    return _rebuild(manifest, arrays, path)
+
+
+def _open(path: Path) -> tuple[dict[str, Any], dict[str, bytes]]:
+    if not path.is_file():
+        raise ModelFormatError(
+            f"Model file {str(path)!r} not found (expected a file written by 'save')."
+        )
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = set(zf.namelist())
+            if "manifest.json" not in names:
+                raise ModelFormatError(
+                    f"{path} is a zip archive but not a ratkit model: it has no manifest.json."
+                )
+            manifest = _read_manifest(zf.read("manifest.json"), path)
+            blobs = {}
+            for member, digest in manifest["arrays"].items():
+                if member not in names:
+                    raise ModelFormatError(f"{path}: the model is incomplete: {member} is missing.")
+                data = zf.read(member)
+                if hashlib.sha256(data).hexdigest() != digest:
+                    raise ModelFormatError(
+                        f"{path}: {member} does not match its checksum: the model file is "
+                        "corrupted. "
+                        "Save the model again."
+                    )
+                blobs[member] = data
+    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+        raise ModelFormatError(
+            f"{path} is not a ratkit model (not a readable zip archive: {exc}); expected a file "
+            "written by RationalSVC.save / LinearDCDSVC.save or 'ratkit train -o'."
+        ) from None
+    return manifest, blobs
+
+
+def _read_manifest(raw: bytes, path: Path) -> dict[str, Any]:
+    try:
+        manifest = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelFormatError(
+            f"{path}: manifest.json is not valid JSON ({exc}): the file is corrupted."
+        ) from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        got = manifest.get("format") if isinstance(manifest, dict) else type(manifest).__name__
+        raise ModelFormatError(
+            f"{path} is not a ratkit model: its manifest format is {got!r}, expected {FORMAT!r}."
+        )
+    if manifest.get("version") != VERSION:
+        raise ModelFormatError(
+            f"{path} is a ratkit model of format version {manifest.get('version')!r}; this ratkit "
+            f"reads version {VERSION}. Retrain or save it with this version."
+        )
+    if manifest.get("estimator") not in _classes():
+        raise ModelFormatError(
+            f"{path}: unknown estimator {manifest.get('estimator')!r}; expected one of "
+            f"{', '.join(_classes())}."
+        )
+    if not isinstance(manifest.get("arrays"), dict) or not isinstance(manifest.get("params"), dict):
+        raise ModelFormatError(
+            f"{path}: manifest.json lacks its 'arrays' or 'params' table: the file is corrupted."
+        )
+    return manifest
+
+
+def _rebuild(manifest: dict[str, Any], arrays: dict[str, np.ndarray], path: Path) -> DualSVCBase:
+    cls = _classes()[manifest["estimator"]]
+    params = dict(manifest["params"])
+    try:
+        if manifest["estimator"] == "RationalSVC":
+            params["kernel"] = _kernel_from_json(manifest.get("kernel"))
+        model = cls(**params)
+    except (TypeError, ValueError) as exc:
+        raise ModelFormatError(
+            f"{path}: the saved parameters do not fit {cls.__name__}: {exc}"
+        ) from None
+    for key, value in manifest.get("attributes", {}).items():
+        if key in _SCALARS:
+            setattr(model, key, value)
+    for key, values in manifest.get("object_arrays", {}).items():
+        setattr(model, key, np.array(values, dtype=object))
+    for key, value in arrays.items():
+        if key in _ARRAYS:
+            setattr(model, key, value)
+    if "sequences" in manifest:
+        model.support_vectors_ = [_sequence_from_json(x) for x in manifest["sequences"]]
+    if manifest["estimator"] == "RationalSVC":
+        model.kernel_ = model._resolve_kernel()
+        model.feature_map_ = None
+        if "feature_map_codes" in arrays:
+            model.feature_map_ = FeatureMap(
+                tuple(manifest["feature_map_symbols"]), arrays["feature_map_codes"]
+            )
+        for key in ("coef_", "support_", "dual_coef_", "support_vectors_"):
+            if not hasattr(model, key):
+                setattr(model, key, None)
+    if not hasattr(model, "classes_") or not hasattr(model, "alpha_"):
+        raise ModelFormatError(
+            f"{path}: the model lacks classes_ or alpha_: the file is incomplete."
+        )
+    return model
+
+
+def _kernel_from_json(spec: Any) -> Any:
+    if isinstance(spec, dict) and set(spec) == {"$spec"}:
+        return spec["$spec"]
+    return spec

@@ -1,0 +1,522 @@
+"""RationalSVC: SVMs on rational kernels by dual coordinate descent (Algorithm 4).
+
+References
+----------
+A. Ghose, *Rational kernels: a survey*, §V-B eq. (45)–(54), Algorithm 4, Tables II–III.
+C. Allauzen, C. Cortes, M. Mohri, "Large-scale training of SVMs with automata kernels",
+CIAA 2010.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any, Literal
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import validate_data
+
+from ratkit.automata.kernels import FeatureMap, Kernel
+from ratkit.automata.kernels.base import as_collection
+from ratkit.exceptions import NotPDSKernelError, TrainingDataError
+from ratkit.learners import _kernel_view as view
+from ratkit.learners._base import DualSVCBase, check_positive
+from ratkit.learners._epochs import (
+    PG_ZERO,
+    epoch_automaton,
+    epoch_indexed,
+    newton_step,
+    projected_gradient,
+)
+from ratkit.learners._kernel_rows import KernelRows, epoch_rows
+from ratkit.learners._patterns import code_labels, sorted_lcp
+from ratkit.learners.automaton import PatternAutomaton, minimal_weighted_size
+from ratkit.learners.dcd import DualResult, solve
+from ratkit.learners.linear_dcd import csr_arrays, inverse_diagonal
+from ratkit.learners.naive import NaiveUnion, dot_native
+from ratkit.learners.trie import PatternTrie
+from ratkit.plugins import register
+
+__all__ = ["RationalSVC", "Representation"]
+
+log = logging.getLogger(__name__)
+
+Representation = Literal["trie", "automaton", "naive"]
+_REPRESENTATIONS = ("trie", "automaton", "naive")
+
+
+@register("learner", "rational-svc")
+class RationalSVC(DualSVCBase):
+    """SVM with a rational kernel K = T ∘ T⁻¹: the dual (36) by coordinate descent on W′.
+
+    Algorithm 4: with Φ′_i = Π2(X_i ∘ T) computed once per training sequence and
+    W′ = Σ_i α_i y_i Φ′_i kept up to date (eq. (53)), the gradient of coordinate i is
+    y_i D(Φ′_i ⋄ W′) − 1 (eq. (54)); the step and the stopping rule are those of
+    Algorithm 3 (see :class:`~ratkit.learners.LinearDCDSVC`).
+
+    Parameters
+    ----------
+    kernel
+        A ratkit kernel (e.g. ``kernels.ngram(5)`` or ``kernels.cosine(kernels.ngram(5))``),
+        a kernel spec (dict, JSON string or .toml/.json path, see
+        :func:`ratkit.automata.kernels.from_spec`), ``"linear"`` (X is a numeric matrix
+        whose rows are the feature vectors Φ′_i themselves), or a callable
+        ``K(X, Y) -> ndarray``. None means ``kernels.ngram(3)``.
+    C
+        Penalty of the hinge losses, > 0.
+    representation
+        How W′ is held (Table II): ``"trie"`` — a weighted trie over the patterns,
+        looked up once (indexed features), O(n(Φ′_i)) per gradient and update;
+        ``"automaton"`` — the minimal deterministic automaton of the patterns with
+        numbered paths, each gradient an intersection Φ′_i ⋄ W′
+        (:mod:`ratkit.learners.automaton`); ``"naive"`` — the ε-union of the feature
+        automata with one weight each, gradients by OpenFst intersection
+        (:mod:`ratkit.learners.naive`). Kernels without a finite feature map (for
+        ``"trie"``/``"automaton"``) or without a factor T (for ``"naive"``) fall back to
+        kernel rows with a cache; ``representation_`` says what was used.
+    fit_intercept
+        Learn a bias by augmentation: K ← K + s², i.e. the empty pattern ε with feature
+        value s in every Φ′_i (the root of the trie, the final weight of the automaton's
+        start state). Algorithm 4 has no bias, hence the default False.
+    intercept_scaling
+        s, > 0.
+    tol, max_iter, random_state
+        Stopping tolerance on max ∇^P − min ∇^P over a pass, the largest number of
+        passes, and the seed of the coordinate permutations (as in LinearDCDSVC).
+    cache_size
+        Megabytes for kernel rows in the fallback (the whole matrix when it fits).
+    n_jobs
+        Processes for feature extraction and kernel matrices (joblib convention).
+    show_progress
+        Progress bars for feature extraction and passes.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    alpha_ : ndarray of shape (n_problems, n_samples)
+        Dual variables in training order, 0 ≤ α ≤ C; one row per binary problem (one
+        for two classes, one per class for one-vs-rest).
+    n_iter_ : int
+        The largest number of passes over the problems.
+    converged_ : bool
+    representation_ : str
+        ``"trie"``, ``"automaton"``, ``"naive"`` or ``"rows"`` (the fallback).
+    kernel_ : the resolved kernel.
+    feature_map_ : FeatureMap or None
+        The vocabulary of patterns (trie and automaton representations).
+    coef_ : ndarray of shape (n_problems, n_features) or None
+        W′ on the vocabulary (trie and automaton representations).
+    support_ : ndarray of int, support_vectors_ : list, dual_coef_ : ndarray
+        Training sequences with α > 0 in some problem and their α_i y_i (naive and
+        rows: the model is the kernel expansion Σ α_i y_i K(x_i, ·)).
+    intercept_ : ndarray of shape (n_problems,)
+    wprime_size_ : dict
+        States and transitions of the structure W′ was trained on.
+    fit_time_ : dict
+        Seconds spent on features (or automata, or kernel rows) and on the solver.
+
+    Notes
+    -----
+    Signed weights (y_i = −1) cannot be OpenFst probability weights. ``"trie"`` and
+    ``"automaton"`` keep them in float64 arrays outside OpenFst; ``"naive"`` splits W′
+    into W′₊ and W′₋ (the components of each class, weights α_j ≥ 0) and subtracts the
+    two totals in float64.
+
+    At predict time, patterns that never occurred in training (for instance any pattern
+    holding a symbol unseen in training) have weight 0 in W′, which is exact: they add
+    nothing to ⟨Φ′_x, W′⟩. They do count in the norm of a cosine-normalised kernel.
+    Kernels with a declared alphabet refuse unknown symbols (UnknownSymbolError).
+
+    A kernel flagged non-PDS (``is_pds is False``) is refused: the dual is then not convex.
+    A kernel whose PDS-ness is unknown (``is_pds is None``, e.g. ``exp_kernel``) is
+    accepted; if it is not PDS the solver stops at a stationary point.
+
+    References
+    ----------
+    A. Ghose, *Rational kernels: a survey*, §V-B eq. (45)–(54), Algorithm 4, Table II.
+    C. Allauzen, C. Cortes, M. Mohri, CIAA 2010.
+
+    Examples
+    --------
+    >>> from ratkit.automata import kernels
+    >>> from ratkit.learners import RationalSVC
+    >>> X = ["abab", "abba", "baba", "bbbb", "aaaa", "abaa"]
+    >>> y = [1, 1, 1, 0, 0, 0]
+    >>> m = RationalSVC(kernels.ngram(2), C=10.0, random_state=0).fit(X, y)
+    >>> m.predict(["abab", "bbbb"]).tolist()
+    [1, 0]
+    """
+
+    def __init__(
+        self,
+        kernel: Any = None,
+        C: float = 1.0,
+        *,
+        representation: Representation = "trie",
+        fit_intercept: bool = False,
+        intercept_scaling: float = 1.0,
+        tol: float = 1e-3,
+        max_iter: int = 1000,
+        random_state: Any = None,
+        cache_size: float = 200.0,
+        n_jobs: int | None = None,
+        show_progress: bool = False,
+    ) -> None:
+        self.kernel = kernel
+        self.C = C
+        self.representation = representation
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.cache_size = cache_size
+        self.n_jobs = n_jobs
+        self.show_progress = show_progress
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self.kernel == "linear"
+        tags.input_tags.string = self.kernel != "linear"
+        tags.input_tags.two_d_array = self.kernel == "linear"
+        return tags
+
+    # -- parameters and inputs ----------------------------------------------------------
+    def _resolve_kernel(self) -> Any:
+        k = self.kernel
+        if k is None:
+            from ratkit.automata.kernels import ngram
+
+            return ngram(3)
+        if isinstance(k, str) and k == "linear":
+            return "linear"
+        if isinstance(k, (dict, str)) or hasattr(k, "__fspath__"):
+            from ratkit.automata.kernels import from_spec
+
+            return from_spec(k)
+        if isinstance(k, Kernel) or callable(k):
+            return k
+        raise ValueError(
+            "The 'kernel' parameter of RationalSVC must be a ratkit kernel, a kernel spec (dict, "
+            f"JSON string or file), 'linear' or a callable K(X, Y). Got {k!r} instead."
+        )
+
+    def _inputs(self, X: Any, kernel: Any, reset: bool) -> Any:
+        if kernel == "linear":
+            return validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=reset)
+        X = as_collection(X, "X")
+        if not X and reset:
+            raise TrainingDataError(
+                "RationalSVC got an empty training set; give at least two sequences."
+            )
+        return X
+
+    # -- training ----------------------------------------------------------------------
+    def fit(self, X: Any, y: Any) -> RationalSVC:
+        """Train one dual per binary problem on sequences X (or a matrix for ``"linear"``)."""
+        C, tol, max_iter = self._check_solver_params()
+        if self.representation not in _REPRESENTATIONS:
+            raise ValueError(
+                "The 'representation' parameter of RationalSVC must be one of 'trie', 'automaton', "
+                f"'naive'. Got {self.representation!r} instead."
+            )
+        scale = check_positive(self.intercept_scaling, "intercept_scaling", "RationalSVC")
+        check_positive(self.cache_size, "cache_size", "RationalSVC")
+        kernel = self._resolve_kernel()
+        if view.is_pds(kernel) is False:
+            raise NotPDSKernelError(
+                f"RationalSVC needs a positive definite symmetric kernel; {type(kernel).__name__} "
+                "is "
+                "flagged non-PDS (is_pds is False), so the dual is not convex. Use a PDS kernel, "
+                "e.g. a T∘T⁻¹ family, or exp_kernel(k, t) of a negative definite k."
+            )
+        if self.representation == "naive" and kernel == "linear":
+            raise ValueError(
+                "representation='naive' builds W′ from OpenFst feature automata, which a numeric "
+                "'linear' kernel does not have; use representation='trie' or 'automaton'."
+            )
+        X = self._inputs(X, kernel, reset=True)
+        n = X.shape[0] if kernel == "linear" else len(X)
+        Y = self._encode_targets(y, n)
+        self.kernel_ = kernel
+        self.shift_ = scale**2 if self.fit_intercept else 0.0
+        self.feature_map_ = self.coef_ = None
+        self.support_ = self.support_vectors_ = self.dual_coef_ = None
+        rng = check_random_state(self.random_state)
+        t0 = time.perf_counter()
+        if self.representation in ("trie", "automaton"):
+            if kernel == "linear":
+                feats = None, sp.csr_matrix(X)
+            else:
+                feats = view.explicit_features(kernel, X, self.n_jobs, self.show_progress)
+            if feats is not None:
+                return self._fit_primal(*feats, Y, C, tol, max_iter, rng, scale, t0)
+            log.info("%s has no finite feature map: training on kernel rows", type(kernel).__name__)
+        elif self.representation == "naive":
+            automata = view.feature_automata(kernel, X)
+            if automata is not None:
+                return self._fit_naive(X, *automata, Y, C, tol, max_iter, rng, t0)
+            log.info("%s is not of the form T∘T⁻¹: training on kernel rows", type(kernel).__name__)
+        return self._fit_rows(X, kernel, Y, C, tol, max_iter, rng, t0)
+
+    def _solve_all(
+        self, Y: np.ndarray, make_epoch, tol: float, max_iter: int, rng
+    ) -> list[DualResult]:
+        results = []
+        for c, yb in enumerate(Y):
+            results.append(
+                solve(
+                    make_epoch(c, yb),
+                    Y.shape[1],
+                    tol=tol,
+                    max_iter=max_iter,
+                    rng=rng,
+                    show_progress=self.show_progress,
+                    desc=f"DCD problem {c + 1}/{Y.shape[0]}",
+                    owner="RationalSVC",
+                )
+            )
+        self.n_iter_ = int(max(r.n_iter for r in results))
+        self.converged_ = bool(all(r.converged for r in results))
+        return results
+
+    def _fit_primal(
+        self,
+        fmap: FeatureMap | None,
+        F: sp.csr_matrix,
+        Y: np.ndarray,
+        C: float,
+        tol: float,
+        max_iter: int,
+        rng,
+        scale: float,
+        t0: float,
+    ) -> RationalSVC:
+        n, p = F.shape
+        if fmap is None:  # "linear": feature j is the one-symbol pattern j + 1
+            codes, base = np.arange(1, p + 1, dtype=np.int64), p + 1
+        else:
+            codes, base = np.asarray(fmap.codes, dtype=np.int64), len(fmap.symbols) + 1
+        if self.fit_intercept:
+            if codes.size and codes[0] == 0:
+                raise ValueError(
+                    "fit_intercept=True adds the empty pattern ε to every Φ′_i, but this kernel's "
+                    "features already contain ε; use fit_intercept=False."
+                )
+            F = sp.hstack([sp.csr_matrix(np.full((n, 1), scale)), F], format="csr")
+            codes = np.concatenate([[0], codes])
+        indptr, cols, data = csr_arrays(F)
+        qinv = inverse_diagonal(np.asarray(F.multiply(F).sum(axis=1)).ravel())
+        trie = PatternTrie.from_codes(codes, base)
+        self.wprime_size_ = {"trie_states": trie.n_states, "trie_arcs": trie.n_arcs}
+        if self.representation == "trie":
+            position = trie.nodes_of(codes)
+            idx = position[cols]
+            size = trie.n_states
+
+            def make_epoch(c, yb, alpha, w):
+                return lambda perm: epoch_indexed(perm, indptr, idx, data, yb, qinv, C, alpha, w)
+        else:
+            aut = PatternAutomaton.from_trie(trie)
+            self.wprime_size_.update(automaton_states=aut.n_states, automaton_arcs=aut.n_arcs)
+            vlab, vlen = code_labels(codes, base)
+            lcp = sorted_lcp(indptr, cols, vlab)
+            position = aut.slots(vlab, vlen)
+            size = aut.n_paths
+            width = vlab.shape[1] + 1
+            st_state, st_slot = np.zeros(width, np.int64), np.zeros(width, np.int64)
+            slots = np.zeros(max(int(np.diff(indptr).max(initial=0)), 1), np.int64)
+
+            def make_epoch(c, yb, alpha, w):
+                return lambda perm: epoch_automaton(
+                    perm,
+                    indptr,
+                    cols,
+                    data,
+                    lcp,
+                    vlab,
+                    vlen,
+                    yb,
+                    qinv,
+                    C,
+                    alpha,
+                    w,
+                    aut.start,
+                    aut.arc_off,
+                    aut.arc_lab,
+                    aut.arc_dst,
+                    aut.arc_inc,
+                    aut.final,
+                    st_state,
+                    st_slot,
+                    slots,
+                )
+
+        t1 = time.perf_counter()
+        alphas, weights = np.zeros(Y.shape), np.zeros((Y.shape[0], size))
+        self._solve_all(
+            Y, lambda c, yb: make_epoch(c, yb, alphas[c], weights[c]), tol, max_iter, rng
+        )
+        W = weights[:, position]
+        self.alpha_ = alphas
+        self.intercept_ = W[:, 0] * scale if self.fit_intercept else np.zeros(Y.shape[0])
+        self.coef_ = W[:, 1:] if self.fit_intercept else W
+        self.feature_map_ = fmap
+        self.representation_ = self.representation
+        self.fit_time_ = {"features": t1 - t0, "solver": time.perf_counter() - t1}
+        return self
+
+    def _fit_naive(
+        self,
+        X: list,
+        phis: list,
+        cosine: bool,
+        Y: np.ndarray,
+        C: float,
+        tol: float,
+        max_iter: int,
+        rng,
+        t0: float,
+    ) -> RationalSVC:
+        raw = np.array([dot_native(f, f) for f in phis])  # K(x_i, x_i) = D(Φ′_i ⋄ Φ′_i)
+        c = (
+            np.where(raw > 0, 1.0 / np.sqrt(np.where(raw > 0, raw, 1.0)), 0.0)
+            if cosine
+            else np.ones(len(phis))
+        )
+        shift = self.shift_
+        qinv = inverse_diagonal(raw * c * c + shift)
+        t1 = time.perf_counter()
+        alphas = np.zeros(Y.shape)
+        sizes = []
+
+        def make_epoch(k: int, yb: np.ndarray):
+            union = NaiveUnion(phis, yb)
+            sizes.append(union.n_states)
+            alpha = alphas[k]
+            bias = [0.0]  # Σ α_j y_j, the weight of ε when a bias is learned
+
+            def epoch(perm: np.ndarray) -> tuple[float, float]:
+                pgmax, pgmin = -np.inf, np.inf
+                for i in perm:
+                    G = yb[i] * (c[i] * union.dot(phis[i]) + shift * bias[0]) - 1.0
+                    a = alpha[i]
+                    PG = projected_gradient(G, a, C)
+                    pgmax, pgmin = max(pgmax, PG), min(pgmin, PG)
+                    if abs(PG) > PG_ZERO:
+                        new = newton_step(G, a, qinv[i], C)
+                        alpha[i] = new
+                        if new != a:
+                            union.set_weight(int(i), new * c[i])
+                            bias[0] += (new - a) * yb[i]
+                return pgmax, pgmin
+
+            return epoch
+
+        self._solve_all(Y, make_epoch, tol, max_iter, rng)
+        self.wprime_size_ = {"naive_states": int(max(sizes))}
+        self._set_dual(X, alphas, Y)
+        self.representation_ = "naive"
+        self.fit_time_ = {"automata": t1 - t0, "solver": time.perf_counter() - t1}
+        return self
+
+    def _fit_rows(
+        self,
+        X: Any,
+        kernel: Any,
+        Y: np.ndarray,
+        C: float,
+        tol: float,
+        max_iter: int,
+        rng,
+        t0: float,
+    ) -> RationalSVC:
+        rows_fn, full_fn, diag_fn = view.gram_function(kernel, X, self.n_jobs, self.show_progress)
+        n = Y.shape[1]
+        rows = KernelRows(rows_fn, full_fn, diag_fn, n, self.cache_size, self.shift_)
+        qinv = inverse_diagonal(rows.diag)
+        t1 = time.perf_counter()
+        alphas = np.zeros(Y.shape)
+
+        def make_epoch(k: int, yb: np.ndarray):
+            grad = -np.ones(n)
+            return lambda perm: epoch_rows(perm, rows, yb, qinv, C, alphas[k], grad)
+
+        self._solve_all(Y, make_epoch, tol, max_iter, rng)
+        self.wprime_size_ = {}
+        self._set_dual(X, alphas, Y)
+        self.representation_ = "rows"
+        self.fit_time_ = {"kernel": t1 - t0, "solver": time.perf_counter() - t1}
+        return self
+
+    def _set_dual(self, X: Any, alphas: np.ndarray, Y: np.ndarray) -> None:
+        self.alpha_ = alphas
+        beta = alphas * Y
+        support = np.flatnonzero((alphas > 0).any(axis=0))
+        self.support_ = support
+        self.support_vectors_ = X[support] if self.kernel_ == "linear" else [X[i] for i in support]
+        self.dual_coef_ = beta[:, support]
+        self.intercept_ = self.shift_ * beta.sum(axis=1)
+
+    # -- prediction --------------------------------------------------------------------
+    def _scores(self, X: Any) -> np.ndarray:
+        kernel = self.kernel_
+        X = self._inputs(X, kernel, reset=False)
+        if self.coef_ is not None:
+            if kernel == "linear":
+                F = X
+            else:
+                F = view.transform_features(kernel, self.feature_map_, X, self.n_jobs)
+            return np.asarray(F @ self.coef_.T) + self.intercept_
+        if kernel == "linear":
+            K = np.asarray(X @ self.support_vectors_.T)
+            K = K.toarray() if sp.issparse(K) else K
+        elif isinstance(kernel, Kernel):
+            K = (
+                kernel.gram(X, self.support_vectors_)
+                if len(self.support_vectors_)
+                else np.zeros((len(X), 0))
+            )
+        else:
+            K = np.asarray(kernel(X, self.support_vectors_), dtype=np.float64)
+        return K @ self.dual_coef_.T + self.intercept_
+
+    # -- sizes of W′ (Table III) ---------------------------------------------------------
+    def wprime_sizes(self, problem: int = 0) -> dict[str, int]:
+        """Sizes of the final W′ of one binary problem as a trie and as a minimal automaton.
+
+        W′ holds the patterns of non-zero weight. ``trie_*`` count the weighted trie;
+        ``minimal_*`` the minimal deterministic weighted automaton over the reals
+        (:func:`~ratkit.learners.automaton.minimal_weighted_size`); ``*_size`` is
+        states + transitions (Table III's |W′|). Needs the trie or automaton representation.
+        """
+        self._check_fitted()
+        if self.coef_ is None:
+            raise ValueError(
+                f"wprime_sizes needs W′ on explicit patterns; this model was trained with "
+                f"representation {self.representation_!r}. Use representation='trie' or "
+                "'automaton'."
+            )
+        fmap = self.feature_map_
+        if fmap is None:
+            codes, base = np.arange(1, self.coef_.shape[1] + 1), self.coef_.shape[1] + 1
+        else:
+            codes, base = fmap.codes, len(fmap.symbols) + 1
+        w = self.coef_[problem]
+        keep = w != 0
+        trie = PatternTrie.from_codes(codes[keep], base)
+        nodes = trie.nodes_of(codes[keep])
+        node_w = np.zeros(trie.n_states)
+        node_w[nodes] = w[keep]
+        states, arcs = minimal_weighted_size(trie, node_w)
+        return {
+            "patterns": int(keep.sum()),
+            "trie_states": trie.n_states,
+            "trie_arcs": trie.n_arcs,
+            "trie_size": trie.size,
+            "minimal_states": states,
+            "minimal_arcs": arcs,
+            "minimal_size": states + arcs,
+        }

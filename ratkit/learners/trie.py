@@ -1,0 +1,102 @@
+"""W′ as a weighted trie: one node per prefix of a pattern, the weights on the nodes.
+
+This is the ``"trie"`` representation of Table II: W′(z) is the weight of the node
+reached by spelling z from the root. Looking up the s(Φ′_i) nodes of each of the
+n(Φ′_i) paths of Φ′_i is done once, when training starts (Φ′_i is fixed), so every
+gradient D(Φ′_i ⋄ W′) and update W′ += Δ Φ′_i of Algorithm 4 then costs O(n(Φ′_i)):
+the trie is an index of the features. The weights y_i α_i are signed, so they are
+kept outside OpenFst, in a float64 array.
+
+References
+----------
+A. Ghose, *Rational kernels: a survey*, §V-B, Table II (trie row) and Table III.
+C. Allauzen, C. Cortes, M. Mohri, "Large-scale training of SVMs with automata kernels",
+CIAA 2010.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ratkit.learners._patterns import code_lengths
+
+__all__ = ["PatternTrie"]
+
+
+@dataclass(frozen=True)
+class PatternTrie:
+    """The trie of a set of patterns given by their codes (base ``base``, digits 1..base−1).
+
+    Node k spells the pattern of code ``node_codes[k]``; nodes are sorted by code, so
+    the root (the empty string, code 0) is node 0 and parents come before children.
+
+    Attributes
+    ----------
+    base
+        L + 1 for an alphabet numbered 1..L.
+    node_codes, parent, label, depth
+        Per node: its code, its parent (−1 for the root), the label of the arc into it
+        (0 for the root) and its depth.
+    final
+        True for the nodes that spell one of the patterns.
+    child_offsets, children
+        Children of node k are ``children[child_offsets[k]:child_offsets[k + 1]]``,
+        sorted by label.
+    """
+
+    base: int
+    node_codes: np.ndarray
+    parent: np.ndarray
+    label: np.ndarray
+    depth: np.ndarray
+    final: np.ndarray
+    child_offsets: np.ndarray
+    children: np.ndarray
+
+    @classmethod
+    def from_codes(cls, codes: np.ndarray, base: int) -> PatternTrie:
+        """The trie of the patterns ``codes`` (vectorised: prefixes are integer quotients)."""
+        codes = np.unique(np.asarray(codes, dtype=np.int64))
+        prefixes = [np.zeros(1, dtype=np.int64), codes]
+        cur = codes
+        while cur.size:
+            cur = np.unique(cur // base)
+            cur = cur[cur > 0]
+            prefixes.append(cur)
+        nodes = np.unique(np.concatenate(prefixes))
+        parent = np.searchsorted(nodes, nodes // base)
+        parent[0] = -1
+        label = nodes % base
+        label[0] = 0
+        final = np.zeros(nodes.shape[0], dtype=bool)
+        final[np.searchsorted(nodes, codes)] = True
+        order = np.argsort(parent[1:], kind="stable") + 1  # children grouped by parent, by label
+        counts = np.bincount(parent[1:], minlength=nodes.shape[0])
+        offsets = np.zeros(nodes.shape[0] + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        return cls(base, nodes, parent, label, code_lengths(nodes, base), final, offsets, order)
+
+    @property
+    def n_states(self) -> int:
+        return int(self.node_codes.shape[0])
+
+    @property
+    def n_arcs(self) -> int:
+        return self.n_states - 1
+
+    @property
+    def size(self) -> int:
+        """|W′_t| = states + transitions."""
+        return self.n_states + self.n_arcs
+
+    @property
+    def n_children(self) -> np.ndarray:
+        return np.diff(self.child_offsets)
+
+    def nodes_of(self, codes: np.ndarray) -> np.ndarray:
+        """The node of each pattern code; −1 for codes that are not nodes of the trie."""
+        codes = np.asarray(codes, dtype=np.int64)
+        pos = np.minimum(np.searchsorted(self.node_codes, codes), self.n_states - 1)
+        return np.where(self.node_codes[pos] == codes, pos, -1)

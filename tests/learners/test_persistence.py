@@ -1,0 +1,153 @@
+"""Models save to a zip of JSON + .npy arrays (no pickle) and refuse foreign or corrupted files."""
+
+from __future__ import annotations
+
+import json
+import random
+import zipfile
+
+import numpy as np
+import pytest
+
+from ratkit.automata import kernels
+from ratkit.exceptions import ModelFormatError
+from ratkit.learners import LinearDCDSVC, RationalSVC, load_model, save_model
+from ratkit.learners.persistence import read_metadata
+
+
+def _data(seed=0, m=30):
+    rng = random.Random(seed)
+    X = ["".join(rng.choice("abc") for _ in range(rng.randint(3, 10))) for _ in range(m)]
+    y = ["up" if x.count("ab") > x.count("ba") else "down" for x in X]
+    return X, y
+
+
+@pytest.mark.parametrize("representation", ["trie", "automaton", "naive"])
+@pytest.mark.parametrize("fit_intercept", [False, True])
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_round_trip_predicts_the_same(tmp_path, representation, fit_intercept):
+    X, y = _data(1, 20 if representation == "naive" else 30)
+    k = kernels.cosine(kernels.ngram(2))
+    m = RationalSVC(
+        k,
+        C=2.0,
+        representation=representation,
+        fit_intercept=fit_intercept,
+        max_iter=50,
+        random_state=0,
+    ).fit(X, y)
+    path = tmp_path / "model.zip"
+    m.save(path)
+    again = load_model(path)
+    assert type(again) is RationalSVC and again.get_params()["C"] == 2.0
+    Z = X + ["abcabc", "zzz", "a"]
+    np.testing.assert_array_equal(again.decision_function(Z), m.decision_function(Z))
+    np.testing.assert_array_equal(again.alpha_, m.alpha_)
+    assert list(again.predict(Z)) == list(m.predict(Z))
+    with zipfile.ZipFile(path) as zf:  # JSON and .npy only: nothing to unpickle
+        assert all(
+            n == "manifest.json" or (n.startswith("arrays/") and n.endswith(".npy"))
+            for n in zf.namelist()
+        )
+
+
+def test_linear_model_and_token_sequences(tmp_path):
+    rng = np.random.RandomState(0)
+    X = rng.randn(40, 4)
+    y = (X[:, 0] > 0).astype(int)
+    m = LinearDCDSVC(random_state=0).fit(X, y)
+    save_model(m, tmp_path / "lin.zip", metadata={"note": "x"})
+    again = load_model(tmp_path / "lin.zip")
+    np.testing.assert_array_equal(again.predict(X), m.predict(X))
+    assert read_metadata(tmp_path / "lin.zip") == {"note": "x"}
+    words = [("the", "cat"), ("a", "cat", "sat"), ("the", "dog"), ("a", "dog")]
+    t = RationalSVC(kernels.ngram(1), representation="naive", random_state=0).fit(
+        words, [1, 1, 0, 0]
+    )
+    t.save(tmp_path / "tok.zip")
+    assert load_model(tmp_path / "tok.zip").support_vectors_ == [words[i] for i in t.support_]
+
+
+def test_unsavable_kernel_is_refused(tmp_path):
+    X, y = _data(2)
+    m = RationalSVC(lambda A, B: kernels.ngram(2).gram(A, B), random_state=0).fit(X, y)
+    with pytest.raises(ModelFormatError, match="Cannot save a model whose kernel is function"):
+        m.save(tmp_path / "m.zip")
+
+
+@pytest.fixture
+def saved(tmp_path):
+    X, y = _data(3)
+    path = tmp_path / "good.zip"
+    RationalSVC(kernels.ngram(2), random_state=0).fit(X, y).save(path)
+    return path
+
+
+def _rewrite(src, dst, change):
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for name in zin.namelist():
+            data = change(name, zin.read(name))
+            if data is not None:
+                zout.writestr(name, data)
+
+
+def test_corrupted_and_foreign_files_are_refused(saved, tmp_path):
+    bad = tmp_path / "bad.zip"
+    bad.write_bytes(b"\x00garbage" * 10)
+    with pytest.raises(
+        ModelFormatError, match="is not a ratkit model \\(not a readable zip archive"
+    ):
+        load_model(bad)
+    bad.write_bytes(saved.read_bytes()[: len(saved.read_bytes()) // 2])
+    with pytest.raises(ModelFormatError, match="not a ratkit model|corrupted"):
+        load_model(bad)
+    with zipfile.ZipFile(bad, "w") as zf:
+        zf.writestr("hello.txt", "hi")
+    with pytest.raises(
+        ModelFormatError, match="is a zip archive but not a ratkit model: it has no manifest.json"
+    ):
+        load_model(bad)
+
+    def flip(name, data):
+        if name.startswith("arrays/alpha_"):
+            return data[:-1] + bytes([data[-1] ^ 0xFF])
+        return data
+
+    _rewrite(saved, bad, flip)
+    with pytest.raises(
+        ModelFormatError,
+        match="alpha_.npy does not match its checksum: the model file is corrupted",
+    ):
+        load_model(bad)
+
+    def manifest(edit):
+        def change(name, data):
+            if name == "manifest.json":
+                m = json.loads(data)
+                edit(m)
+                return json.dumps(m)
+            return data
+
+        return change
+
+    _rewrite(saved, bad, manifest(lambda m: m.update(format="other-tool")))
+    with pytest.raises(
+        ModelFormatError, match="manifest format is 'other-tool', expected 'ratkit-model'"
+    ):
+        load_model(bad)
+    _rewrite(saved, bad, manifest(lambda m: m.update(version=99)))
+    with pytest.raises(ModelFormatError, match="format version 99; this ratkit reads version 1"):
+        load_model(bad)
+    _rewrite(saved, bad, manifest(lambda m: m.update(estimator="os.system")))
+    with pytest.raises(ModelFormatError, match="unknown estimator 'os.system'"):
+        load_model(bad)
+    _rewrite(saved, bad, lambda name, data: b"{not json" if name == "manifest.json" else data)
+    with pytest.raises(ModelFormatError, match="manifest.json is not valid JSON"):
+        load_model(bad)
+    _rewrite(saved, bad, lambda name, data: None if name.startswith("arrays/coef_") else data)
+    with pytest.raises(
+        ModelFormatError, match="the model is incomplete: arrays/coef_.npy is missing"
+    ):
+        load_model(bad)
+    with pytest.raises(ModelFormatError, match="not found"):
+        load_model(tmp_path / "nothing.zip")

@@ -1,0 +1,240 @@
+"""RationalSVC (Algorithm 4) against LinearDCDSVC on explicit features, for every W′."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.preprocessing import normalize
+
+from ratkit.automata import kernels
+from ratkit.automata.kernels import Kernel
+from ratkit.exceptions import (
+    NotFittedError,
+    NotPDSKernelError,
+    TrainingDataError,
+    UnknownSymbolError,
+)
+from ratkit.learners import LinearDCDSVC, RationalSVC
+from ratkit.plugins import get
+
+REPRESENTATIONS = ["trie", "automaton", "naive"]
+
+
+def _strings(seed: int, m: int, alphabet: str = "abc", lo: int = 2, hi: int = 12) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randint(lo, hi))) for _ in range(m)]
+
+
+def _labels(X: list[str]) -> np.ndarray:
+    return np.array([1 if x.count("ab") > x.count("ba") else -1 for x in X])
+
+
+def _count_features(X, n):
+    """The explicit n-gram count features, by scikit-learn (the oracle)."""
+    return CountVectorizer(analyzer="char", ngram_range=(n, n), lowercase=False).fit_transform(X)
+
+
+@pytest.mark.parametrize("representation", REPRESENTATIONS)
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_same_alpha_as_linear_dcd_on_countvectorizer_features(representation, n):
+    X = _strings(n, 16 if representation == "naive" else 60)
+    y = _labels(X)
+    kw = dict(C=1.0, tol=1e-3, max_iter=1000, random_state=7)
+    ref = LinearDCDSVC(fit_intercept=False, **kw).fit(_count_features(X, n), y)
+    m = RationalSVC(kernels.ngram(n), representation=representation, **kw).fit(X, y)
+    assert m.representation_ == representation
+    assert m.converged_ and m.n_iter_ == ref.n_iter_
+    np.testing.assert_allclose(m.alpha_, ref.alpha_, atol=1e-9)
+    np.testing.assert_allclose(
+        m.decision_function(X), ref.decision_function(_count_features(X, n)), atol=1e-8
+    )
+
+
+@pytest.mark.parametrize("representation", ["trie", "automaton"])
+def test_bias_is_the_empty_pattern(representation):
+    X = _strings(11, 50)
+    y = _labels(X)
+    kw = dict(C=2.0, intercept_scaling=1.5, tol=1e-4, max_iter=2000, random_state=1)
+    ref = LinearDCDSVC(**kw).fit(_count_features(X, 2), y)
+    m = RationalSVC(kernels.ngram(2), fit_intercept=True, representation=representation, **kw).fit(
+        X, y
+    )
+    np.testing.assert_allclose(m.alpha_, ref.alpha_, atol=1e-9)
+    np.testing.assert_allclose(m.intercept_, ref.intercept_, atol=1e-9)
+
+
+def test_bias_with_naive_and_kernel_rows():
+    X = _strings(13, 16)
+    y = _labels(X)
+    kw = dict(C=1.0, fit_intercept=True, tol=1e-3, max_iter=1000, random_state=2)
+    ref = RationalSVC(kernels.ngram(2), **kw).fit(X, y)
+    naive = RationalSVC(kernels.ngram(2), representation="naive", **kw).fit(X, y)
+    rows = RationalSVC(lambda A, B: kernels.ngram(2).gram(A, B), **kw).fit(X, y)
+    for m in (naive, rows):
+        np.testing.assert_allclose(m.alpha_, ref.alpha_, atol=1e-9)
+        np.testing.assert_allclose(m.decision_function(X), ref.decision_function(X), atol=1e-8)
+
+
+@pytest.mark.parametrize("representation", REPRESENTATIONS)
+def test_cosine_kernel_equals_normalised_features(representation):
+    X = _strings(21, 16 if representation == "naive" else 50)
+    y = _labels(X)
+    kw = dict(C=1.0, tol=1e-3, max_iter=1000, random_state=3)
+    F = normalize(_count_features(X, 2))
+    ref = LinearDCDSVC(fit_intercept=False, **kw).fit(F, y)
+    m = RationalSVC(kernels.cosine(kernels.ngram(2)), representation=representation, **kw).fit(X, y)
+    np.testing.assert_allclose(m.alpha_, ref.alpha_, atol=1e-9)
+    # new strings: their norm counts every 2-gram, seen in training or not
+    Z = ["abcabc", "zzab", "cccc"]
+    vocab = CountVectorizer(analyzer="char", ngram_range=(2, 2), lowercase=False).fit(X)
+    norms = np.sqrt(
+        np.asarray(_count_features(Z, 2).multiply(_count_features(Z, 2)).sum(axis=1)).ravel()
+    )
+    want = (vocab.transform(Z) @ ref.coef_[0]) / norms
+    np.testing.assert_allclose(m.decision_function(Z), want, atol=1e-9)
+
+
+def test_kernel_rows_fallback_with_a_small_cache():
+    """A kernel given as a callable has no feature map: rows are computed on demand."""
+    X = _strings(31, 40)
+    y = _labels(X)
+    kw = dict(C=1.0, tol=1e-3, max_iter=1000, random_state=4)
+    ref = RationalSVC(kernels.ngram(3), **kw).fit(X, y)
+    calls = []
+
+    def k(A, B):
+        calls.append(len(A))
+        return kernels.ngram(3).gram(A, B)
+
+    m = RationalSVC(k, cache_size=40 * 8 * 5 / 2**20, **kw).fit(X, y)  # room for 5 rows
+    assert m.representation_ == "rows"
+    assert max(calls) == 1  # never the whole matrix
+    np.testing.assert_allclose(m.alpha_, ref.alpha_, atol=1e-9)
+    np.testing.assert_allclose(m.decision_function(X), ref.decision_function(X), atol=1e-8)
+
+
+def test_non_factored_kernel_uses_rows_and_predicts_the_kernel_expansion():
+    X = _strings(41, 30)
+    y = _labels(X)
+    k = kernels.exp_kernel(kernels.ngram(2), 0.1)  # not T ∘ T⁻¹
+    m = RationalSVC(k, C=1.0, random_state=0).fit(X, y)
+    assert m.representation_ == "rows"
+    Z = _strings(42, 5)
+    K = np.exp(-0.1 * (_count_features(Z + X, 2) @ _count_features(Z + X, 2).T).toarray())[
+        : len(Z), len(Z) :
+    ]
+    beta = m.alpha_[0] * np.where(y == m.classes_[1], 1.0, -1.0)
+    np.testing.assert_allclose(m.decision_function(Z), K @ beta, atol=1e-9)
+
+
+def test_one_vs_rest_on_three_classes():
+    X = _strings(51, 60)
+    y = np.array(
+        [
+            "a"
+            if x.count("a") >= max(x.count("b"), x.count("c"))
+            else "b"
+            if x.count("b") >= x.count("c")
+            else "c"
+            for x in X
+        ]
+    )
+    kw = dict(C=1.0, tol=1e-4, max_iter=500, random_state=5)
+    ref = LinearDCDSVC(fit_intercept=False, **kw).fit(_count_features(X, 1), y)
+    m = RationalSVC(kernels.ngram(1), **kw).fit(X, y)
+    assert m.alpha_.shape == (3, 60)
+    np.testing.assert_allclose(m.alpha_, ref.alpha_, atol=1e-9)
+    assert list(m.predict(X)) == list(ref.predict(_count_features(X, 1)))
+
+
+def test_unseen_symbols_at_predict_time_add_nothing():
+    """Patterns never seen in training have weight 0 in W′: f(x) = Σ β_j K(x_j, x) still."""
+    X = _strings(61, 40, "ab")
+    y = _labels(X)
+    m = RationalSVC(kernels.ngram(2), C=1.0, random_state=0).fit(X, y)
+    Z = ["abzab", "zz", "xyab"]
+    beta = m.alpha_[0] * np.where(y == m.classes_[1], 1.0, -1.0)
+    G = kernels.ngram(2).gram(Z, X, strategy="composition")  # per-pair transducer composition
+    np.testing.assert_allclose(m.decision_function(Z), G @ beta, atol=1e-9)
+
+
+def test_declared_alphabet_refuses_unknown_symbols():
+    k = kernels.mismatch(2, 0, alphabet="ab")
+    X = _strings(62, 20, "ab")
+    m = RationalSVC(k, random_state=0).fit(X, _labels(X))
+    with pytest.raises(UnknownSymbolError, match="Symbol 'z' is not in the alphabet"):
+        m.predict(["abz"])
+
+
+def test_token_sequences():
+    words = [
+        ("the", "cat"),
+        ("a", "cat", "sat"),
+        ("the", "dog"),
+        ("a", "dog", "ran"),
+        ("the", "cat", "ran"),
+    ]
+    y = [1, 1, 0, 0, 1]
+    m = RationalSVC(kernels.ngram(1), C=10.0, random_state=0).fit(words, y)
+    assert list(m.predict(words)) == y
+
+
+class _NotPDS(Kernel):
+    is_pds = False
+    pds = False
+
+    def gram(self, X, Y=None, **kw):
+        return np.zeros((len(X), len(X if Y is None else Y)))
+
+
+def test_bad_inputs_give_clear_errors():
+    X = _strings(71, 10)
+    y = _labels(X)
+    with pytest.raises(
+        NotPDSKernelError, match="needs a positive definite symmetric kernel; _NotPDS is flagged"
+    ):
+        RationalSVC(_NotPDS()).fit(X, y)
+    with pytest.raises(TrainingDataError, match="empty training set"):
+        RationalSVC(kernels.ngram(2)).fit([], [])
+    with pytest.raises(
+        TrainingDataError, match=r"at least two classes; got one class only \('x'\)"
+    ):
+        RationalSVC(kernels.ngram(2)).fit(X, ["x"] * 10)
+    with pytest.raises(TrainingDataError, match="X has 10 samples but y has 3 labels"):
+        RationalSVC(kernels.ngram(2)).fit(X, y[:3])
+    with pytest.raises(
+        ValueError,
+        match="'representation' parameter of RationalSVC must be one of 'trie', "
+        "'automaton', 'naive'. Got 'dawg' instead",
+    ):
+        RationalSVC(kernels.ngram(2), representation="dawg").fit(X, y)
+    with pytest.raises(
+        ValueError, match="'kernel' parameter of RationalSVC must be a ratkit kernel"
+    ):
+        RationalSVC(kernel=3).fit(X, y)
+    with pytest.raises(
+        ValueError, match="representation='naive' builds W′ from OpenFst feature automata"
+    ):
+        RationalSVC("linear", representation="naive").fit(np.eye(4), [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="'C' parameter of RationalSVC must be a float > 0"):
+        RationalSVC(kernels.ngram(2), C=-1).fit(X, y)
+    with pytest.raises(NotFittedError, match="This RationalSVC instance is not fitted yet"):
+        RationalSVC().predict(X)
+    with pytest.raises(TypeError, match="X must be a collection of sequences"):
+        RationalSVC().fit("abc", [1])
+
+
+def test_kernel_spec_and_default_kernel():
+    X = _strings(81, 30)
+    y = _labels(X)
+    kw = dict(C=1.0, tol=1e-3, max_iter=1000, random_state=0)
+    ref = RationalSVC(kernels.ngram(3), **kw).fit(X, y)
+    for k in (None, {"family": "ngram", "n": 3}, '{"family": "ngram", "n": 3}'):
+        np.testing.assert_allclose(RationalSVC(k, **kw).fit(X, y).alpha_, ref.alpha_, atol=1e-12)
+
+
+def test_registered_as_plugin():
+    assert get("learner", "rational-svc") is RationalSVC
