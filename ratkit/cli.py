@@ -21,6 +21,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "ratkit.plugins.commands",
     "ratkit.automata.commands",
     "ratkit.recsys.commands",
+    "ratkit.learners.commands",
 )
 
 
