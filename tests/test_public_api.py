@@ -27,8 +27,19 @@ def test_contract_names_of_the_foundation():
 
     for n in ("BOOLEAN", "PROBABILITY", "LOG", "TROPICAL"):
         assert hasattr(semirings, n)
-    for n in ("from_arcs", "acceptor", "compose", "invert", "project", "union", "concat",
-              "closure", "intersect", "shortest_distance", "evaluate"):
+    for n in (
+        "from_arcs",
+        "acceptor",
+        "compose",
+        "invert",
+        "project",
+        "union",
+        "concat",
+        "closure",
+        "intersect",
+        "shortest_distance",
+        "evaluate",
+    ):
         assert callable(getattr(automata, n))
     for n in ("register", "available", "get"):
         assert callable(getattr(plugins, n))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np
@@ -34,8 +33,7 @@ def useful_states(a: FstArrays) -> np.ndarray:
     if finals.size == 0:
         return mask
     # Co-accessible: reachable from a final state in the reversed graph, via a super-source n.
-    rev = _graph(n + 1, np.concatenate([dst, np.full(finals.size, n)]),
-                 np.concatenate([src, finals]))
+    rev = _graph(n + 1, np.concatenate([dst, np.full(finals.size, n)]), np.concatenate([src, finals]))
     bwd = csgraph.breadth_first_order(rev, n, directed=True, return_predecessors=False)
     acc = np.zeros(n, dtype=bool)
     acc[fwd] = True
@@ -51,8 +49,7 @@ def cycle_state(n: int, src: np.ndarray, dst: np.ndarray) -> int | None:
     loops = src[src == dst]
     if loops.size:
         return int(loops[0])
-    n_comp, comp = csgraph.connected_components(_graph(n, src, dst), directed=True,
-                                                connection="strong")
+    n_comp, comp = csgraph.connected_components(_graph(n, src, dst), directed=True, connection="strong")
     if n_comp == n:
         return None
     sizes = np.bincount(comp, minlength=n_comp)
@@ -109,8 +106,8 @@ def check_convergent(a: FstArrays, semiring_name: str) -> None:
             )
     elif semiring_name == "tropical" and np.any(w < 0) and _negative_cycle(m, src, dst, w):
         raise DivergentSumError(
-                "The tropical shortest distance is -inf: a cycle has negative total cost. "
-                "Make the cost of every cycle non-negative."
+            "The tropical shortest distance is -inf: a cycle has negative total cost. "
+            "Make the cost of every cycle non-negative."
         )
 
 

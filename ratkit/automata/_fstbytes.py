@@ -93,12 +93,22 @@ def fst_to_arrays(fst: pynini.Fst) -> FstArrays:
     wdt = _WEIGHT_DTYPE[arc_type]
     # C layout of ConstState {Weight final; uint32 pos, narcs, niepsilons, noepsilons}
     # and of the arc {int32 ilabel, olabel; Weight weight; int32 nextstate} (padded).
-    state_dt = np.dtype({"names": ["f", "pos", "k"], "formats": [wdt, "<u4", "<u4"],
-                         "offsets": [0, wdt.itemsize, wdt.itemsize + 4],
-                         "itemsize": _align(wdt.itemsize + 16, wdt.itemsize)})
-    arc_dt = np.dtype({"names": ["i", "o", "w", "n"], "formats": ["<i4", "<i4", wdt, "<i4"],
-                       "offsets": [0, 4, 8, 8 + wdt.itemsize],
-                       "itemsize": _align(12 + wdt.itemsize, wdt.itemsize)})
+    state_dt = np.dtype(
+        {
+            "names": ["f", "pos", "k"],
+            "formats": [wdt, "<u4", "<u4"],
+            "offsets": [0, wdt.itemsize, wdt.itemsize + 4],
+            "itemsize": _align(wdt.itemsize + 16, wdt.itemsize),
+        }
+    )
+    arc_dt = np.dtype(
+        {
+            "names": ["i", "o", "w", "n"],
+            "formats": ["<i4", "<i4", wdt, "<i4"],
+            "offsets": [0, 4, 8, 8 + wdt.itemsize],
+            "itemsize": _align(12 + wdt.itemsize, wdt.itemsize),
+        }
+    )
     states = np.frombuffer(buf, dtype=state_dt, count=n_states, offset=off)
     arcs = np.frombuffer(buf, dtype=arc_dt, count=n_arcs, offset=off + n_states * state_dt.itemsize)
     counts = states["k"].astype(np.int64)
@@ -142,18 +152,22 @@ def arrays_to_fst(a: FstArrays) -> pynini.Fst:
     # Byte offset of each state record: previous records and their arcs.
     arcs_before = np.concatenate([[0], np.cumsum(counts)[:-1]]) if n else np.zeros(0, np.int64)
     state_pos = np.arange(n, dtype=np.int64) * state_dt.itemsize + arcs_before * adt.itemsize
-    arc_pos = (np.repeat(state_pos + state_dt.itemsize, counts)
-               + (np.arange(m) - np.repeat(arcs_before, counts)) * adt.itemsize)
+    arc_pos = (
+        np.repeat(state_pos + state_dt.itemsize, counts)
+        + (np.arange(m) - np.repeat(arcs_before, counts)) * adt.itemsize
+    )
     body = np.empty(n * state_dt.itemsize + m * adt.itemsize, dtype=np.uint8)
     body[(state_pos[:, None] + np.arange(state_dt.itemsize)).ravel()] = recs.view(np.uint8)
     if m:
         body[(arc_pos[:, None] + np.arange(adt.itemsize)).ravel()] = arcs.view(np.uint8)
-    header = b"".join([
-        struct.pack("<i", _MAGIC),
-        struct.pack("<i", 6) + b"vector",
-        struct.pack("<i", len(a.arc_type)) + a.arc_type.encode("ascii"),
-        struct.pack("<iiQqqq", _VERSION, 0, 0, a.start, n, m),
-    ])
+    header = b"".join(
+        [
+            struct.pack("<i", _MAGIC),
+            struct.pack("<i", 6) + b"vector",
+            struct.pack("<i", len(a.arc_type)) + a.arc_type.encode("ascii"),
+            struct.pack("<iiQqqq", _VERSION, 0, 0, a.start, n, m),
+        ]
+    )
     return pynini.Fst.read_from_string(header + body.tobytes())
 
 
@@ -170,12 +184,14 @@ def chain_fst(ilabels: np.ndarray, olabels: np.ndarray, arc_type: str, final: fl
     body["o"] = olabels
     body["n"] = np.arange(1, n + 1)
     last = np.array([(final, 0)], dtype=[("f", wdt), ("k", "<i8")])
-    header = b"".join([
-        struct.pack("<i", _MAGIC),
-        struct.pack("<i", 6) + b"vector",
-        struct.pack("<i", len(arc_type)) + arc_type.encode("ascii"),
-        struct.pack("<iiQqqq", _VERSION, 0, 0, 0, n + 1, n),
-    ])
+    header = b"".join(
+        [
+            struct.pack("<i", _MAGIC),
+            struct.pack("<i", 6) + b"vector",
+            struct.pack("<i", len(arc_type)) + arc_type.encode("ascii"),
+            struct.pack("<iiQqqq", _VERSION, 0, 0, 0, n + 1, n),
+        ]
+    )
     return pynini.Fst.read_from_string(header + body.tobytes() + last.tobytes())
 
 

@@ -14,8 +14,6 @@ a declared alphabet never grows: an operand using symbols outside it raises
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Union
-
 import numpy as np
 import pynini
 
@@ -27,7 +25,7 @@ EPSILON = ""
 _EPS_NAME = "<eps>"
 _MAX_LISTED = 10
 
-SequenceLike = Union[str, Sequence[str]]
+SequenceLike = str | Sequence[str]
 
 
 def as_symbols(sequence: SequenceLike, what: str = "sequence") -> tuple[str, ...]:
@@ -44,9 +42,7 @@ def as_symbols(sequence: SequenceLike, what: str = "sequence") -> tuple[str, ...
         ) from None
     for i, tok in enumerate(tokens):
         if not isinstance(tok, str) or not tok:
-            raise TypeError(
-                f"Token {i} of the {what} is {tok!r}; tokens must be non-empty strings."
-            )
+            raise TypeError(f"Token {i} of the {what} is {tok!r}; tokens must be non-empty strings.")
     return tokens
 
 
@@ -101,11 +97,7 @@ class Alphabet:
         return symbol in self._index
 
     def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, Alphabet)
-            and self._symbols == other._symbols
-            and self.closed == other.closed
-        )
+        return isinstance(other, Alphabet) and self._symbols == other._symbols and self.closed == other.closed
 
     def __hash__(self) -> int:
         return hash((self._symbols, self.closed))
@@ -162,8 +154,10 @@ class Alphabet:
                 self._points = (np.zeros(0, np.int64), np.zeros(0, np.int64))
             else:
                 order = sorted(range(len(self._symbols)), key=lambda i: ord(self._symbols[i]))
-                self._points = (np.array([ord(self._symbols[i]) for i in order], dtype=np.int64),
-                                np.array([i + 1 for i in order], dtype=np.int64))
+                self._points = (
+                    np.array([ord(self._symbols[i]) for i in order], dtype=np.int64),
+                    np.array([i + 1 for i in order], dtype=np.int64),
+                )
         keys, vals = self._points
         if keys.size == 0:
             return None

@@ -69,8 +69,7 @@ def from_arcs(
         for lab in (ilab, olab):
             if not isinstance(lab, str):
                 raise TypeError(
-                    f"Arc {k} {tuple(arc)!r} has label {lab!r}; labels must be strings "
-                    f"(symbols), with \"\" for ε."
+                    f'Arc {k} {tuple(arc)!r} has label {lab!r}; labels must be strings (symbols), with "" for ε.'
                 )
         labels.update(dict.fromkeys((ilab, olab)))
         try:
@@ -136,9 +135,7 @@ def acceptor(
     return _chain(labels, labels, semiring, alphabet, semiring.one if weight is None else weight)
 
 
-def _chain(
-    ilabels: np.ndarray, olabels: np.ndarray, semiring: Semiring, alphabet: Alphabet, weight: Any
-) -> Transducer:
+def _chain(ilabels: np.ndarray, olabels: np.ndarray, semiring: Semiring, alphabet: Alphabet, weight: Any) -> Transducer:
     """The string transducer of (ilabels, olabels) with final weight ``weight`` (natural)."""
     fst = chain_fst(ilabels, olabels, semiring.arc_type, semiring.to_native(weight))
     return Transducer(fst, semiring, alphabet, check=False)
@@ -188,8 +185,7 @@ def from_pynini(
     fst.set_input_symbols(None)
     fst.set_output_symbols(None)
     ipairs, opairs = (
-        [(old, alphabet.label(sym)) for old, sym in tape.items() if alphabet.label(sym) != old]
-        for tape in tapes
+        [(old, alphabet.label(sym)) for old, sym in tape.items() if alphabet.label(sym) != old] for tape in tapes
     )
     if ipairs or opairs:
         fst = pynini.relabel_pairs(fst, ipairs=ipairs, opairs=opairs)

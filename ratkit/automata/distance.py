@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pynini
 
 from ratkit.automata._checks import check_convergent, useful_states

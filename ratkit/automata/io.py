@@ -69,7 +69,9 @@ def read_att(
     """
     semiring = get_semiring(semiring)
     if weights not in ("natural", "openfst"):
-        raise ValueError(f"The 'weights' parameter of read_att must be 'natural' or 'openfst'. Got {weights!r} instead.")
+        raise ValueError(
+            f"The 'weights' parameter of read_att must be 'natural' or 'openfst'. Got {weights!r} instead."
+        )
     name, lines = _lines(source)
     rows = [(i + 1, line.split()) for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")]
     if not rows:
@@ -119,8 +121,7 @@ def read_att(
             arcs.append((src, ilab, olab, w, dst))
         else:
             raise FstFormatError(
-                f"{name}, line {lineno}: expected '{layout}' or 'state [weight]', got "
-                f"{len(f)} fields: {' '.join(f)!r}."
+                f"{name}, line {lineno}: expected '{layout}' or 'state [weight]', got {len(f)} fields: {' '.join(f)!r}."
             )
         if start is None:
             start = state(f[0], lineno)
@@ -193,5 +194,5 @@ def read_fst(
         raise FstFormatError(f"{path}: not a readable OpenFst binary file ({exc}).") from None
     table = fst.input_symbols()
     if semiring is None and table is not None and table.name().startswith(_TABLE_PREFIX):
-        semiring = table.name()[len(_TABLE_PREFIX):]
+        semiring = table.name()[len(_TABLE_PREFIX) :]
     return from_pynini(fst, semiring, alphabet)

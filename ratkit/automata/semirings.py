@@ -128,9 +128,7 @@ def _real(value: Any, semiring: str) -> float:
     try:
         x = float(value)
     except (TypeError, ValueError):
-        raise SemiringError(
-            f"{value!r} is not a number, so it is not a weight of the {semiring} semiring."
-        ) from None
+        raise SemiringError(f"{value!r} is not a number, so it is not a weight of the {semiring} semiring.") from None
     if math.isnan(x):
         raise SemiringError(f"NaN is not a weight of the {semiring} semiring.")
     return x
@@ -165,9 +163,7 @@ def _check_boolean(value: Any) -> bool:
         return bool(value)
     if isinstance(value, (int, float, np.integer, np.floating)) and value in (0, 1):
         return bool(value)
-    raise SemiringError(
-        f"The boolean semiring holds True/False (or 0/1); got {value!r}."
-    )
+    raise SemiringError(f"The boolean semiring holds True/False (or 0/1); got {value!r}.")
 
 
 def _log_plus(a: float, b: float) -> float:

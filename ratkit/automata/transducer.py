@@ -7,7 +7,6 @@ Weights are read and written in the semiring's natural domain (see
 
 from __future__ import annotations
 
-import math
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -53,14 +52,11 @@ class Transducer:
 
     __slots__ = ("_fst", "semiring", "alphabet", "_arrays")
 
-    def __init__(
-        self, fst: pynini.Fst, semiring: Semiring | str, alphabet: Alphabet, *, check: bool = True
-    ) -> None:
+    def __init__(self, fst: pynini.Fst, semiring: Semiring | str, alphabet: Alphabet, *, check: bool = True) -> None:
         semiring = get_semiring(semiring)
         if fst.arc_type() != semiring.arc_type:
             raise TypeError(
-                f"A {semiring.name} transducer needs {semiring.arc_type!r} arcs; "
-                f"the FST has {fst.arc_type()!r} arcs."
+                f"A {semiring.name} transducer needs {semiring.arc_type!r} arcs; the FST has {fst.arc_type()!r} arcs."
             )
         if fst.start() == pynini.NO_STATE_ID and fst.num_states() == 0:
             fst.set_start(fst.add_state())  # the empty machine: one non-final start state
@@ -191,5 +187,3 @@ class Transducer:
         from ratkit.automata.distance import shortest_distance
 
         return shortest_distance(self)
-
-

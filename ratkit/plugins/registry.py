@@ -53,9 +53,7 @@ class PluginLoadWarning(UserWarning):
 
 def _check_kind(kind: str) -> str:
     if kind not in KINDS:
-        raise UnknownPluginError(
-            f"Unknown plugin kind {kind!r}; expected one of {', '.join(map(repr, KINDS))}."
-        )
+        raise UnknownPluginError(f"Unknown plugin kind {kind!r}; expected one of {', '.join(map(repr, KINDS))}.")
     return kind
 
 
@@ -173,6 +171,4 @@ def get(kind: PluginKind, name: str) -> Any:
         return plugins[name]
     except KeyError:
         names = ", ".join(sorted(plugins)) or "(none)"
-        raise UnknownPluginError(
-            f"No {kind} plugin named {name!r}. Available {kind} plugins: {names}."
-        ) from None
+        raise UnknownPluginError(f"No {kind} plugin named {name!r}. Available {kind} plugins: {names}.") from None

@@ -74,7 +74,7 @@ def alignment_sum(x, y, match, sub, ins, dele):
     """Σ over all alignments of the product of operation weights (probability edit distance)."""
     import functools
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def f(i, j):
         if i == len(x) and j == len(y):
             return 1.0

@@ -90,7 +90,10 @@ def test_pickle_round_trip():
 
 
 def test_negative_probability_weight_names_the_arc():
-    with pytest.raises(SemiringError, match=r"Arc 1 \(0, 'b', 'b', -0.5, 1\): The probability semiring holds non-negative reals; got -0.5"):
+    with pytest.raises(
+        SemiringError,
+        match=r"Arc 1 \(0, 'b', 'b', -0.5, 1\): The probability semiring holds non-negative reals; got -0.5",
+    ):
         from_arcs([(0, "a", "a", 1.0, 1), (0, "b", "b", -0.5, 1)], 0, {1: 1.0})
     with pytest.raises(SemiringError, match="Final weight of state 1: .*got -2"):
         from_arcs([(0, "a", 1.0, 1)], 0, {1: -2})
@@ -105,7 +108,10 @@ def test_malformed_arcs():
 
 def test_unknown_symbol_in_evaluate_names_symbol_and_position():
     t = from_arcs([(0, "a", "b", 1.0, 1)], 0, {1: 1.0})
-    with pytest.raises(UnknownSymbolError, match=r"Symbol 'z' at position 1 of the input sequence x is not in the alphabet \{'a', 'b'\}"):
+    with pytest.raises(
+        UnknownSymbolError,
+        match=r"Symbol 'z' at position 1 of the input sequence x is not in the alphabet \{'a', 'b'\}",
+    ):
         evaluate(t, "az", "b")
 
 
@@ -120,7 +126,10 @@ def test_declared_alphabet_refuses_unknown_symbols():
 def test_mismatched_alphabets_in_an_operation():
     dna = acceptor("acgt", alphabet=Alphabet("acgt"))
     protein = acceptor("mkv", alphabet=Alphabet("mkvl"))
-    with pytest.raises(AlphabetMismatchError, match="operands' alphabets do not match: symbols .*'a'.* are not in the declared alphabet"):
+    with pytest.raises(
+        AlphabetMismatchError,
+        match="operands' alphabets do not match: symbols .*'a'.* are not in the declared alphabet",
+    ):
         compose(protein, dna)
     with pytest.raises(AlphabetMismatchError):
         union(dna, "xyz")
@@ -134,7 +143,9 @@ def test_inferred_alphabets_merge_and_relabel():
 
 
 def test_semiring_mismatch():
-    with pytest.raises(SemiringMismatchError, match="operand 2 is a tropical transducer but this operation works in the probability"):
+    with pytest.raises(
+        SemiringMismatchError, match="operand 2 is a tropical transducer but this operation works in the probability"
+    ):
         compose(acceptor("a"), acceptor("a", TROPICAL))
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse.csgraph as csgraph
 
-from ratkit.automata import Alphabet, acceptor, closure, evaluate, from_arcs, shortest_distance
+from ratkit.automata import Alphabet, closure, evaluate, from_arcs, shortest_distance
 from ratkit.exceptions import DivergentSumError, NotRegulatedError
 
 from .oracle import ARITH, close, random_arcs, relation
@@ -51,8 +51,11 @@ def test_cyclic_probability_sum_equals_the_linear_system(seed):
     want = np.linalg.solve(np.eye(n) - M, f)[0]  # d = (I − M)⁻¹ f = Σ_k Mᵏ f
     got = shortest_distance(from_arcs(arcs, 0, finals, "probability"))
     assert got == pytest.approx(want, rel=1e-9)
-    log_got = shortest_distance(from_arcs([(q, l, -math.log(w), t) for q, l, w, t in arcs], 0,
-                                          {q: -math.log(w) for q, w in finals.items()}, "log"))
+    log_got = shortest_distance(
+        from_arcs(
+            [(q, lab, -math.log(w), t) for q, lab, w, t in arcs], 0, {q: -math.log(w) for q, w in finals.items()}, "log"
+        )
+    )
     assert log_got == pytest.approx(-math.log(want), rel=1e-9, abs=1e-9)
 
 
@@ -99,7 +102,9 @@ def test_negative_tropical_cycle_raises():
 
 def test_epsilon_cycle_is_refused_naming_a_state():
     arcs = [(0, "a", "b", 1.0, 1), (1, "", "", 0.5, 2), (2, "", "", 0.5, 1), (2, "b", "a", 1.0, 3)]
-    with pytest.raises(NotRegulatedError, match=r"not regulated: state [12] lies on a cycle whose arcs are all labelled ε"):
+    with pytest.raises(
+        NotRegulatedError, match=r"not regulated: state [12] lies on a cycle whose arcs are all labelled ε"
+    ):
         from_arcs(arcs, 0, {3: 1.0})
 
 

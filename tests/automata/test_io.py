@@ -69,7 +69,10 @@ def test_binary_from_other_tools_needs_semiring_or_uses_arc_type(tmp_path):
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("0 1 a b c d e\n1\n", r"line 1: expected 'src dst ilabel olabel \[weight\]' or 'state \[weight\]', got 7 fields"),
+        (
+            "0 1 a b c d e\n1\n",
+            r"line 1: expected 'src dst ilabel olabel \[weight\]' or 'state \[weight\]', got 7 fields",
+        ),
         ("0 x a b\n", r"line 1: state 'x' is not a non-negative integer"),
         ("0 1 a b\n-1 2 a b\n", r"line 2: state '-1' is not a non-negative integer"),
         ("0 1 a b heavy\n1\n", r"line 1: weight 'heavy' is not a number"),

@@ -41,16 +41,16 @@ def _pairs(seed, alphabet, n_x=20, n_y=10, max_len=9):
 def _check(kernel, oracle, xs, ys, strategies=("auto",)):
     want = np.array([[oracle(x, y) for y in ys] for x in xs], dtype=float)
     for strategy in strategies:
-        np.testing.assert_allclose(kernel.gram(xs, ys, strategy=strategy), want, rtol=1e-9, atol=1e-12,
-                                   err_msg=f"strategy={strategy}")
+        np.testing.assert_allclose(
+            kernel.gram(xs, ys, strategy=strategy), want, rtol=1e-9, atol=1e-12, err_msg=f"strategy={strategy}"
+        )
 
 
 @pytest.mark.parametrize("alphabet", ALPHABETS)
 @pytest.mark.parametrize("n, lam", [(1, 0.5), (2, 0.5), (2, 1.0), (3, 0.7)])
 def test_gappy_equals_brute_force(alphabet, n, lam):
     xs, ys = _pairs(hash((alphabet, n, lam)) % 1000, alphabet)  # 200 pairs
-    _check(gappy(n, lam), lambda x, y: gappy_kernel(x, y, n, lam), xs, ys,
-           strategies=("specialized", "features"))
+    _check(gappy(n, lam), lambda x, y: gappy_kernel(x, y, n, lam), xs, ys, strategies=("specialized", "features"))
 
 
 def test_gappy_survey_example_and_automata_paths():
@@ -59,8 +59,7 @@ def test_gappy_survey_example_and_automata_paths():
     assert evaluate(t, "abcd", "ac") == pytest.approx(0.3)
     assert evaluate(t, "abcd", "ad") == pytest.approx(0.09)
     xs, ys = _pairs(3, "abc", 6, 6, 7)
-    _check(gappy(2, 0.3), lambda x, y: gappy_kernel(x, y, 2, 0.3), xs, ys,
-           strategies=("intersection", "composition"))
+    _check(gappy(2, 0.3), lambda x, y: gappy_kernel(x, y, 2, 0.3), xs, ys, strategies=("intersection", "composition"))
 
 
 @pytest.mark.parametrize("n, lam", [(1, 0.5), (2, 0.5), (3, 0.8)])
@@ -76,14 +75,18 @@ def test_gappy_pair_transducer_of_fig4_is_lambda_2n_times_the_kernel(n, lam):
 @pytest.mark.parametrize("k, m", [(1, 0), (2, 1), (3, 1), (3, 2)])
 def test_mismatch_equals_eq6(alphabet, k, m):
     xs, ys = _pairs(hash((alphabet, k, m)) % 1000, alphabet)
-    _check(mismatch(k, m, alphabet), lambda x, y: mismatch_kernel(x, y, k, m, alphabet), xs, ys,
-           strategies=("specialized", "features"))
+    _check(
+        mismatch(k, m, alphabet),
+        lambda x, y: mismatch_kernel(x, y, k, m, alphabet),
+        xs,
+        ys,
+        strategies=("specialized", "features"),
+    )
 
 
 def test_mismatch_intersection_path_and_alphabet_inference():
     xs, ys = _pairs(4, "abc", 6, 6, 7)
-    _check(mismatch(2, 1, "abc"), lambda x, y: mismatch_kernel(x, y, 2, 1, "abc"), xs, ys,
-           strategies=("intersection",))
+    _check(mismatch(2, 1, "abc"), lambda x, y: mismatch_kernel(x, y, 2, 1, "abc"), xs, ys, strategies=("intersection",))
     km = mismatch(2, 1)  # alphabet inferred from the first data, then fixed
     G = km.gram(["abab", "bbaa"])
     assert km.alphabet_ == ("a", "b")
@@ -133,15 +136,22 @@ def test_count_based_equals_weighted_pattern_counts():
         return sum(1 for i in range(len(x) - len(p) + 1) if x[i : i + len(p)] == p)
 
     xs, ys = _pairs(7, "abc", 20, 10, 10)
-    _check(k, lambda x, y: sum(wk**2 * occ(x, p) * occ(y, p) for p, wk in zip(pats, w)), xs, ys,
-           strategies=("specialized", "features", "intersection"))
+    _check(
+        k,
+        lambda x, y: sum(wk**2 * occ(x, p) * occ(y, p) for p, wk in zip(pats, w)),
+        xs,
+        ys,
+        strategies=("specialized", "features", "intersection"),
+    )
 
 
 def test_from_transducer_of_the_ngram_counter_equals_ngram():
     xs, ys = _pairs(8, "abc", 20, 10, 10)
     k = from_transducer(ngram(2).factor("abc"))
     np.testing.assert_allclose(k.gram(xs, ys), ngram(2).gram(xs, ys), rtol=1e-12)
-    np.testing.assert_allclose(k.gram(xs[:5], ys[:5], strategy="intersection"), ngram(2).gram(xs[:5], ys[:5]), rtol=1e-9)
+    np.testing.assert_allclose(
+        k.gram(xs[:5], ys[:5], strategy="intersection"), ngram(2).gram(xs[:5], ys[:5]), rtol=1e-9
+    )
 
 
 def test_from_transducer_reads_files_and_refuses_unregulated_ones(tmp_path):
@@ -160,8 +170,16 @@ def test_from_transducer_reads_files_and_refuses_unregulated_ones(tmp_path):
         from_transducer(str(tmp_path / "t.att")).gram(["az"])
 
 
-@pytest.mark.parametrize("make", [lambda: ngram(3), lambda: gappy(2, 0.5), lambda: mismatch(3, 1, "abcd"),
-                                  subsequence, lambda: count_based(["ab", "ba", "c"], [1, 2, 3])])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: ngram(3),
+        lambda: gappy(2, 0.5),
+        lambda: mismatch(3, 1, "abcd"),
+        subsequence,
+        lambda: count_based(["ab", "ba", "c"], [1, 2, 3]),
+    ],
+)
 def test_tt_inverse_gram_matrices_are_psd(make):
     xs = random_strings(random.Random(9), 40, "abcd", 14)
     G = make().gram(xs)
@@ -188,8 +206,12 @@ def test_lattice_kernel_is_the_double_sum_of_eq4(make):
     for _ in range(5):
         lattices = []
         for _ in range(2):
-            arcs = [(q, rng.choice("ab"), rng.uniform(0.1, 1.0), d) for q in range(4) for d in range(q + 1, 5)
-                    if rng.random() < 0.6]
+            arcs = [
+                (q, rng.choice("ab"), rng.uniform(0.1, 1.0), d)
+                for q in range(4)
+                for d in range(q + 1, 5)
+                if rng.random() < 0.6
+            ]
             finals = {4: 1.0, 3: 0.5}
             lattices.append((from_arcs(arcs, 0, finals, alphabet=Alphabet("ab")), _enumerate_acceptor(arcs, 0, finals)))
         (A, a), (B, b) = lattices

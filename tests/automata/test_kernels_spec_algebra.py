@@ -67,8 +67,10 @@ def test_spec_round_trips_through_json_and_toml_files(kernel, tmp_path):
 
 def test_toml_spec(tmp_path):
     path = tmp_path / "k.toml"
-    path.write_text('family = "sum"\nweights = [1.0, 2.0]\n\n[[kernels]]\nfamily = "ngram"\nn = 2\n\n'
-                    '[[kernels]]\nfamily = "gappy"\nn = 2\ndecay = 0.5\n')
+    path.write_text(
+        'family = "sum"\nweights = [1.0, 2.0]\n\n[[kernels]]\nfamily = "ngram"\nn = 2\n\n'
+        '[[kernels]]\nfamily = "gappy"\nn = 2\ndecay = 0.5\n'
+    )
     k = from_spec(path)
     np.testing.assert_allclose(k.gram(XS), ngram(2).gram(XS) + 2 * gappy(2, 0.5).gram(XS), rtol=1e-12)
 
@@ -76,14 +78,29 @@ def test_toml_spec(tmp_path):
 @pytest.mark.parametrize(
     "spec, error, message",
     [
-        ({"family": "fourier"}, SpecError, r"Unknown kernel family 'fourier' at spec.family; accepted families: .*ngram"),
+        (
+            {"family": "fourier"},
+            SpecError,
+            r"Unknown kernel family 'fourier' at spec.family; accepted families: .*ngram",
+        ),
         ({"n": 3}, SpecError, r"Missing key 'family' at spec"),
         ({"family": "ngram"}, SpecError, r"Missing key 'n' at spec \(a ngram kernel\)"),
-        ({"family": "gappy", "n": 2, "lambda": 0.5}, SpecError, r"Unknown key 'lambda' at spec \(a gappy kernel\); accepted keys: family, n, decay"),
-        ({"family": "gappy", "n": 2, "decay": -0.5}, SpecError, r"spec: The 'decay' parameter of gappy must be a float in \(0, 1\]. Got -0.5 instead."),
+        (
+            {"family": "gappy", "n": 2, "lambda": 0.5},
+            SpecError,
+            r"Unknown key 'lambda' at spec \(a gappy kernel\); accepted keys: family, n, decay",
+        ),
+        (
+            {"family": "gappy", "n": 2, "decay": -0.5},
+            SpecError,
+            r"spec: The 'decay' parameter of gappy must be a float in \(0, 1\]. Got -0.5 instead.",
+        ),
         ({"family": "mismatch", "k": 2, "m": 3}, SpecError, r"The 'm' parameter of mismatch must be ≤ k"),
-        ({"family": "sum", "kernels": [{"family": "ngram", "n": 2}, {"family": "gappy", "n": 2, "decay": 2}]},
-         SpecError, r"spec.kernels\[1\]: The 'decay' parameter of gappy"),
+        (
+            {"family": "sum", "kernels": [{"family": "ngram", "n": 2}, {"family": "gappy", "n": 2, "decay": 2}]},
+            SpecError,
+            r"spec.kernels\[1\]: The 'decay' parameter of gappy",
+        ),
         ({"family": "cosine", "kernel": 3}, SpecError, r"spec.kernel must be a kernel spec"),
         ({"family": "transducer"}, SpecError, r"needs exactly one of the keys 'path' or 'att'"),
         ({"family": "count_based", "patterns": ["a", "a"]}, SpecError, r"Patterns 0 and 1 of count_based are both"),

@@ -50,12 +50,16 @@ def test_unknown_name_lists_what_is_available(clean_registry):
     class Known:
         pass
 
-    with pytest.raises(UnknownPluginError, match="No recommender plugin named 'nope'. Available recommender plugins: .*test-known"):
+    with pytest.raises(
+        UnknownPluginError, match="No recommender plugin named 'nope'. Available recommender plugins: .*test-known"
+    ):
         plugins.get("recommender", "nope")
 
 
 def test_unknown_kind(clean_registry):
-    with pytest.raises(UnknownPluginError, match="Unknown plugin kind 'model'; expected one of 'kernel', 'learner', 'recommender'"):
+    with pytest.raises(
+        UnknownPluginError, match="Unknown plugin kind 'model'; expected one of 'kernel', 'learner', 'recommender'"
+    ):
         plugins.available("model")
 
 

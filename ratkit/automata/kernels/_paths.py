@@ -72,13 +72,10 @@ def enumerate_paths(a: FstArrays, n_labels: int, max_paths: int) -> tuple[np.nda
         depth += 1
         if seen > max_paths or depth > min(limit, a.n_states):
             raise TooManyPaths(
-                f"the automaton has more than {max_paths} path prefixes, paths longer than "
-                f"{limit} symbols, or a cycle"
+                f"the automaton has more than {max_paths} path prefixes, paths longer than {limit} symbols, or a cycle"
             )
         parent = np.repeat(np.arange(states.size), deg)
-        arc = np.repeat(offsets[states], deg) + (
-            np.arange(total) - np.repeat(np.cumsum(deg) - deg, deg)
-        )
+        arc = np.repeat(offsets[states], deg) + (np.arange(total) - np.repeat(np.cumsum(deg) - deg, deg))
         states = dst[arc]
         codes = codes[parent] * base + lab[arc]
         weights = weights[parent] + w[arc]

@@ -15,8 +15,9 @@ def check_int(value: Any, name: str, owner: str, minimum: int | None = None) -> 
     return int(value)
 
 
-def check_real(value: Any, name: str, owner: str, low: float, high: float, *, low_open: bool = False,
-               high_open: bool = False) -> float:
+def check_real(
+    value: Any, name: str, owner: str, low: float, high: float, *, low_open: bool = False, high_open: bool = False
+) -> float:
     ok = isinstance(value, Real) and not isinstance(value, bool)
     if ok:
         v = float(value)
@@ -24,7 +25,6 @@ def check_real(value: Any, name: str, owner: str, low: float, high: float, *, lo
     if not ok:
         lo, hi = "(" if low_open else "[", ")" if high_open else "]"
         raise ValueError(
-            f"The {name!r} parameter of {owner} must be a float in {lo}{low:g}, {high:g}{hi}. "
-            f"Got {value!r} instead."
+            f"The {name!r} parameter of {owner} must be a float in {lo}{low:g}, {high:g}{hi}. Got {value!r} instead."
         )
     return float(value)

@@ -114,7 +114,9 @@ class ScaledKernel(Kernel):
     def _c(self) -> float:
         _check_kernel(self.kernel, "ScaledKernel")
         if not isinstance(self.factor, Real) or not np.isfinite(self.factor) or self.factor <= 0:
-            raise ValueError(f"The 'factor' parameter of ScaledKernel must be a float > 0. Got {self.factor!r} instead.")
+            raise ValueError(
+                f"The 'factor' parameter of ScaledKernel must be a float > 0. Got {self.factor!r} instead."
+            )
         return float(self.factor)
 
     @property

@@ -36,12 +36,12 @@ from ratkit.automata._fstbytes import fst_to_arrays
 from ratkit.automata.alphabet import Alphabet, as_symbols
 from ratkit.automata.construct import _chain, from_pynini
 from ratkit.automata.distance import total_native
-from ratkit.automata.operations import compose, invert
-from ratkit.automata.semirings import Semiring, get_semiring
-from ratkit.automata.transducer import Transducer
 from ratkit.automata.kernels._features import FeatureMap, coo_to_csr, inner_products
 from ratkit.automata.kernels._parallel import map_chunks
 from ratkit.automata.kernels._paths import TooManyPaths, enumerate_paths
+from ratkit.automata.operations import compose, invert
+from ratkit.automata.semirings import Semiring, get_semiring
+from ratkit.automata.transducer import Transducer
 from ratkit.exceptions import UnknownSymbolError
 
 __all__ = ["Kernel", "RationalKernel", "Strategy", "is_single", "as_collection"]
@@ -94,9 +94,7 @@ class Kernel(BaseEstimator):
     def __call__(self, X: Any, Y: Any = None) -> Any:
         if is_single(X):
             if Y is None or not is_single(Y):
-                raise TypeError(
-                    "k(x, y) needs two sequences; for Gram matrices pass collections: k(X, Y)."
-                )
+                raise TypeError("k(x, y) needs two sequences; for Gram matrices pass collections: k(X, Y).")
             return self.value(X, Y)
         return self.gram(X, Y)
 
@@ -279,8 +277,9 @@ class RationalKernel(Kernel):
         if t is None or t.semiring.name not in ("probability", "log"):
             raise TooManyPaths("no finite feature map for this kernel")
         work = functools.partial(_phi_features_chunk, t=t, n_labels=len(symbols))
-        parts = map_chunks(work, list(enumerate(sequences)), n_jobs=n_jobs,
-                           show_progress=show_progress, desc="feature automata")
+        parts = map_chunks(
+            work, list(enumerate(sequences)), n_jobs=n_jobs, show_progress=show_progress, desc="feature automata"
+        )
         rows = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int64)
         codes = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int64)
         vals = np.concatenate([p[2] for p in parts]) if parts else np.zeros(0)
@@ -302,7 +301,12 @@ class RationalKernel(Kernel):
         return fmap, fmap.matrix(rows, codes, vals, len(X))
 
     def transform_features(
-        self, fmap: FeatureMap, X: Any, *, strategy: Strategy | None = None, n_jobs: int | None = None,
+        self,
+        fmap: FeatureMap,
+        X: Any,
+        *,
+        strategy: Strategy | None = None,
+        n_jobs: int | None = None,
         show_progress: bool | None = None,
     ) -> sp.csr_matrix:
         """X's feature matrix on the columns of ``fmap``; patterns outside it are dropped."""
@@ -326,7 +330,12 @@ class RationalKernel(Kernel):
 
     # -- Gram matrices -----------------------------------------------------------
     def gram(
-        self, X: Any, Y: Any = None, *, strategy: Strategy | None = None, n_jobs: int | None = None,
+        self,
+        X: Any,
+        Y: Any = None,
+        *,
+        strategy: Strategy | None = None,
+        n_jobs: int | None = None,
         show_progress: bool | None = None,
     ) -> np.ndarray:
         """The matrix [K(x_i, y_j)] (Y = None: X against itself, symmetric)."""
@@ -353,7 +362,7 @@ class RationalKernel(Kernel):
                 F = coo_to_csr(rows, cols, vals, (len(both), uniq.shape[0]))
                 if Y is None:
                     return self._psi_features(inner_products(F))
-                return self._psi_features(inner_products(F[: len(X)], F[len(X):]))
+                return self._psi_features(inner_products(F[: len(X)], F[len(X) :]))
         if strategy in ("auto", "intersection") and factored:
             return self._gram_pairwise(X, Ys, Y is None, alphabet, "intersection", n_jobs, show_progress)
         return self._gram_pairwise(X, Ys, Y is None, alphabet, "composition", n_jobs, show_progress)
@@ -398,10 +407,12 @@ class RationalKernel(Kernel):
         # Only T ∘ T⁻¹ is symmetric by construction; a general S (e.g. an edit distance with
         # different insertion and deletion weights) is evaluated on every pair.
         symmetric = symmetric and how == "intersection"
-        work = functools.partial(_pair_rows, right=right, semiring=semiring, symmetric=symmetric,
-                                 intersect=how == "intersection")
-        parts = map_chunks(work, list(enumerate(left)), n_jobs=n_jobs, show_progress=show_progress,
-                           desc=f"Gram by {how}")
+        work = functools.partial(
+            _pair_rows, right=right, semiring=semiring, symmetric=symmetric, intersect=how == "intersection"
+        )
+        parts = map_chunks(
+            work, list(enumerate(left)), n_jobs=n_jobs, show_progress=show_progress, desc=f"Gram by {how}"
+        )
         native = np.vstack(parts)
         if symmetric:
             native = np.where(np.isnan(native), native.T, native)
@@ -421,9 +432,7 @@ def _input_fst(x: Any, t: Transducer) -> pynini.Fst:
     if _is_lattice(x):
         lat = _lattice(x)
         if lat.semiring is not sr:
-            raise TypeError(
-                f"A {lat.semiring.name} lattice cannot be used with a {sr.name} kernel transducer."
-            )
+            raise TypeError(f"A {lat.semiring.name} lattice cannot be used with a {sr.name} kernel transducer.")
         pairs = lat.alphabet.relabelling(ab.merge(lat.alphabet))
         f = lat._fst if not pairs else pynini.relabel_pairs(lat._fst, ipairs=pairs, opairs=pairs)
         return pynini.arcsort(f.copy(), sort_type="olabel")

@@ -51,8 +51,15 @@ class CountBasedKernel(RationalKernel):
 
     semiring = PROBABILITY
 
-    def __init__(self, patterns: Sequence[Any] = (), weights: Sequence[float] | None = None, *,
-                 strategy: Strategy = "auto", n_jobs: int | None = None, show_progress: bool = False) -> None:
+    def __init__(
+        self,
+        patterns: Sequence[Any] = (),
+        weights: Sequence[float] | None = None,
+        *,
+        strategy: Strategy = "auto",
+        n_jobs: int | None = None,
+        show_progress: bool = False,
+    ) -> None:
         self.patterns = patterns
         self.weights = weights
         self.strategy = strategy
@@ -70,7 +77,9 @@ class CountBasedKernel(RationalKernel):
         seen: dict[tuple[str, ...], int] = {}
         for i, p in enumerate(pats):
             if p in seen:
-                raise ValueError(f"Patterns {seen[p]} and {i} of count_based are both {p!r}; patterns must be distinct.")
+                raise ValueError(
+                    f"Patterns {seen[p]} and {i} of count_based are both {p!r}; patterns must be distinct."
+                )
             seen[p] = i
         return pats
 
@@ -81,10 +90,15 @@ class CountBasedKernel(RationalKernel):
             return np.ones(n)
         w = np.asarray(self.weights, dtype=np.float64)
         if w.shape != (n,):
-            raise ValueError(f"The 'weights' parameter of count_based must hold one weight per pattern ({n}). Got {w.shape[0] if w.ndim else w!r} instead.")
+            raise ValueError(
+                f"The 'weights' parameter of count_based must hold one weight per pattern ({n}). "
+                f"Got {w.shape[0] if w.ndim else w!r} instead."
+            )
         if not np.all(np.isfinite(w)) or np.any(w < 0):
             bad = w[~(np.isfinite(w) & (w >= 0))][0]
-            raise ValueError(f"The 'weights' parameter of count_based must hold finite non-negative floats. Got {bad!r} instead.")
+            raise ValueError(
+                f"The 'weights' parameter of count_based must hold finite non-negative floats. Got {bad!r} instead."
+            )
         return w
 
     def _build_factor(self, alphabet: Alphabet) -> Transducer:

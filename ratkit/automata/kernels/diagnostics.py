@@ -15,8 +15,14 @@ import numpy as np
 
 from ratkit.automata.kernels.base import Kernel, as_collection
 
-__all__ = ["PDSReport", "min_eigenvalue", "check_pds", "nds_max_eigenvalue", "check_nds",
-           "edit_distance_min_eigenvalues"]
+__all__ = [
+    "PDSReport",
+    "min_eigenvalue",
+    "check_pds",
+    "nds_max_eigenvalue",
+    "check_nds",
+    "edit_distance_min_eigenvalues",
+]
 
 
 def _gram(kernel: Kernel | np.ndarray, X: Any) -> np.ndarray:

@@ -24,7 +24,7 @@ from ratkit.automata.construct import from_arcs
 from ratkit.automata.kernels._validation import check_real
 from ratkit.automata.kernels._windows import encode
 from ratkit.automata.kernels.base import RationalKernel, Strategy
-from ratkit.automata.semirings import PROBABILITY, TROPICAL, get_semiring
+from ratkit.automata.semirings import get_semiring
 from ratkit.automata.transducer import Transducer
 from ratkit.plugins import register
 
@@ -36,8 +36,9 @@ _DEFAULTS = {
 }
 
 
-def edit_transducer(alphabet: Alphabet, semiring: str, match: float, substitution: float,
-                    insertion: float, deletion: float) -> Transducer:
+def edit_transducer(
+    alphabet: Alphabet, semiring: str, match: float, substitution: float, insertion: float, deletion: float
+) -> Transducer:
     """One state, final with 1̄: a:a/match, a:b/substitution (a ≠ b), a:ε/deletion, ε:b/insertion."""
     arcs = []
     for a in alphabet:
@@ -64,10 +65,18 @@ class EditDistanceKernel(RationalKernel):
 
     is_pds = False
 
-    def __init__(self, semiring: Literal["tropical", "probability"] = "tropical", *,
-                 match: float | None = None, substitution: float | None = None,
-                 insertion: float | None = None, deletion: float | None = None,
-                 strategy: Strategy = "auto", n_jobs: int | None = None, show_progress: bool = False) -> None:
+    def __init__(
+        self,
+        semiring: Literal["tropical", "probability"] = "tropical",
+        *,
+        match: float | None = None,
+        substitution: float | None = None,
+        insertion: float | None = None,
+        deletion: float | None = None,
+        strategy: Strategy = "auto",
+        n_jobs: int | None = None,
+        show_progress: bool = False,
+    ) -> None:
         self.semiring = semiring
         self.match = match
         self.substitution = substitution

@@ -52,6 +52,7 @@ def gappy_pair_transducer(n: int, decay: float, alphabet: Alphabet) -> Transduce
     has exactly one path. Since l(i) − n is T's exponent, S = λ^{2n} · (T ∘ T⁻¹).
     """
     lam, arcs, finals = decay, [], {}
+
     # states: ("gap", k, side) for k matched symbols; side 0 = skipping x, 1 = skipping y
     def st(k: int, side: int) -> tuple:
         return ("gap", k, side)
@@ -84,8 +85,15 @@ class GappyKernel(RationalKernel):
 
     semiring = PROBABILITY
 
-    def __init__(self, n: int = 2, decay: float = 0.5, *, strategy: Strategy = "auto",
-                 n_jobs: int | None = None, show_progress: bool = False) -> None:
+    def __init__(
+        self,
+        n: int = 2,
+        decay: float = 0.5,
+        *,
+        strategy: Strategy = "auto",
+        n_jobs: int | None = None,
+        show_progress: bool = False,
+    ) -> None:
         self.n = n
         self.decay = decay
         self.strategy = strategy

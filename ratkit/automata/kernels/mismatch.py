@@ -68,8 +68,16 @@ class MismatchKernel(RationalKernel):
 
     semiring = PROBABILITY
 
-    def __init__(self, k: int = 5, m: int = 1, alphabet: str | Sequence[str] | None = None, *,
-                 strategy: Strategy = "auto", n_jobs: int | None = None, show_progress: bool = False) -> None:
+    def __init__(
+        self,
+        k: int = 5,
+        m: int = 1,
+        alphabet: str | Sequence[str] | None = None,
+        *,
+        strategy: Strategy = "auto",
+        n_jobs: int | None = None,
+        show_progress: bool = False,
+    ) -> None:
         self.k = k
         self.m = m
         self.alphabet = alphabet

@@ -48,8 +48,9 @@ class NgramKernel(RationalKernel):
 
     semiring = PROBABILITY
 
-    def __init__(self, n: int = 3, *, strategy: Strategy = "auto", n_jobs: int | None = None,
-                 show_progress: bool = False) -> None:
+    def __init__(
+        self, n: int = 3, *, strategy: Strategy = "auto", n_jobs: int | None = None, show_progress: bool = False
+    ) -> None:
         self.n = n
         self.strategy = strategy
         self.n_jobs = n_jobs

@@ -67,8 +67,10 @@ _LEAVES: dict[str, tuple[type, dict[str, bool]]] = {
     "gappy": (GappyKernel, {"n": True, "decay": True}),
     "mismatch": (MismatchKernel, {"k": True, "m": True, "alphabet": False}),
     "subsequence": (SubsequenceKernel, {}),
-    "edit_distance": (EditDistanceKernel, {"semiring": False, "match": False, "substitution": False,
-                                           "insertion": False, "deletion": False}),
+    "edit_distance": (
+        EditDistanceKernel,
+        {"semiring": False, "match": False, "substitution": False, "insertion": False, "deletion": False},
+    ),
     "count_based": (CountBasedKernel, {"patterns": True, "weights": False}),
 }
 _COMBINATORS = ("cosine", "sum", "product", "scale", "polynomial", "exp", "nds_to_pds")
@@ -97,7 +99,7 @@ def load_spec(source: str | os.PathLike | Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(source, (str, os.PathLike)):
         raise SpecError(
             f"Kernel spec {str(source)!r} is neither an existing .toml/.json file nor a JSON "
-            "object string such as '{\"family\": \"ngram\", \"n\": 3}'."
+            'object string such as \'{"family": "ngram", "n": 3}\'.'
         )
     raise SpecError(f"A kernel spec must be a mapping or a file path; got {type(source).__name__}.")
 
@@ -131,7 +133,9 @@ def _call(where: str, make: Callable[[], Kernel]) -> Kernel:
 def _sub(spec: Mapping[str, Any], key: str, where: str) -> Kernel:
     value = spec[key]
     if not isinstance(value, Mapping):
-        raise SpecError(f"{where}.{key} must be a kernel spec (a mapping with a 'family' key); got {type(value).__name__}.")
+        raise SpecError(
+            f"{where}.{key} must be a kernel spec (a mapping with a 'family' key); got {type(value).__name__}."
+        )
     return _build(value, f"{where}.{key}")
 
 
@@ -139,8 +143,10 @@ def _subs(spec: Mapping[str, Any], where: str) -> list[Kernel]:
     value = spec["kernels"]
     if not isinstance(value, list) or not value:
         raise SpecError(f"{where}.kernels must be a non-empty list of kernel specs.")
-    return [_build(v, f"{where}.kernels[{i}]") if isinstance(v, Mapping) else _bad_item(v, f"{where}.kernels[{i}]")
-            for i, v in enumerate(value)]
+    return [
+        _build(v, f"{where}.kernels[{i}]") if isinstance(v, Mapping) else _bad_item(v, f"{where}.kernels[{i}]")
+        for i, v in enumerate(value)
+    ]
 
 
 def _bad_item(value: Any, where: str) -> Kernel:
@@ -168,9 +174,15 @@ def _build(spec: Mapping[str, Any], where: str) -> Kernel:
         if "att" in spec:
             from ratkit.automata.io import read_att
 
-            return _call(where, lambda: TransducerKernel(read_att(str(source), spec.get("semiring", "probability")),
-                                                         pds=spec.get("pds", True)))
-        kernel = _call(where, lambda: TransducerKernel(source, pds=spec.get("pds", True), semiring=spec.get("semiring")))
+            return _call(
+                where,
+                lambda: TransducerKernel(
+                    read_att(str(source), spec.get("semiring", "probability")), pds=spec.get("pds", True)
+                ),
+            )
+        kernel = _call(
+            where, lambda: TransducerKernel(source, pds=spec.get("pds", True), semiring=spec.get("semiring"))
+        )
         _call(f"{where}.path ({source})", kernel.user_transducer)
         return kernel
     if family == "cosine":
@@ -191,8 +203,9 @@ def _build(spec: Mapping[str, Any], where: str) -> Kernel:
         return k
     if family == "polynomial":
         _keys(spec, where, family, {"kernel": True, "degree": False, "coef0": False, "scale": False})
-        k = PolynomialKernel(_sub(spec, "kernel", where), spec.get("degree", 2), spec.get("coef0", 1.0),
-                             spec.get("scale", 1.0))
+        k = PolynomialKernel(
+            _sub(spec, "kernel", where), spec.get("degree", 2), spec.get("coef0", 1.0), spec.get("scale", 1.0)
+        )
         _call(where, k._check)
         return k
     if family == "exp":
@@ -231,7 +244,9 @@ def _plugin(family: Any, spec: Mapping[str, Any], where: str) -> Kernel:
         if factory is not None:
             params = {k: v for k, v in spec.items() if k != "family"}
             return _call(where, lambda: factory(**params))
-    raise SpecError(f"Unknown kernel family {family!r} at {where}.family; accepted families: {', '.join(_all_families())}.")
+    raise SpecError(
+        f"Unknown kernel family {family!r} at {where}.family; accepted families: {', '.join(_all_families())}."
+    )
 
 
 def to_spec(kernel: Kernel) -> dict[str, Any]:
@@ -245,8 +260,9 @@ def to_spec(kernel: Kernel) -> dict[str, Any]:
                 if value is not None:
                     out[key] = list(value) if isinstance(value, tuple) else value
             if family == "count_based":
-                out["patterns"] = ["".join(p) if all(len(s) == 1 for s in p) else list(p)
-                                   for p in kernel.pattern_tuples()]
+                out["patterns"] = [
+                    "".join(p) if all(len(s) == 1 for s in p) else list(p) for p in kernel.pattern_tuples()
+                ]
                 if kernel.weights is not None:
                     out["weights"] = [float(w) for w in kernel.weight_array()]
             return out
@@ -273,8 +289,13 @@ def to_spec(kernel: Kernel) -> dict[str, Any]:
     if isinstance(kernel, ScaledKernel):
         return {"family": "scale", "factor": float(kernel.factor), "kernel": to_spec(kernel.kernel)}
     if isinstance(kernel, PolynomialKernel):
-        return {"family": "polynomial", "degree": int(kernel.degree), "coef0": float(kernel.coef0),
-                "scale": float(kernel.scale), "kernel": to_spec(kernel.kernel)}
+        return {
+            "family": "polynomial",
+            "degree": int(kernel.degree),
+            "coef0": float(kernel.coef0),
+            "scale": float(kernel.scale),
+            "kernel": to_spec(kernel.kernel),
+        }
     if isinstance(kernel, ExpKernel):
         return {"family": "exp", "t": float(kernel.t), "kernel": to_spec(kernel.kernel)}
     if isinstance(kernel, CenteredNDSKernel):

@@ -86,14 +86,14 @@ class SubsequenceKernel(RationalKernel):
         lx, ox = encode(X, index)
         ly, oy = encode(Ys, index)
         # all states of all y's in one axis; R is the dead state
-        tables = [_next_states(ly[oy[j]:oy[j + 1]], n_sym) for j in range(len(Ys))]
+        tables = [_next_states(ly[oy[j] : oy[j + 1]], n_sym) for j in range(len(Ys))]
         starts = np.concatenate([[0], np.cumsum([t.shape[0] for t in tables])])[:-1]
         R = int(sum(t.shape[0] for t in tables))
         ny = np.vstack(tables)
         ny = np.where(ny >= 0, ny + np.repeat(starts, [t.shape[0] for t in tables])[:, None], R)
         out = np.empty((len(X), len(Ys)))
         for i in range(len(X)):
-            nx = _next_states(lx[ox[i]:ox[i + 1]], n_sym)
+            nx = _next_states(lx[ox[i] : ox[i + 1]], n_sym)
             dead = nx.shape[0]
             nx = np.where(nx >= 0, nx, dead)
             N = np.zeros((dead + 1, R + 1))

@@ -56,9 +56,17 @@ class TransducerKernel(RationalKernel):
         The semiring when reading a file or a pynini FST (default: from the file).
     """
 
-    def __init__(self, transducer: Any = None, *, psi: Callable[[Any], float] | None = None, pds: bool = True,
-                 semiring: str | None = None, strategy: Strategy = "auto", n_jobs: int | None = None,
-                 show_progress: bool = False) -> None:
+    def __init__(
+        self,
+        transducer: Any = None,
+        *,
+        psi: Callable[[Any], float] | None = None,
+        pds: bool = True,
+        semiring: str | None = None,
+        strategy: Strategy = "auto",
+        n_jobs: int | None = None,
+        show_progress: bool = False,
+    ) -> None:
         self.transducer_source = transducer
         self.psi = psi
         self.pds = pds
@@ -72,9 +80,15 @@ class TransducerKernel(RationalKernel):
         return ["n_jobs", "pds", "psi", "semiring", "show_progress", "strategy", "transducer"]
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return {"transducer": self.transducer_source, "psi": self.psi, "pds": self.pds,
-                "semiring": self.semiring_name, "strategy": self.strategy, "n_jobs": self.n_jobs,
-                "show_progress": self.show_progress}
+        return {
+            "transducer": self.transducer_source,
+            "psi": self.psi,
+            "pds": self.pds,
+            "semiring": self.semiring_name,
+            "strategy": self.strategy,
+            "n_jobs": self.n_jobs,
+            "show_progress": self.show_progress,
+        }
 
     def set_params(self, **params: Any) -> TransducerKernel:
         renames = {"transducer": "transducer_source", "semiring": "semiring_name"}
@@ -137,8 +151,13 @@ class TransducerKernel(RationalKernel):
         return to_att(self.user_transducer())
 
 
-def from_transducer(transducer: Any, psi: Callable[[Any], float] | None = None, pds: bool = True,
-                    semiring: str | None = None, **options: Any) -> TransducerKernel:
+def from_transducer(
+    transducer: Any,
+    psi: Callable[[Any], float] | None = None,
+    pds: bool = True,
+    semiring: str | None = None,
+    **options: Any,
+) -> TransducerKernel:
     """A rational kernel from any WFST: K = Ψ(T ∘ T⁻¹) when ``pds`` (Proposition 1), else Ψ(T).
 
     ``transducer`` is a ratkit Transducer, a ``pynini.Fst``, or the path of an OpenFst
