@@ -79,7 +79,7 @@ def _subsequence_features(x: str) -> dict[str, float]:
 
 def _ngram_features(n: int) -> Callable[[str], dict[str, float]]:
     def features(x: str) -> dict[str, float]:
-        return dict(Counter(x[i:i + n] for i in range(len(x) - n + 1)))
+        return dict(Counter(x[i : i + n] for i in range(len(x) - n + 1)))
 
     return features
 
@@ -116,15 +116,19 @@ def backends(stand_in: bool = False) -> tuple[dict[str, tuple[Any, str]], Any, s
     found: dict[str, tuple[Any, str]] = {}
     make = getattr(kernels, "subsequence", None)
     found["subsequence"] = (
-        (make(), "ratkit.automata.kernels.subsequence()") if make is not None else
-        (_FeatureKernel("subsequence", _subsequence_features),
-         "STAND-IN: brute-force subsequence feature map (pt.subsequences)")
+        (make(), "ratkit.automata.kernels.subsequence()")
+        if make is not None
+        else (
+            _FeatureKernel("subsequence", _subsequence_features),
+            "STAND-IN: brute-force subsequence feature map (pt.subsequences)",
+        )
     )
     ngram = getattr(kernels, "ngram", None)
     for n in (2, 3):
         found[f"{n}-gram"] = (
-            (ngram(n), f"ratkit.automata.kernels.ngram({n})") if ngram is not None else
-            (_FeatureKernel(f"{n}-gram", _ngram_features(n)), "STAND-IN: brute-force n-gram counts")
+            (ngram(n), f"ratkit.automata.kernels.ngram({n})")
+            if ngram is not None
+            else (_FeatureKernel(f"{n}-gram", _ngram_features(n)), "STAND-IN: brute-force n-gram counts")
         )
     try:
         if stand_in:
@@ -139,11 +143,15 @@ def backends(stand_in: bool = False) -> tuple[dict[str, tuple[Any, str]], Any, s
 
 def cross_check(kernels: dict[str, tuple[Any, str]], strings: list[str]) -> dict[str, float]:
     """max |K − ⟨φ(x), φ(y)⟩| over the pairs of ``strings``, φ by brute-force enumeration."""
-    brute = {"subsequence": _FeatureKernel("subsequence", _subsequence_features),
-             "2-gram": _FeatureKernel("2-gram", _ngram_features(2)),
-             "3-gram": _FeatureKernel("3-gram", _ngram_features(3))}
-    return {name: float(np.abs(np.asarray(k.gram(strings)) - brute[name].gram(strings)).max())
-            for name, (k, _) in kernels.items()}
+    brute = {
+        "subsequence": _FeatureKernel("subsequence", _subsequence_features),
+        "2-gram": _FeatureKernel("2-gram", _ngram_features(2)),
+        "3-gram": _FeatureKernel("3-gram", _ngram_features(3)),
+    }
+    return {
+        name: float(np.abs(np.asarray(k.gram(strings)) - brute[name].gram(strings)).max())
+        for name, (k, _) in kernels.items()
+    }
 
 
 # -- the experiment -----------------------------------------------------------------------------
@@ -153,14 +161,11 @@ def _accuracy(pred: np.ndarray, y: np.ndarray, mask: np.ndarray | None = None) -
     return float(np.mean(pred == y)) if y.size else float("nan")
 
 
-def run_target(target: Target, seed: int, args: argparse.Namespace, kernels: dict,
-               learner: Any) -> dict:
+def run_target(target: Target, seed: int, args: argparse.Namespace, kernels: dict, learner: Any) -> dict:
     """One target, one seed: train on seed 2·seed, test on 2·seed + 1."""
     sigma = target.alphabet
-    x_train, y_train = sample(target.definition, sigma, args.n_train, max_len=args.train_len,
-                              seed=2 * seed)
-    x_test, y_test = sample(target.definition, sigma, args.n_test, max_len=args.test_len,
-                            seed=2 * seed + 1)
+    x_train, y_train = sample(target.definition, sigma, args.n_train, max_len=args.train_len, seed=2 * seed)
+    x_test, y_test = sample(target.definition, sigma, args.n_test, max_len=args.test_len, seed=2 * seed + 1)
     seen = set(x_train)
     unseen = np.array([x not in seen for x in x_test])
     longer = np.array([len(x) > args.train_len for x in x_test])
@@ -173,8 +178,11 @@ def run_target(target: Target, seed: int, args: argparse.Namespace, kernels: dic
         return sum(v for u, v in w.items() if u in found)
 
     out = {
-        "list": dl, "unseen": int(unseen.sum()), "longer": int(longer.sum()),
-        "theory": _accuracy(np.array([score(x) > 0 for x in x_test]), y_test), "kernels": {},
+        "list": dl,
+        "unseen": int(unseen.sum()),
+        "longer": int(longer.sum()),
+        "theory": _accuracy(np.array([score(x) > 0 for x in x_test]), y_test),
+        "kernels": {},
     }
     for name, (kernel, _) in kernels.items():
         t0 = time.perf_counter()
@@ -211,67 +219,83 @@ def table(results: dict[str, list[dict]], kernel_names: list[str], train_len: in
         row = [f"`{name}`", t.alphabet, str(t.n), sizes, _pct(theory)]
         for k in kernel_names:
             worst = min(r["kernels"][k]["test"] for r in runs)
-            row += [f"{_pct(_mean(runs, k, 'test'))} ({_pct(worst)})",
-                    _pct(_mean(runs, k, "unseen")), _pct(_mean(runs, k, "longer"))]
+            row += [
+                f"{_pct(_mean(runs, k, 'test'))} ({_pct(worst)})",
+                _pct(_mean(runs, k, "unseen")),
+                _pct(_mean(runs, k, "longer")),
+            ]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--n-train", type=int, default=300)
     p.add_argument("--n-test", type=int, default=2000)
     p.add_argument("--train-len", type=int, default=12)
     p.add_argument("--test-len", type=int, default=16)
     p.add_argument("--C", type=float, default=1.0)
-    p.add_argument("--seeds", type=int, default=5,
-                   help="repetitions; seed s trains on sample seed 2s and tests on 2s + 1")
+    p.add_argument(
+        "--seeds", type=int, default=5, help="repetitions; seed s trains on sample seed 2s and tests on 2s + 1"
+    )
     p.add_argument("--targets", nargs="*", default=sorted(EXAMPLES), choices=sorted(EXAMPLES))
-    p.add_argument("--stand-in", action="store_true",
-                   help="use the brute-force kernels and sklearn's SVC even if ratkit has them")
+    p.add_argument(
+        "--stand-in", action="store_true", help="use the brute-force kernels and sklearn's SVC even if ratkit has them"
+    )
     args = p.parse_args(argv)
 
     kernels, learner, learner_source = backends(args.stand_in)
     t0 = time.perf_counter()
-    check_strings = sample(EXAMPLES["pairs_not_da"].definition, "abcd", 40, max_len=args.train_len,
-                           seed=12345)[0]
+    check_strings = sample(EXAMPLES["pairs_not_da"].definition, "abcd", 40, max_len=args.train_len, seed=12345)[0]
     deviations = cross_check(kernels, check_strings)
     results: dict[str, list[dict]] = {}
     for name in args.targets:
-        results[name] = [run_target(EXAMPLES[name], s, args, kernels, learner)
-                         for s in range(args.seeds)]
-        print(f"[{time.perf_counter() - t0:6.1f}s] {name}: " + ", ".join(
-            f"{k} {_pct(_mean(results[name], k, 'test'))}%" for k in kernels), file=sys.stderr)
+        results[name] = [run_target(EXAMPLES[name], s, args, kernels, learner) for s in range(args.seeds)]
+        print(
+            f"[{time.perf_counter() - t0:6.1f}s] {name}: "
+            + ", ".join(f"{k} {_pct(_mean(results[name], k, 'test'))}%" for k in kernels),
+            file=sys.stderr,
+        )
 
     print("Learning PT languages with the subsequence kernel (issue 5)")
     given = " ".join(argv if argv is not None else sys.argv[1:])
     print(f"  command: .venv/bin/python -m bench.pt_languages {given}".rstrip())
     print(f"  python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}")
-    print(f"  per seed s = 0..{args.seeds - 1}: train on {args.n_train} strings of length "
-          f"0..{args.train_len} (sample seed 2s), test on {args.n_test} fresh strings of length "
-          f"0..{args.test_len} (sample seed 2s + 1)")
+    print(
+        f"  per seed s = 0..{args.seeds - 1}: train on {args.n_train} strings of length "
+        f"0..{args.train_len} (sample seed 2s), test on {args.n_test} fresh strings of length "
+        f"0..{args.test_len} (sample seed 2s + 1)"
+    )
     print("  samples balanced (half in L), lengths uniform, strings uniform within a length")
     print(f"  learner: {learner_source}, C = {args.C}")
     for k, (_, source) in kernels.items():
-        print(f"  kernel {k}: {source}; max |K − ⟨φ(x), φ(y)⟩| on 40 strings over abcd "
-              f"(φ by brute force): {deviations[k]:g}")
-    print("  'unseen': test strings absent from the training sample; "
-          f"'len>{args.train_len}': longer than every training string")
-    print("  'w of the list': ⟨w, φ(x)⟩ > 0 with w = decision_list(L).to_weights(), worst seed "
-          "(theory: 100 %)")
+        print(
+            f"  kernel {k}: {source}; max |K − ⟨φ(x), φ(y)⟩| on 40 strings over abcd "
+            f"(φ by brute force): {deviations[k]:g}"
+        )
+    print(
+        "  'unseen': test strings absent from the training sample; "
+        f"'len>{args.train_len}': longer than every training string"
+    )
+    print("  'w of the list': ⟨w, φ(x)⟩ > 0 with w = decision_list(L).to_weights(), worst seed (theory: 100 %)")
     print()
     for name, runs in results.items():
         t = EXAMPLES[name]
         print(f"{name} (Σ = {t.alphabet}, {t.n}-PT): {t.description}")
         print(f"  Theorem 6: {runs[0]['list']!r}")
-        print(f"  test strings unseen in training: {np.mean([r['unseen'] for r in runs]):.0f}, "
-              f"longer than {args.train_len}: {np.mean([r['longer'] for r in runs]):.0f} (means)")
+        print(
+            f"  test strings unseen in training: {np.mean([r['unseen'] for r in runs]):.0f}, "
+            f"longer than {args.train_len}: {np.mean([r['longer'] for r in runs]):.0f} (means)"
+        )
         for k in kernels:
-            print(f"  {k:12s} train {_pct(_mean(runs, k, 'train')):>5}%  "
-                  f"test {_pct(_mean(runs, k, 'test')):>5}%  "
-                  f"(seeds: {' '.join(_pct(r['kernels'][k]['test']) for r in runs)})  "
-                  f"{np.mean([r['kernels'][k]['seconds'] for r in runs]):.1f}s/fit+predict")
+            print(
+                f"  {k:12s} train {_pct(_mean(runs, k, 'train')):>5}%  "
+                f"test {_pct(_mean(runs, k, 'test')):>5}%  "
+                f"(seeds: {' '.join(_pct(r['kernels'][k]['test']) for r in runs)})  "
+                f"{np.mean([r['kernels'][k]['seconds'] for r in runs]):.1f}s/fit+predict"
+            )
     print()
     print("Mean test accuracy (%) over the seeds, worst seed in brackets:")
     print()

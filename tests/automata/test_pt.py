@@ -62,8 +62,9 @@ def test_subsequences_of_tokens_are_tuples():
 
 
 # -- shuffle ideals --------------------------------------------------------------------------
-@pytest.mark.parametrize("u,sigma", [("", "ab"), ("a", "ab"), ("ab", "ab"), ("aba", "ab"),
-                                     ("cab", "abc"), ("dd", "abcd")])
+@pytest.mark.parametrize(
+    "u,sigma", [("", "ab"), ("a", "ab"), ("ab", "ab"), ("aba", "ab"), ("cab", "abc"), ("dd", "abcd")]
+)
 def test_shuffle_ideal_is_the_minimal_dfa_of_psi(u, sigma):
     t = shuffle_ideal(u, sigma)
     run = Dfa(t, sigma)
@@ -136,8 +137,7 @@ def test_decision_list_of_ab_not_ba_by_hand():
     dl = decision_list(ideal("ab") - ideal("ba"), "ab")
     assert dl.entries == (({"ba"}, False), ({"ab"}, True), ({""}, False))
     assert dl.to_weights() == {"ba": -3, "ab": 2, "": -1}
-    assert repr(dl) == (
-        "DecisionList([({'ba'}, False), ({'ab'}, True), ({''}, False)], alphabet='ab')")
+    assert repr(dl) == ("DecisionList([({'ba'}, False), ({'ab'}, True), ({''}, False)], alphabet='ab')")
 
 
 def _decisive_in_window(u, v_members, lang, window):
@@ -180,6 +180,7 @@ def test_decision_list_has_the_structure_of_theorem_6(name):
     lang = {x: member(target.definition, x) for x in window}
     chopped: list[str] = []
     for d, sign in entries:
+
         def in_v(x, chopped=tuple(chopped)):
             return not any(subseq(s, x) for s in chopped)
 
@@ -203,13 +204,13 @@ def test_decision_list_accepts_formulas_pynini_and_weighted_acceptors():
     fst = pynini.union(pynini.accep("a").plus + pynini.accep("b").plus)
     fst = pynini.determinize(pynini.rmepsilon(fst.optimize()))
     assert decision_list(fst, "ab") == want
-    weighted = from_arcs([(0, "a", 0.5, 1), (1, "a", 0.25, 1), (1, "b", 0.5, 2), (2, "b", 0.1, 2)],
-                         0, {2: 0.3}, PROBABILITY)
+    weighted = from_arcs(
+        [(0, "a", 0.5, 1), (1, "a", 0.25, 1), (1, "b", 0.5, 2), (2, "b", 0.1, 2)], 0, {2: 0.3}, PROBABILITY
+    )
     assert decision_list(weighted, "ab") == want
     # an inferred alphabet may be smaller than Σ: strings with c are then outside L
     dl = decision_list(fst, "abc")
-    assert all(dl(x) == (set(x) <= {"a", "b"} and member(ideal("ab") - ideal("ba"), x))
-               for x in strings("abc", 5))
+    assert all(dl(x) == (set(x) <= {"a", "b"} and member(ideal("ab") - ideal("ba"), x)) for x in strings("abc", 5))
 
 
 def test_decision_list_of_the_empty_and_full_languages():
@@ -242,8 +243,7 @@ def test_algorithm_2_final_else_returns_the_last_sign():
 def _random_list(rng, sigma):
     entries = []
     for _ in range(rng.randint(1, 4)):
-        words = {"".join(rng.choice(sigma) for _ in range(rng.randint(0, 3)))
-                 for _ in range(rng.randint(1, 3))}
+        words = {"".join(rng.choice(sigma) for _ in range(rng.randint(0, 3))) for _ in range(rng.randint(1, 3))}
         entries.append((words, rng.random() < 0.5))
     return DecisionList(entries, alphabet=sigma)
 

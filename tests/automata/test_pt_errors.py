@@ -23,10 +23,10 @@ from ratkit.exceptions import AlphabetMismatchError, OperationError, RatkitError
 
 # -- not piecewise testable / bound exceeded: an error, never a list --------------------------
 AB_STAR = minimize(closure(acceptor("ab")))
-EVEN_A = from_arcs([(0, "a", True, 1), (1, "a", True, 0), (0, "b", True, 0), (1, "b", True, 1)],
-                   0, {0: True}, BOOLEAN)
-ENDS_IN_A = from_arcs([(0, "a", True, 1), (0, "b", True, 0), (1, "a", True, 1), (1, "b", True, 0)],
-                      0, {1: True}, BOOLEAN)
+EVEN_A = from_arcs([(0, "a", True, 1), (1, "a", True, 0), (0, "b", True, 0), (1, "b", True, 1)], 0, {0: True}, BOOLEAN)
+ENDS_IN_A = from_arcs(
+    [(0, "a", True, 1), (0, "b", True, 0), (1, "a", True, 1), (1, "b", True, 0)], 0, {1: True}, BOOLEAN
+)
 
 
 @pytest.mark.parametrize("lang", [AB_STAR, EVEN_A, ENDS_IN_A], ids=["(ab)*", "even-a", "ends-in-a"])
@@ -70,8 +70,7 @@ def test_max_len_must_be_a_non_negative_int(bad):
 
 # -- inputs that are not a DFA over Σ ----------------------------------------------------------
 def test_non_deterministic_acceptor():
-    nfa = from_arcs([(0, "a", True, 1), (0, "a", True, 2), (1, "b", True, 2)], 0, {2: True},
-                    BOOLEAN)
+    nfa = from_arcs([(0, "a", True, 1), (0, "a", True, 2), (1, "b", True, 2)], 0, {2: True}, BOOLEAN)
     msg = r"deterministic acceptor \(a DFA\), but state 0 has 2 arcs labelled 'a'. Determinize it"
     with pytest.raises(OperationError, match=msg):
         decision_list(nfa, "ab")
@@ -116,8 +115,7 @@ def test_formula_symbols_outside_sigma():
 
 # -- empty alphabet ----------------------------------------------------------------------------
 @pytest.mark.parametrize("empty", ["", [], Alphabet([])])
-@pytest.mark.parametrize("call",
-                         ["shuffle_ideal", "decision_list", "to_dfa", "DecisionList", "sample"])
+@pytest.mark.parametrize("call", ["shuffle_ideal", "decision_list", "to_dfa", "DecisionList", "sample"])
 def test_empty_alphabet(empty, call):
     run = {
         "shuffle_ideal": lambda: shuffle_ideal("", empty),

@@ -95,8 +95,7 @@ class Dfa:
         states = sorted(seen)
         block = {q: int(q in self.finals) for q in states}
         while True:
-            sig = {q: (block[q], tuple(block[self.delta[q][a]] for a in self.symbols))
-                   for q in states}
+            sig = {q: (block[q], tuple(block[self.delta[q][a]] for a in self.symbols)) for q in states}
             ids = {s: i for i, s in enumerate(sorted(set(sig.values())))}
             new = {q: ids[sig[q]] for q in states}
             if len(set(new.values())) == len(set(block.values())):

@@ -72,11 +72,14 @@ def test_a_class_without_strings_in_the_range_is_an_error():
         sample(ideal("aaa"), "ab", 10, max_len=2)
 
 
-@pytest.mark.parametrize("kwargs,msg", [
-    ({"n": -1}, "The 'n' parameter of sample must be an int ≥ 0. Got -1"),
-    ({"max_len": 2.0}, "The 'max_len' parameter of sample must be an int ≥ 0. Got 2.0"),
-    ({"min_len": 5}, "The 'min_len' parameter of sample must be ≤ max_len=4. Got 5"),
-])
+@pytest.mark.parametrize(
+    "kwargs,msg",
+    [
+        ({"n": -1}, "The 'n' parameter of sample must be an int ≥ 0. Got -1"),
+        ({"max_len": 2.0}, "The 'max_len' parameter of sample must be an int ≥ 0. Got 2.0"),
+        ({"min_len": 5}, "The 'min_len' parameter of sample must be ≤ max_len=4. Got 5"),
+    ],
+)
 def test_sample_parameters_are_checked(kwargs, msg):
     args = {"n": 4, "max_len": 4, **kwargs}
     with pytest.raises(ValueError, match=msg):

@@ -92,8 +92,7 @@ def _check_deterministic(t: Transducer) -> None:
     if (lab == 0).any():
         q = int(src[lab == 0][0])
         raise OperationError(
-            f"The language must be given by a deterministic acceptor (a DFA), but state {q} "
-            f"has an ε-arc. {hint}"
+            f"The language must be given by a deterministic acceptor (a DFA), but state {q} has an ε-arc. {hint}"
         )
     keys = src * (len(t.alphabet) + 1) + lab
     uniq, counts = np.unique(keys, return_counts=True)

@@ -180,8 +180,7 @@ class DecisionList:
         kept: list[tuple[list[Word], bool]] = []
         seen: list[Word] = []
         for strings, sign in self._entries:
-            live = [u for u in sorted(strings, key=_order)
-                    if not any(subsequence_of(v, u) for v in seen)]
+            live = [u for u in sorted(strings, key=_order) if not any(subsequence_of(v, u) for v in seen)]
             seen.extend(live)
             kept.append((live, sign))
         if () not in seen:
@@ -220,9 +219,7 @@ class DecisionList:
         """The minimal DFA of the list's language over Σ (``alphabet``, default the list's)."""
         if alphabet is None:
             if self.alphabet is None:
-                raise ValueError(
-                    "This decision list has no alphabet; pass one: to_dfa(alphabet='ab')."
-                )
+                raise ValueError("This decision list has no alphabet; pass one: to_dfa(alphabet='ab').")
             alphabet = self.alphabet
         return self.to_formula().to_dfa(alphabet)
 
@@ -292,8 +289,7 @@ def decision_list(language: Any, alphabet: Any, max_len: int = 8) -> DecisionLis
     sigma = as_sigma(alphabet)
     if isinstance(max_len, bool) or not isinstance(max_len, (int, np.integer)) or max_len < 0:
         raise ValueError(
-            f"The 'max_len' parameter of decision_list must be a non-negative int. Got "
-            f"{max_len!r} instead."
+            f"The 'max_len' parameter of decision_list must be a non-negative int. Got {max_len!r} instead."
         )
     lang = _lang.as_language(language, sigma)
     comp = _lang.complement_of(lang, sigma)
@@ -306,9 +302,11 @@ def decision_list(language: Any, alphabet: Any, max_len: int = 8) -> DecisionLis
         pos = _minimal_decisive(v, comp, sigma)  # V ∩ Ψ(u) ⊆ L
         neg = _minimal_decisive(v, lang, sigma)  # V ∩ Ψ(u) ⊆ Lᶜ
         if _lang.is_empty(pos) and _lang.is_empty(neg):
-            rest = "every string u has" if i == 1 else (
-                f"after chopping off Ψ(D_1), …, Ψ(D_{i - 1}), every string u of the rest V_{i} "
-                f"≠ ∅ has")
+            rest = (
+                "every string u has"
+                if i == 1
+                else (f"after chopping off Ψ(D_1), …, Ψ(D_{i - 1}), every string u of the rest V_{i} ≠ ∅ has")
+            )
             raise NotPiecewiseTestableError(
                 "The language is not piecewise testable, so no decision list over shuffle "
                 f"ideals represents it: {rest} supersequences both in L and outside L (in "
@@ -353,6 +351,5 @@ def _minimal_decisive(v: Transducer, other: Transducer, sigma: Alphabet) -> Tran
 def _check_equivalent(a: Transducer, b: Transducer) -> None:
     if not (_lang.is_empty(difference(a, b)) and _lang.is_empty(difference(b, a))):
         raise RuntimeError(  # pragma: no cover - guards against returning a wrong list
-            "internal error: the decision list built by decision_list differs from the "
-            "language; please report"
+            "internal error: the decision list built by decision_list differs from the language; please report"
         )

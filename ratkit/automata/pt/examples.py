@@ -47,19 +47,22 @@ class Target:
 
 
 _TARGETS = [
-    Target("letters_ab_not_c", "abcd", "uses a and b but not c (1-PT)",
-           (ideal("a") & ideal("b")) - ideal("c")),
-    Target("ab_not_ba", "ab", "contains ab but not ba as a subsequence (2-PT)",
-           ideal("ab") - ideal("ba")),
-    Target("pairs_not_da", "abcd", "contains ad or bc, but not da (2-PT)",
-           (ideal("ad") | ideal("bc")) - ideal("da")),
-    Target("union_of_three", "abc", "the union of three ideals Ψ(abc) ∪ Ψ(bab) ∪ Ψ(cc) (3-PT)",
-           ideal("abc") | ideal("bab") | ideal("cc")),
-    Target("alternating_list", "abc", "a decision list with alternating signs (3-PT)",
-           DecisionList([({"abc"}, True), ({"ab", "ca"}, False), ({"c"}, True), ({""}, False)],
-                        alphabet="abc")),
-    Target("xor_of_triples", "ab", "exactly one of aab, bba as a subsequence (3-PT)",
-           ideal("aab") ^ ideal("bba")),
+    Target("letters_ab_not_c", "abcd", "uses a and b but not c (1-PT)", (ideal("a") & ideal("b")) - ideal("c")),
+    Target("ab_not_ba", "ab", "contains ab but not ba as a subsequence (2-PT)", ideal("ab") - ideal("ba")),
+    Target("pairs_not_da", "abcd", "contains ad or bc, but not da (2-PT)", (ideal("ad") | ideal("bc")) - ideal("da")),
+    Target(
+        "union_of_three",
+        "abc",
+        "the union of three ideals Ψ(abc) ∪ Ψ(bab) ∪ Ψ(cc) (3-PT)",
+        ideal("abc") | ideal("bab") | ideal("cc"),
+    ),
+    Target(
+        "alternating_list",
+        "abc",
+        "a decision list with alternating signs (3-PT)",
+        DecisionList([({"abc"}, True), ({"ab", "ca"}, False), ({"c"}, True), ({""}, False)], alphabet="abc"),
+    ),
+    Target("xor_of_triples", "ab", "exactly one of aab, bba as a subsequence (3-PT)", ideal("aab") ^ ideal("bba")),
 ]
 
 EXAMPLES: dict[str, Target] = {t.name: t for t in _TARGETS}

@@ -197,8 +197,7 @@ class Formula:
 def _formula(obj: Any, sym: str) -> Formula:
     if not isinstance(obj, Formula):
         raise TypeError(
-            f"The operands of {sym} must be Formula objects (build them with ideal(...)); got "
-            f"{type(obj).__name__}."
+            f"The operands of {sym} must be Formula objects (build them with ideal(...)); got {type(obj).__name__}."
         )
     return obj
 

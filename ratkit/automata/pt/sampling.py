@@ -20,9 +20,7 @@ __all__ = ["sample"]
 
 def _check_int(value: Any, name: str, low: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(
-            f"The '{name}' parameter of sample must be an int ≥ {low}. Got {value!r} instead."
-        )
+        raise ValueError(f"The '{name}' parameter of sample must be an int ≥ {low}. Got {value!r} instead.")
     return int(value)
 
 
@@ -108,10 +106,7 @@ def sample(
     max_len = _check_int(max_len, "max_len", 0)
     min_len = _check_int(min_len, "min_len", 0)
     if min_len > max_len:
-        raise ValueError(
-            f"The 'min_len' parameter of sample must be ≤ max_len={max_len}. "
-            f"Got {min_len!r} instead."
-        )
+        raise ValueError(f"The 'min_len' parameter of sample must be ≤ max_len={max_len}. Got {min_len!r} instead.")
     lang = _lang.as_language(language, sigma)
     rng = random.Random(seed)
     as_str = shows_as_str(sigma)

@@ -46,8 +46,7 @@ def subsequences(x: SequenceLike, max_len: int | None = None) -> set[Shown]:
         max_len = len(word)
     elif isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 0:
         raise ValueError(
-            f"The 'max_len' parameter of subsequences must be a non-negative int or None. "
-            f"Got {max_len!r} instead."
+            f"The 'max_len' parameter of subsequences must be a non-negative int or None. Got {max_len!r} instead."
         )
     found: set[Word] = {()}
     for s in word:
