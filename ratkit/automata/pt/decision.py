@@ -301,34 +301,35 @@ def decision_list(language: Any, alphabet: Any, max_len: int = 8) -> DecisionLis
         i = len(steps) + 1
         pos = _minimal_decisive(v, comp, sigma)  # V ∩ Ψ(u) ⊆ L
         neg = _minimal_decisive(v, lang, sigma)  # V ∩ Ψ(u) ⊆ Lᶜ
-        if _lang.is_empty(pos) and _lang.is_empty(neg):
-            rest = (
-                "every string u has"
-                if i == 1
-                else (f"after chopping off Ψ(D_1), …, Ψ(D_{i - 1}), every string u of the rest V_{i} ≠ ∅ has")
-            )
+        has_pos, has_neg = not _lang.is_empty(pos), not _lang.is_empty(neg)
+        if not (has_pos or has_neg):
+            if i == 1:
+                where = "Every string u of V_1 = Σ*"
+            else:
+                removed = "Ψ(D_1)" if i == 2 else f"Ψ(D_1), …, Ψ(D_{i - 1})"
+                where = f"After chopping off {removed}, every string u of the rest V_{i} ≠ ∅"
             raise NotPiecewiseTestableError(
-                "The language is not piecewise testable, so no decision list over shuffle "
-                f"ideals represents it: {rest} supersequences both in L and outside L (in "
-                f"V_{i}), so no string is decisive modulo V_{i}, while a PT language always has "
-                "one (Lemma 4). This does not depend on max_len.",
+                "The language is not piecewise testable, so no decision list over shuffle ideals "
+                f"represents it. {where} has supersequences in V_{i} both in L and outside L, so no "
+                f"string is decisive modulo V_{i}, while a PT language always has one (Lemma 4). "
+                "This does not depend on max_len.",
                 step=i,
             )
-        if not _lang.is_empty(pos) and not _lang.is_empty(neg):  # pragma: no cover - Lemma 9
+        if has_pos and has_neg:  # pragma: no cover - Lemma 9
             raise RuntimeError(f"internal error: D_{i} mixes signs; please report")
-        d, sign = (pos, True) if _lang.is_empty(neg) else (neg, False)
-        steps.append((d, sign))
-        logger.debug("D_%d: sign %s, %d states", i, sign, d.num_states)
+        d = pos if has_pos else neg
+        steps.append((d, has_pos))
+        logger.debug("D_%d: sign %s, %d states", i, has_pos, d.num_states)
         v = minimize(difference(v, _lang.upward_closure(d, sigma)))
 
-    longest = [_lang.longest_word(d) for d, _ in steps]
-    needed = max(len(u) for u in longest)  # type: ignore[arg-type]
+    longest = [_lang.longest_word(d) or () for d, _ in steps]  # every D_i is non-empty
+    needed = max(len(u) for u in longest)
     if needed > max_len:
-        i, u = next((i, u) for i, u in enumerate(longest, 1) if len(u) > max_len)  # type: ignore[arg-type]
+        i, u = next((i, u) for i, u in enumerate(longest, 1) if len(u) > max_len)
         raise BoundExceededError(
             f"The decision list of this language needs strings longer than max_len={max_len}: "
-            f"D_{i}, the minimal decisive strings modulo V_{i}, holds {show(u, as_str)!r} "  # type: ignore[arg-type]
-            f"of length {len(u)}, and the whole list needs length {needed}. Call "  # type: ignore[arg-type]
+            f"D_{i}, the minimal decisive strings modulo V_{i}, holds {show(u, as_str)!r} "
+            f"of length {len(u)}, and the whole list needs length {needed}. Call "
             f"decision_list(..., max_len={needed}) or larger.",
             needed=needed,
         )
