@@ -43,12 +43,18 @@ COLUMNS = [f"{m}@{k}" for m in ("precision", "recall") for k in KS] + ["auc"]
 
 #: Per-loss settings, chosen with ``--tune`` on a validation split of seed 0's training data.
 MFAUC_COMMON: dict[str, Any] = dict(n_factors=64, lam=1e-4, init="svd", max_iter=50, tol=1e-5)
-MFAUC_SETTINGS: dict[str, dict[str, Any]] = {
-    "square": dict(loss="square", learning_rate=0.2),
-    "squared_hinge": dict(loss="squared_hinge", learning_rate=0.2),
-    "hinge": dict(loss="hinge", learning_rate=0.5),
-    "logistic": dict(loss="logistic", beta=4.0, learning_rate=0.5),
+MFAUC_SETTINGS: dict[str, dict[str, Any]] = {  # the best validation row of each loss
+    "square": dict(loss="square", learning_rate=0.5),
+    "squared_hinge": dict(loss="squared_hinge", learning_rate=0.5),
+    "hinge": dict(loss="hinge", learning_rate=0.5, max_iter=100),
+    "logistic": dict(loss="logistic", beta=1.0, lam=3e-5, learning_rate=0.5),
     "sigmoid": dict(loss="sigmoid", beta=[2.0, 4.0, 8.0], learning_rate=0.5),
+}
+
+#: implicit's settings chosen with ``--tune 3`` on the same validation split (for BPR its
+#: defaults were the best row of the grid, so it has no second row).
+IMPLICIT_TUNED: dict[str, dict[str, Any]] = {
+    "als": dict(factors=64, alpha=1.0, regularization=10.0),
 }
 
 
@@ -60,8 +66,10 @@ class ImplicitModel(FactorRecommender):
 
     plugin_name: ClassVar[str] = ""
 
-    def __init__(self, *, kind: str = "bpr", random_state: int = 0) -> None:
+    def __init__(self, *, kind: str = "bpr", params: dict | None = None,
+                 random_state: int = 0) -> None:
         self.kind = kind
+        self.params = params
         self.random_state = random_state
 
     def _fit(self, user_items: sp.csr_matrix) -> None:
@@ -73,7 +81,7 @@ class ImplicitModel(FactorRecommender):
                 "The BPR/ALS rows need the 'implicit' package: .venv/bin/pip install implicit"
             ) from exc
         cls = BayesianPersonalizedRanking if self.kind == "bpr" else AlternatingLeastSquares
-        model = cls(random_state=self.random_state)  # implicit's own defaults otherwise
+        model = cls(**(self.params or {}), random_state=self.random_state)
         model.fit(user_items.astype(np.float32), show_progress=False)
         self.user_factors_ = np.asarray(model.user_factors, dtype=np.float64)
         self.item_factors_ = np.asarray(model.item_factors, dtype=np.float64)
@@ -94,11 +102,15 @@ def model_factories() -> dict[str, Callable[[int], Any]]:
     }
     for name, settings in MFAUC_SETTINGS.items():
         factories[f"MFAUC {name}"] = (
-            lambda seed, s=settings: MFAUC(**MFAUC_COMMON, **s, random_state=seed))
+            lambda seed, s=settings: MFAUC(**{**MFAUC_COMMON, **s}, random_state=seed))
     if implicit_available():
         for kind in ("bpr", "als"):
             factories[f"implicit {kind.upper()} (defaults)"] = (
                 lambda seed, kind=kind: ImplicitModel(kind=kind, random_state=seed))
+        for kind, params in IMPLICIT_TUNED.items():
+            factories[f"implicit {kind.upper()} {params}"] = (
+                lambda seed, kind=kind, params=params: ImplicitModel(
+                    kind=kind, params=params, random_state=seed))
     else:
         print("implicit is not installed: skipping its BPR and ALS rows "
               "(.venv/bin/pip install implicit)", file=sys.stderr)
@@ -169,6 +181,20 @@ def tune_grid(stage: int) -> list[dict[str, Any]]:
     return grid
 
 
+def implicit_grid() -> list[tuple[str, dict[str, Any]]]:
+    """Stage 3: implicit's BPR and ALS, defaults and a small grid around them."""
+    grid: list[tuple[str, dict[str, Any]]] = [("bpr", {}), ("als", {})]
+    for regularization in (0.01, 0.1):
+        for learning_rate in (0.01, 0.05):
+            for iterations in (100, 300):
+                grid.append(("bpr", dict(factors=64, learning_rate=learning_rate,
+                                         regularization=regularization, iterations=iterations)))
+    for alpha in (1.0, 10.0):
+        for regularization in (1.0, 10.0, 30.0, 100.0):
+            grid.append(("als", dict(factors=64, alpha=alpha, regularization=regularization)))
+    return grid
+
+
 def tune(data_path: str, stage: int) -> None:
     """Validation grid: seed 0's training data, 5 more positives per user held out."""
     data = load_movielens(data_path)
@@ -181,6 +207,13 @@ def tune(data_path: str, stage: int) -> None:
         metrics = ranking_metrics(reference.fit(fit_part), fit_part, validation, k=5)
         print(f"| {name} | {metrics['precision']:.4f} | {metrics['recall']:.4f} | "
               f"{metrics['auc']:.4f} | |", flush=True)
+    if stage == 3:
+        for kind, params in implicit_grid():
+            model = ImplicitModel(kind=kind, params=params, random_state=0).fit(fit_part)
+            metrics = ranking_metrics(model, fit_part, validation, k=5)
+            print(f"| implicit {kind} {params} | {metrics['precision']:.4f} | "
+                  f"{metrics['recall']:.4f} | {metrics['auc']:.4f} | |", flush=True)
+        return
     for params in tune_grid(stage):
         model = MFAUC(**{**MFAUC_COMMON, **params}, random_state=0).fit(fit_part)
         metrics = ranking_metrics(model, fit_part, validation, k=5)
@@ -219,8 +252,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", default=DEFAULT_DATA,
                         help=f"MovieLens 100K folder or u.data (default {DEFAULT_DATA})")
     parser.add_argument("--seeds", type=int, default=5, help="number of seeded refits (default 5)")
-    parser.add_argument("--tune", type=int, choices=(1, 2),
-                        help="run stage 1 or 2 of the validation grid instead")
+    parser.add_argument("--tune", type=int, choices=(1, 2, 3),
+                        help="run stage 1 or 2 (MFAUC) or 3 (implicit) of the validation grid")
     parser.add_argument("--timing", action="store_true", help="run the timing table instead")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)

@@ -137,3 +137,17 @@ def test_load_errors(tmp_path):
     path = Popularity().fit(X).save(tmp_path / "pop")
     with pytest.raises(DataFormatError, match="holds a 'popularity' model, which is not a MFAUC"):
         MFAUC.load(path)
+
+
+def test_mfauc_single_row_steps_as_in_the_paper():
+    """batch_size=1 is Algorithm 1's one u-row and one v-row per step: max(m, n) steps."""
+    model = MFAUC(n_factors=2, batch_size=1, max_iter=2, tol=0.0, random_state=0).fit(X)
+    assert model.n_iter_ == 2 and np.isfinite(model.item_factors_).all()
+
+
+def test_fit_accepts_interactions_with_id_maps():
+    from ratkit.recsys.datasets import Interactions
+
+    data = Interactions(X, np.arange(100, 115), np.arange(10))
+    model = Popularity().fit(data)
+    np.testing.assert_array_equal(model.item_counts_, np.asarray((X > 0).sum(axis=0)).ravel())
