@@ -1,9 +1,10 @@
 """``ratkit learn-kernel``: learn the pattern weights of a count-based kernel (survey §VI, QP (63)).
 
-Reads labelled sequences (one ``label<TAB>sequence`` per line), fits a
+Reads labelled sequences with :func:`ratkit.datasets.load_sequences` (``label<TAB>sequence``
+lines, UCI splice.data or the Reuters-21578 folder), fits a
 :class:`~ratkit.learners.kernel_qp.KernelLearner` and writes the learned kernel as a spec
 (``{"family": "count_based", "patterns": [...], "weights": [...]}``), which ``from_spec``
-and every command taking ``--spec`` read back.
+and ``ratkit train --kernel`` read back.
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from pathlib import Path
 import numpy as np
 
 from ratkit.automata.kernels import to_spec
-from ratkit.exceptions import DataFormatError, MissingDataError
+from ratkit.datasets import load_sequences
+from ratkit.exceptions import DataFormatError
 from ratkit.learners.kernel_qp import KernelLearner
 from ratkit.learners.kernel_qp_solve import QP_SOLVERS
 
-__all__ = ["register_commands", "read_labelled"]
+__all__ = ["register_commands"]
 
 _SIGNS = {"+1": 1, "1": 1, "-1": -1}
 
@@ -32,10 +34,9 @@ def _positive(kind: type) -> Callable[[str], float]:
             value = kind(text)
         except ValueError:
             value = None
-        if value is None or not value > 0 or value == float("inf"):
-            raise argparse.ArgumentTypeError(
-                f"expected a{'n int' if kind is int else ' float'} > 0, got {text!r}"
-            )
+        if value is None or not 0 < value < float("inf"):
+            article = "an int" if kind is int else "a float"
+            raise argparse.ArgumentTypeError(f"expected {article} > 0, got {text!r}")
         return value
 
     return parse
@@ -48,17 +49,27 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         description="Learn μ of K(x, y) = Σ_k μ_k |x|_k |y|_k by the trace-constrained QP (63) "
         "with cvxpy; print the learned kernel's spec (JSON).",
     )
+    cmd.add_argument("--data", metavar="PATH", required=True, help="training data (see --format)")
     cmd.add_argument(
-        "--data", required=True, help="labelled sequences: one 'label<TAB>sequence' per line"
+        "--format",
+        default="auto",
+        choices=["auto", "tsv", "splice", "reuters"],
+        help="'tsv' (one 'label<TAB>sequence' per line), 'splice', 'reuters' (ModApte training "
+        "half) or 'auto' (default: by file name)",
+    )
+    cmd.add_argument(
+        "--target",
+        metavar="LABEL",
+        help="LABEL is class +1, every other label −1 (required for Reuters: a topic such as "
+        "acq); without it the labels must be +1/1/-1",
     )
     cmd.add_argument(
         "--spec",
-        help="a count_based kernel spec (JSON string or .json/.toml file) giving the "
-        "patterns; default: the --top most frequent --ngram-grams of the data",
+        metavar="SPEC",
+        help="a count_based kernel spec (JSON object or .json/.toml file) giving the patterns; "
+        "default: the --top most frequent --ngram-grams of the data",
     )
-    cmd.add_argument(
-        "--ngram", type=_positive(int), default=2, help="pattern length without --spec (default 2)"
-    )
+    cmd.add_argument("--ngram", type=_positive(int), default=2, help="pattern length without --spec (default 2)")
     cmd.add_argument(
         "--top",
         type=_positive(int),
@@ -70,13 +81,7 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="split sequences on whitespace into tokens (default: one symbol per character)",
     )
-    cmd.add_argument(
-        "--positive",
-        help="the label of class +1 (every other label is −1); default: labels must be +1/1/-1",
-    )
-    cmd.add_argument(
-        "--C", type=_positive(float), default=1.0, help="SVM box 0 ≤ α ≤ C (default 1)"
-    )
+    cmd.add_argument("--C", type=_positive(float), default=1.0, help="SVM box 0 ≤ α ≤ C (default 1)")
     cmd.add_argument(
         "--trace",
         type=_positive(float),
@@ -90,55 +95,26 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         choices=QP_SOLVERS,
         help="cvxpy solver (default CLARABEL)",
     )
-    cmd.add_argument("--out", help="write the learned spec here instead of standard output")
+    cmd.add_argument("--out", metavar="PATH", help="write the spec here instead of standard output")
     cmd.set_defaults(func=_learn_kernel)
 
 
-def read_labelled(
-    path: str | Path, tokens: bool = False
-) -> tuple[list[str | tuple[str, ...]], list[str]]:
-    """(sequences, labels) of a file of ``label<TAB>sequence`` lines; blank lines are skipped.
-
-    With ``tokens`` a sequence is split on whitespace into a tuple of tokens.
-    """
-    file = Path(path)
-    if not file.is_file():
-        raise MissingDataError(
-            f"Labelled-sequence file {str(file)!r} not found; expected one "
-            "'label<TAB>sequence' per line."
-        )
-    sequences: list[str | tuple[str, ...]] = []
-    labels: list[str] = []
-    for lineno, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        label, tab, seq = line.partition("\t")
-        if not tab or not label.strip() or not seq.strip():
-            raise DataFormatError(
-                f"{file}, line {lineno}: expected 'label<TAB>sequence', got {line[:80]!r}."
-            )
-        labels.append(label.strip())
-        sequences.append(tuple(seq.split()) if tokens else seq.strip())
-    if not sequences:
-        raise DataFormatError(f"{file}: no sequences found; expected lines 'label<TAB>sequence'.")
-    return sequences, labels
-
-
-def _signs(labels: list[str], positive: str | None, file: str) -> np.ndarray:
-    if positive is not None:
-        return np.where(np.array(labels) == positive, 1, -1)
+def _signs(labels: list[str], target: str | None, source: str) -> np.ndarray:
+    if target is not None:
+        return np.where(np.array(labels) == target, 1, -1)
     bad = next((lab for lab in labels if lab not in _SIGNS), None)
     if bad is not None:
         raise DataFormatError(
-            f"{file}: label {bad!r} is not +1/1/-1. Give --positive LABEL to make LABEL class +1 "
+            f"{source}: label {bad!r} is not +1/1/-1. Give --target LABEL to make LABEL class +1 "
             "and every other label class −1."
         )
     return np.array([_SIGNS[lab] for lab in labels])
 
 
 def _learn_kernel(args: argparse.Namespace) -> int:
-    sequences, labels = read_labelled(args.data, tokens=args.tokens)
-    y = _signs(labels, args.positive, args.data)
+    data = load_sequences(args.data, args.format, split="train", target=args.target)
+    sequences = [tuple(s.split()) for s in data.sequences] if args.tokens else data.sequences
+    y = _signs(data.labels, args.target, data.source)
     learner = KernelLearner(
         args.spec,
         C=args.C,

@@ -23,6 +23,7 @@ from sklearn.svm import SVC
 
 from ratkit.automata import evaluate
 from ratkit.automata.kernels import count_based, from_spec, to_spec
+from ratkit.learners import RationalSVC
 from ratkit.learners.kernel_qp import KernelLearner
 from ratkit.learners.kernel_qp_patterns import most_frequent_patterns, pattern_counts
 
@@ -141,9 +142,7 @@ def test_optimality_conditions_random(seed, C):
 @pytest.mark.parametrize("trace", [1.0, 250.0])
 def test_optimality_conditions_given_trace(trace):
     seqs, y, pats = random_problem(11, alphabet="abc")
-    learner = KernelLearner({"family": "count_based", "patterns": pats}, C=1.0, trace=trace).fit(
-        seqs, y
-    )
+    learner = KernelLearner({"family": "count_based", "patterns": pats}, C=1.0, trace=trace).fit(seqs, y)
     certify(learner, seqs, y, pats, 1.0, trace=trace)
 
 
@@ -154,9 +153,7 @@ def test_other_solvers_agree_with_the_oracle(solver):
     options = {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iter": 200000} if solver == "OSQP" else {}
     if solver == "SCS":
         options = {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 200000}
-    learner = KernelLearner(count_based(pats), C=1.0, solver=solver, solver_options=options).fit(
-        seqs, y
-    )
+    learner = KernelLearner(count_based(pats), C=1.0, solver=solver, solver_options=options).fit(seqs, y)
     assert learner.solver_ == solver
     X = brute_counts(pats, seqs)
     _, hi, _ = svm_bounds(X * np.sqrt(learner.weights_), y, 1.0)
@@ -204,9 +201,7 @@ def test_minimum_over_a_grid_of_kernels(p, steps):
     X, _, _, value = certify(learner, seqs, y, pats, 1.0)
     sq = (X**2).sum(axis=0)
     Lam = sq.sum()
-    grid = [
-        svm_bounds(X * np.sqrt(Lam * theta / sq), y, 1.0)[:2] for theta in simplex_grid(p, steps)
-    ]
+    grid = [svm_bounds(X * np.sqrt(Lam * theta / sq), y, 1.0)[:2] for theta in simplex_grid(p, steps)]
     assert min(lo for lo, _ in grid) >= value - 1e-6 * abs(value)
     assert min(hi for _, hi in grid) <= value * (1 + 2e-3)
     # The grid point nearest μ̂ (in trace shares θ_k = μ_k ‖X_k‖² / Λ) is near-optimal too.
@@ -229,9 +224,7 @@ def test_a_pattern_with_constant_count_gets_no_weight():
 
 def test_identical_sequences_of_both_classes_leave_mu_free():
     """x_1 = x_2 with y = (+1, −1): α = (C, C), t = 0, f(μ, α) = 2αᵀ1 for every μ ∈ M."""
-    learner = KernelLearner(count_based(["ab", "ba"]), C=1.0).fit(
-        ["abab", "abab"], np.array([1, -1])
-    )
+    learner = KernelLearner(count_based(["ab", "ba"]), C=1.0).fit(["abab", "abab"], np.array([1, -1]))
     sq = (brute_counts(["ab", "ba"], ["abab"]) ** 2).sum(axis=0) * 2
     assert learner.objective_ == pytest.approx(-4.0, abs=1e-6)
     assert learner.t_ == pytest.approx(0.0, abs=1e-3)
@@ -250,14 +243,10 @@ def test_learned_kernel_transducer_carries_the_weights():
     for x in seqs[:4]:
         cx = brute_counts(pats, [x])[0]
         for k, z in enumerate(pats):  # ⟦T⟧(x, z_k) = w_k |x|_k with w_k = √μ_k
-            assert float(evaluate(T, x, z)) == pytest.approx(
-                np.sqrt(mu[k]) * cx[k], rel=1e-9, abs=1e-12
-            )
+            assert float(evaluate(T, x, z)) == pytest.approx(np.sqrt(mu[k]) * cx[k], rel=1e-9, abs=1e-12)
         for x2 in seqs[4:7]:  # ⟦T ∘ T⁻¹⟧(x, x′) = Σ_k μ_k |x|_k |x′|_k
             c2 = brute_counts(pats, [x2])[0]
-            assert float(evaluate(S, x, x2)) == pytest.approx(
-                (mu * cx * c2).sum(), rel=1e-9, abs=1e-12
-            )
+            assert float(evaluate(S, x, x2)) == pytest.approx((mu * cx * c2).sum(), rel=1e-9, abs=1e-12)
 
 
 def test_learned_kernel_spec_round_trip_and_new_data():
@@ -280,6 +269,30 @@ def test_learned_kernel_trains_an_svm_end_to_end():
     K = (brute_counts(pats, seqs) * learner.weights_) @ brute_counts(pats, seqs).T
     assert dual_f(alpha, K, y) == pytest.approx(-learner.objective_, rel=1e-5)
     assert (svc.predict(seqs) == y).mean() >= 0.5
+
+
+def test_learned_kernel_trains_rational_svc_end_to_end():
+    """RationalSVC (Algorithm 4) on the learned kernel: its decision function is the kernel
+    expansion with brute-force counts weighted by μ, and its SVM (no bias) is solved to a zero
+    duality gap on the explicit features |x|_k √μ_k."""
+    seqs, y, pats = random_problem(7)
+    learner = KernelLearner(count_based(pats), C=1.0).fit(seqs, y)
+    mu = learner.weights_
+    svm = RationalSVC(kernel=learner.kernel_, C=1.0, tol=1e-8, max_iter=100_000, random_state=0)
+    svm.fit(seqs, y)
+    assert list(svm.classes_) == [-1, 1]
+    X, new = brute_counts(pats, seqs), ["abba", "babab", "aab", "bbbb"]
+    coef = svm.alpha_[0] * y
+    expected = (brute_counts(pats, new) * mu) @ X.T @ coef + svm.intercept_[0]
+    np.testing.assert_allclose(svm.decision_function(new), expected, rtol=1e-8, atol=1e-8)
+    # its α is optimal for the no-bias SVM on the explicit features |x|_k √μ_k: zero duality gap
+    F = X * np.sqrt(mu)
+    w = F.T @ coef
+    primal = 0.5 * w @ w + np.maximum(0, 1 - y * (F @ w)).sum()
+    dual = svm.alpha_[0].sum() - 0.5 * w @ w
+    assert primal - dual <= 1e-6 * primal
+    with_bias = RationalSVC(kernel=learner.kernel_, C=1.0, fit_intercept=True, random_state=0)
+    assert np.mean(with_bias.fit(seqs, y).predict(seqs) == y) > 0.5
 
 
 # -- the estimator contract and the pattern helpers -----------------------------------

@@ -45,9 +45,7 @@ def bigram_counts(seqs):
 
 def test_learn_kernel_writes_a_count_based_spec(tmp_path, capsys):
     data, out = write(tmp_path, ROWS), tmp_path / "learned.json"
-    assert (
-        cli.main(["learn-kernel", "--data", data, "--top", "3", "--C", "2", "--out", str(out)]) == 0
-    )
+    assert cli.main(["learn-kernel", "--data", data, "--top", "3", "--C", "2", "--out", str(out)]) == 0
     kernel = from_spec(json.loads(out.read_text()))
     assert isinstance(kernel, CountBasedKernel)
     counts = bigram_counts([s for _, s in ROWS])
@@ -55,9 +53,7 @@ def test_learn_kernel_writes_a_count_based_spec(tmp_path, capsys):
     assert kernel.pattern_tuples() == top
     # the learned μ = w² has the trace of the uniform kernel on these patterns (brute force)
     seqs = [s for _, s in ROWS]
-    X = np.array(
-        [[sum(s[j : j + 2] == "".join(z) for j in range(len(s) - 1)) for z in top] for s in seqs]
-    )
+    X = np.array([[sum(s[j : j + 2] == "".join(z) for j in range(len(s) - 1)) for z in top] for s in seqs])
     mu = np.asarray(kernel.weights) ** 2
     assert (mu * (X**2).sum(axis=0)).sum() == pytest.approx((X**2).sum(), rel=1e-9)
     err = capsys.readouterr().err
@@ -77,7 +73,7 @@ def test_learn_kernel_prints_to_stdout_with_a_spec_and_tokens(tmp_path, capsys):
         "--data",
         write(tmp_path, rows),
         "--tokens",
-        "--positive",
+        "--target",
         "acq",
         "--spec",
         spec,
@@ -97,10 +93,10 @@ def test_learn_kernel_prints_to_stdout_with_a_spec_and_tokens(tmp_path, capsys):
 @pytest.mark.parametrize(
     "content, message",
     [
-        (None, r"Labelled-sequence file .* not found; expected one 'label<TAB>sequence' per line"),
-        ("+1\tab\nno tab here\n", r"line 2: expected 'label<TAB>sequence', got 'no tab here'"),
-        ("\n\n", r"no sequences found; expected lines 'label<TAB>sequence'"),
-        ("+1\tab\nyes\tba\n", r"label 'yes' is not \+1/1/-1\. Give --positive LABEL"),
+        (None, r"Labelled sequence file .* not found; expected a UTF-8 text file with one"),
+        ("+1\tab\nno tab here\n", r"line 2: no TAB; expected 'label<TAB>sequence', got 'no tab"),
+        ("# comment\n\n", r"no examples found; expected lines 'label<TAB>sequence'"),
+        ("+1\tab\nyes\tba\n", r"label 'yes' is not \+1/1/-1\. Give --target LABEL"),
         ("+1\tab\n+1\tba\n", r"needs samples of both classes −1 and \+1; got only \+1"),
     ],
 )
@@ -112,6 +108,11 @@ def test_learn_kernel_data_errors(tmp_path, capsys, content, message):
     err = capsys.readouterr().err
     assert err.startswith("ratkit learn-kernel: error: ")
     assert re.search(message, err), err
+
+
+def test_learn_kernel_unknown_target(tmp_path, capsys):
+    assert cli.main(["learn-kernel", "--data", write(tmp_path, ROWS), "--target", "acq"]) == 2
+    assert "no example has label 'acq'" in capsys.readouterr().err
 
 
 def test_learn_kernel_refuses_a_kernel_that_is_not_count_based(tmp_path, capsys):
@@ -126,9 +127,7 @@ def test_learn_kernel_refuses_a_kernel_that_is_not_count_based(tmp_path, capsys)
     assert "learns the weights of a count-based kernel" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(
-    "flag, value", [("--trace", "-1"), ("--C", "0"), ("--top", "0"), ("--C", "abc")]
-)
+@pytest.mark.parametrize("flag, value", [("--trace", "-1"), ("--C", "0"), ("--top", "0"), ("--C", "abc")])
 def test_learn_kernel_option_errors(tmp_path, capsys, flag, value):
     with pytest.raises(SystemExit) as exc:
         cli.main(["learn-kernel", "--data", write(tmp_path, ROWS), flag, value])
