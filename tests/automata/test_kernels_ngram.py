@@ -79,3 +79,14 @@ def test_bad_n():
         ngram(0)
     with pytest.raises(ValueError, match="'strategy' parameter of NgramKernel must be one of"):
         ngram(2).gram(["ab"], strategy="fast")
+
+
+@pytest.mark.parametrize("strategy", ["features", "intersection"])
+def test_worker_processes_give_the_same_gram(strategy, capsys):
+    xs = random_strings(random.Random(12), 40, "abc", 12)
+    k = ngram(2)
+    one = k.gram(xs, strategy=strategy, n_jobs=1)
+    two = k.gram(xs, strategy=strategy, n_jobs=2, show_progress=True)
+    np.testing.assert_array_equal(one, two)
+    desc = "feature automata" if strategy == "features" else "Gram by intersection"
+    assert desc in capsys.readouterr().err  # the progress bar was shown
