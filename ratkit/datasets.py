@@ -77,9 +77,7 @@ def load_splice(path: str | os.PathLike | None = None) -> SequenceDataset:
             "lines 'CLASS, NAME, SEQUENCE' (UCI data set 69)."
         )
     seqs, labels, names = [], [], []
-    for lineno, line in enumerate(
-        file.read_text(encoding="ascii", errors="strict").splitlines(), 1
-    ):
+    for lineno, line in enumerate(file.read_text(encoding="ascii", errors="strict").splitlines(), 1):
         if not line.strip():
             continue
         parts = [p.strip() for p in line.split(",")]
@@ -92,9 +90,7 @@ def load_splice(path: str | os.PathLike | None = None) -> SequenceDataset:
         names.append(parts[1])
         seqs.append(parts[2].upper())
     if not seqs:
-        raise DataFormatError(
-            f"{file}: no sequences found; expected lines 'CLASS, NAME, SEQUENCE'."
-        )
+        raise DataFormatError(f"{file}: no sequences found; expected lines 'CLASS, NAME, SEQUENCE'.")
     return SequenceDataset(seqs, labels, names, source=str(file))
 
 
@@ -135,9 +131,7 @@ def load_reuters(path: str | os.PathLike) -> list[ReutersDocument]:
         for m in _REUTERS_RE.finditer(text):
             attrs = dict(_ATTR_RE.findall(m.group("attrs")))
             if "NEWID" not in attrs or "LEWISSPLIT" not in attrs:
-                raise DataFormatError(
-                    f"{file}: a <REUTERS> tag without NEWID/LEWISSPLIT attributes."
-                )
+                raise DataFormatError(f"{file}: a <REUTERS> tag without NEWID/LEWISSPLIT attributes.")
             content = m.group("content")
             t = _TOPICS_RE.search(content)
             topics = _D_RE.findall(t.group(1)) if t else []
@@ -190,23 +184,17 @@ def load_tsv(path: str | os.PathLike) -> SequenceDataset:
     try:
         text = file.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise DataFormatError(
-            f"{file}: not UTF-8 text ({exc}); expected 'label<TAB>sequence' lines."
-        ) from None
+        raise DataFormatError(f"{file}: not UTF-8 text ({exc}); expected 'label<TAB>sequence' lines.") from None
     seqs, labels = [], []
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.startswith("#"):
             continue
         label, tab, seq = line.partition("\t")
         if not tab:
-            raise DataFormatError(
-                f"{file}, line {lineno}: no TAB; expected 'label<TAB>sequence', got {line[:80]!r}."
-            )
+            raise DataFormatError(f"{file}, line {lineno}: no TAB; expected 'label<TAB>sequence', got {line[:80]!r}.")
         if not label.strip() or not seq:
             what = "label" if not label.strip() else "sequence"
-            raise DataFormatError(
-                f"{file}, line {lineno}: empty {what}; expected 'label<TAB>sequence'."
-            )
+            raise DataFormatError(f"{file}, line {lineno}: empty {what}; expected 'label<TAB>sequence'.")
         labels.append(label.strip())
         seqs.append(seq)
     if not seqs:
@@ -218,24 +206,18 @@ def write_tsv(path: str | os.PathLike, sequences: list[str], labels: list[str]) 
     """Write ``label<TAB>sequence`` lines (the format :func:`load_tsv` reads)."""
     bad = [s for s in sequences if "\n" in s or "\r" in s]
     if bad:
-        raise DataFormatError(
-            f"A sequence holds a line break and cannot be written one per line: {bad[0][:40]!r}."
-        )
+        raise DataFormatError(f"A sequence holds a line break and cannot be written one per line: {bad[0][:40]!r}.")
     bad_labels = [lab for lab in labels if "\t" in str(lab) or "\n" in str(lab)]
     if bad_labels:
         raise DataFormatError(f"A label holds a TAB or line break: {bad_labels[0]!r}.")
-    Path(path).write_text(
-        "".join(f"{lab}\t{seq}\n" for lab, seq in zip(labels, sequences)), encoding="utf-8"
-    )
+    Path(path).write_text("".join(f"{lab}\t{seq}\n" for lab, seq in zip(labels, sequences)), encoding="utf-8")
 
 
 def load_lines(path: str | os.PathLike) -> SequenceDataset:
     """One unlabelled sequence per line (blank lines skipped); ``labels`` is empty."""
     file = Path(path)
     if not file.is_file():
-        raise MissingDataError(
-            f"Sequence file {str(file)!r} not found; expected one sequence per line."
-        )
+        raise MissingDataError(f"Sequence file {str(file)!r} not found; expected one sequence per line.")
     seqs = [line for line in file.read_text(encoding="utf-8").splitlines() if line.strip()]
     if not seqs:
         raise DataFormatError(f"{file}: no sequences found; expected one sequence per line.")
@@ -263,8 +245,7 @@ def load_sequences(
     """
     if format not in _FORMATS:
         raise ValueError(
-            f"The 'format' parameter must be one of {', '.join(map(repr, _FORMATS))}. Got "
-            f"{format!r} instead."
+            f"The 'format' parameter must be one of {', '.join(map(repr, _FORMATS))}. Got {format!r} instead."
         )
     p = Path(path)
     if format == "auto":

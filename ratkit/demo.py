@@ -47,9 +47,7 @@ def run_demo(
     data = load_splice()
     if limit is not None:
         keep = [
-            i
-            for c in sorted(set(data.labels))
-            for i in [j for j, lab in enumerate(data.labels) if lab == c][:limit]
+            i for c in sorted(set(data.labels)) for i in [j for j, lab in enumerate(data.labels) if lab == c][:limit]
         ]
         data.sequences = [data.sequences[i] for i in keep]
         data.labels = [data.labels[i] for i in keep]

@@ -91,9 +91,7 @@ def test_lines_and_the_format_dispatcher(tmp_path):
     assert load_sequences(tmp_path / "d.tsv", target="y").labels == ["not-y", "y", "not-y"]
     splice = load_sequences(Path(load_splice().source), target="EI")
     assert splice.labels.count("EI") == 767 and splice.labels.count("not-EI") == 3190 - 767
-    with pytest.raises(
-        ValueError, match="'format' parameter must be one of 'auto', 'tsv'.* Got 'xml' instead"
-    ):
+    with pytest.raises(ValueError, match="'format' parameter must be one of 'auto', 'tsv'.* Got 'xml' instead"):
         load_sequences(tmp_path / "d.tsv", "xml")
     with pytest.raises(DataFormatError, match="is a folder without Reuters-21578"):
         load_sequences(tmp_path)
@@ -119,9 +117,4 @@ def test_demo_trains_evaluates_and_reloads():
     assert out["reload_identical"]
     assert out["accuracy"] > 0.8  # majority class: 1/3 on this balanced subset
     text = "\n".join(lines)
-    assert (
-        "training time" in text
-        and "passes" in text
-        and "held-out accuracy" in text
-        and "identical" in text
-    )
+    assert "training time" in text and "passes" in text and "held-out accuracy" in text and "identical" in text

@@ -22,23 +22,14 @@ class EstimatorNotFittedError(NotFittedError, SklearnNotFittedError):
 
 def check_positive(value: Any, name: str, owner: str) -> float:
     """A finite float > 0, or the scikit-learn-style ValueError naming the parameter."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, Real)
-        or not np.isfinite(value)
-        or value <= 0
-    ):
-        raise ValueError(
-            f"The {name!r} parameter of {owner} must be a float > 0. Got {value!r} instead."
-        )
+    if isinstance(value, bool) or not isinstance(value, Real) or not np.isfinite(value) or value <= 0:
+        raise ValueError(f"The {name!r} parameter of {owner} must be a float > 0. Got {value!r} instead.")
     return float(value)
 
 
 def check_max_iter(value: Any, owner: str) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
-        raise ValueError(
-            f"The 'max_iter' parameter of {owner} must be an int ≥ 1. Got {value!r} instead."
-        )
+        raise ValueError(f"The 'max_iter' parameter of {owner} must be an int ≥ 1. Got {value!r} instead.")
     return int(value)
 
 
@@ -63,8 +54,7 @@ class DualSVCBase(ClassifierMixin, BaseEstimator):
             return  # not sized: the conversions that follow report it
         if nx != ny:
             raise TrainingDataError(
-                f"{type(self).__name__}: X has {nx} samples but y has {ny} labels; give one label "
-                "per sample."
+                f"{type(self).__name__}: X has {nx} samples but y has {ny} labels; give one label per sample."
             )
 
     def _encode_targets(self, y: Any, n_samples: int) -> np.ndarray:
@@ -77,17 +67,12 @@ class DualSVCBase(ClassifierMixin, BaseEstimator):
         y = column_or_1d(y, warn=True)
         if y.shape[0] != n_samples:
             raise TrainingDataError(
-                f"{owner}: X has {n_samples} samples but y has {y.shape[0]} labels; give one "
-                "label per sample."
+                f"{owner}: X has {n_samples} samples but y has {y.shape[0]} labels; give one label per sample."
             )
         check_classification_targets(y)
         classes, codes = np.unique(y, return_inverse=True)
         if classes.shape[0] < 2:
-            only = (
-                repr(classes[0].item() if hasattr(classes[0], "item") else classes[0])
-                if classes.size
-                else "none"
-            )
+            only = repr(classes[0].item() if hasattr(classes[0], "item") else classes[0]) if classes.size else "none"
             raise TrainingDataError(
                 f"{owner} needs training samples of at least two classes; got one class only "
                 f"({only}). "
@@ -107,8 +92,7 @@ class DualSVCBase(ClassifierMixin, BaseEstimator):
             check_is_fitted(self, "classes_")
         except Exception:
             raise EstimatorNotFittedError(
-                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with training "
-                "data before using it."
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with training data before using it."
             ) from None
 
     def decision_function(self, X: Any) -> np.ndarray:

@@ -1,10 +1,17 @@
 """One outer iteration of dual coordinate descent (Algorithms 3 and 4), compiled.
 
-Every function here sweeps the coordinates in the order ``perm`` and, for each i,
-computes the gradient G = ∇_i f(α) = (Qα)_i − 1 (eq. (41)) from the representation of
-W′ it is given, projects it (∇^P, §V-A), takes the clipped Newton step of eq. (40) and
-updates W′ (eq. (44) / (53)). They return the largest and smallest projected gradient
-seen, for the stopping rule max ∇^P − min ∇^P ≤ tol.
+Every ``epoch_*`` function sweeps the active coordinates ``active[:size]`` in their
+(already shuffled) order and, for each i, computes the gradient G = ∇_i f(α) =
+(Qα)_i − 1 (eq. (41)) from the representation of W′ it is given, projects it (∇^P,
+§V-A), takes the clipped Newton step of eq. (40) and updates W′ (eq. (44) / (53)).
+
+Shrinking (Hsieh et al. 2008, §3.2, as in LIBLINEAR): a coordinate at a bound whose
+gradient points outwards by more than the previous pass's extreme projected gradients
+(α_i = 0 with G > ``max_old``, α_i = C with G < ``min_old``) is moved behind the active
+ones and skipped until the solver checks the stopping rule on all coordinates again.
+With ``max_old = +∞`` and ``min_old = −∞`` nothing is shrunk: plain Algorithm 3/4.
+
+They return (max ∇^P, min ∇^P, new size of the active set).
 
 ``qinv[i]`` is 1 / Q_ii, and +∞ when Q_ii = 0 (a zero feature vector): then G = −1 and
 the step sends α_i to C, the boundary case of §V-A.
@@ -13,7 +20,7 @@ References
 ----------
 A. Ghose, *Rational kernels: a survey*, §V-A eq. (38)–(44), Algorithm 3; §V-B eq. (53)–(54),
 Algorithm 4. C.-J. Hsieh et al., "A dual coordinate descent method for large-scale linear
-SVM", ICML 2008 (the stopping rule).
+SVM", ICML 2008 (§3.2 shrinking, eq. (15) the stopping rule).
 """
 
 from __future__ import annotations
@@ -26,8 +33,11 @@ __all__ = [
     "epoch_indexed",
     "epoch_automaton",
     "epoch_gram",
+    "epoch_python",
+    "coordinate",
     "projected_gradient",
     "newton_step",
+    "intersect_slots",
     "PG_ZERO",
 ]
 
@@ -54,7 +64,20 @@ def newton_step(G: float, a: float, qinv: float, C: float) -> float:
 
 
 @njit
-def epoch_indexed(perm, indptr, indices, data, y, qinv, C, alpha, w):
+def coordinate(G: float, a: float, qinv: float, C: float, max_old: float, min_old: float):
+    """(shrink?, ∇^P, new α_i) for one coordinate with gradient G."""
+    if a <= 0.0 and G > max_old:
+        return True, 0.0, a
+    if a >= C and G < min_old:
+        return True, 0.0, a
+    PG = projected_gradient(G, a, C)
+    if abs(PG) > PG_ZERO:
+        return False, PG, newton_step(G, a, qinv, C)
+    return False, PG, a
+
+
+@njit
+def epoch_indexed(active, size, max_old, min_old, indptr, indices, data, y, qinv, C, alpha, w):
     """Algorithm 3 on rows x_i stored as CSR: G = y_i ⟨w, x_i⟩ − 1; w += Δα_i y_i x_i.
 
     With ``indices`` the trie nodes of Φ′_i's patterns, this is Algorithm 4 with W′ a
@@ -62,59 +85,55 @@ def epoch_indexed(perm, indptr, indices, data, y, qinv, C, alpha, w):
     """
     pgmax = -np.inf
     pgmin = np.inf
-    for t in range(perm.shape[0]):
-        i = perm[t]
+    s = 0
+    while s < size:
+        i = active[s]
         g = 0.0
         for p in range(indptr[i], indptr[i + 1]):
             g += w[indices[p]] * data[p]
-        G = y[i] * g - 1.0
-        a = alpha[i]
-        PG = projected_gradient(G, a, C)
+        shrink, PG, new = coordinate(y[i] * g - 1.0, alpha[i], qinv[i], C, max_old, min_old)
+        if shrink:
+            size -= 1
+            active[s], active[size] = active[size], active[s]
+            continue
         pgmax = max(pgmax, PG)
         pgmin = min(pgmin, PG)
-        if abs(PG) > PG_ZERO:
-            new = newton_step(G, a, qinv[i], C)
-            alpha[i] = new
-            d = (new - a) * y[i]
-            if d != 0.0:
-                for p in range(indptr[i], indptr[i + 1]):
-                    w[indices[p]] += d * data[p]
-    return pgmax, pgmin
+        d = (new - alpha[i]) * y[i]
+        alpha[i] = new
+        if d != 0.0:
+            for p in range(indptr[i], indptr[i + 1]):
+                w[indices[p]] += d * data[p]
+        s += 1
+    return pgmax, pgmin, size
 
 
 @njit
-def _find_arc(arc_off, arc_lab, q, label):
-    """The arc of state q labelled ``label`` (binary search), or −1."""
-    lo = arc_off[q]
-    hi = arc_off[q + 1]
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if arc_lab[mid] < label:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < arc_off[q + 1] and arc_lab[lo] == label:
-        return lo
-    return -1
+def _next_state(table, arc_off, arc_lab, arc_dst, arc_inc, q, label):
+    """(state, path-number increment) after reading ``label`` in q; (−1, 0) if no arc.
+
+    A dense table [state, label] → arc is used when the automaton has one; otherwise a
+    binary search among the state's label-sorted arcs.
+    """
+    if table.shape[0]:
+        arc = table[q, label] if label < table.shape[1] else -1
+    else:
+        lo = arc_off[q]
+        hi = arc_off[q + 1]
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if arc_lab[mid] < label:
+                lo = mid + 1
+            else:
+                hi = mid
+        arc = lo if lo < arc_off[q + 1] and arc_lab[lo] == label else -1
+    if arc < 0:
+        return -1, 0
+    return arc_dst[arc], arc_inc[arc]
 
 
 @njit
-def _intersect_slots(
-    i,
-    indptr,
-    cols,
-    lcp,
-    vlab,
-    vlen,
-    start,
-    arc_off,
-    arc_lab,
-    arc_dst,
-    arc_inc,
-    final,
-    st_state,
-    st_slot,
-    slots,
+def intersect_slots(
+    i, indptr, cols, lcp, vlab, vlen, start, table, arc_off, arc_lab, arc_dst, arc_inc, final, st_state, st_slot, slots
 ):
     """Φ′_i ⋄ A: walk Φ′_i's patterns through the deterministic automaton A.
 
@@ -133,12 +152,12 @@ def _intersect_slots(
         d = min(lcp[p], valid)
         ok = True
         while d < L:
-            arc = _find_arc(arc_off, arc_lab, st_state[d], vlab[c, d])
-            if arc < 0:
+            q, inc = _next_state(table, arc_off, arc_lab, arc_dst, arc_inc, st_state[d], vlab[c, d])
+            if q < 0:
                 ok = False
                 break
-            st_state[d + 1] = arc_dst[arc]
-            st_slot[d + 1] = st_slot[d] + arc_inc[arc]
+            st_state[d + 1] = q
+            st_slot[d + 1] = st_slot[d] + inc
             d += 1
         valid = d
         if ok and final[st_state[L]]:
@@ -149,7 +168,10 @@ def _intersect_slots(
 
 @njit
 def epoch_automaton(
-    perm,
+    active,
+    size,
+    max_old,
+    min_old,
     indptr,
     cols,
     data,
@@ -162,6 +184,7 @@ def epoch_automaton(
     alpha,
     w,
     start,
+    table,
     arc_off,
     arc_lab,
     arc_dst,
@@ -174,14 +197,15 @@ def epoch_automaton(
     """Algorithm 4 with W′ a deterministic automaton whose paths index a weight array.
 
     G = y_i D(Φ′_i ⋄ W′) − 1 (eq. (54)) is computed by intersecting Φ′_i with the
-    automaton (see :func:`_intersect_slots`); the update W′ += Δα_i y_i Φ′_i (eq. (53))
+    automaton (see :func:`intersect_slots`); the update W′ += Δα_i y_i Φ′_i (eq. (53))
     writes the weights of the paths that intersection matched.
     """
     pgmax = -np.inf
     pgmin = np.inf
-    for t in range(perm.shape[0]):
-        i = perm[t]
-        _intersect_slots(
+    s = 0
+    while s < size:
+        i = active[s]
+        intersect_slots(
             i,
             indptr,
             cols,
@@ -189,6 +213,7 @@ def epoch_automaton(
             vlab,
             vlen,
             start,
+            table,
             arc_off,
             arc_lab,
             arc_dst,
@@ -201,28 +226,29 @@ def epoch_automaton(
         base = indptr[i]
         g = 0.0
         for p in range(base, indptr[i + 1]):
-            s = slots[p - base]
-            if s >= 0:
-                g += w[s] * data[p]
-        G = y[i] * g - 1.0
-        a = alpha[i]
-        PG = projected_gradient(G, a, C)
+            k = slots[p - base]
+            if k >= 0:
+                g += w[k] * data[p]
+        shrink, PG, new = coordinate(y[i] * g - 1.0, alpha[i], qinv[i], C, max_old, min_old)
+        if shrink:
+            size -= 1
+            active[s], active[size] = active[size], active[s]
+            continue
         pgmax = max(pgmax, PG)
         pgmin = min(pgmin, PG)
-        if abs(PG) > PG_ZERO:
-            new = newton_step(G, a, qinv[i], C)
-            alpha[i] = new
-            d = (new - a) * y[i]
-            if d != 0.0:
-                for p in range(base, indptr[i + 1]):
-                    s = slots[p - base]
-                    if s >= 0:
-                        w[s] += d * data[p]
-    return pgmax, pgmin
+        d = (new - alpha[i]) * y[i]
+        alpha[i] = new
+        if d != 0.0:
+            for p in range(base, indptr[i + 1]):
+                k = slots[p - base]
+                if k >= 0:
+                    w[k] += d * data[p]
+        s += 1
+    return pgmax, pgmin, size
 
 
 @njit
-def epoch_gram(perm, K, y, qinv, C, alpha, grad):
+def epoch_gram(active, size, max_old, min_old, K, y, qinv, C, alpha, grad):
     """DCD on a kernel matrix: ``grad`` = Qα − 1 kept up to date, one row of K per step.
 
     G_i is read from ``grad``; a step on α_i adds Δα_i y_i y_j K_ij to every grad_j.
@@ -230,18 +256,41 @@ def epoch_gram(perm, K, y, qinv, C, alpha, grad):
     pgmax = -np.inf
     pgmin = np.inf
     n = K.shape[0]
-    for t in range(perm.shape[0]):
-        i = perm[t]
-        G = grad[i]
-        a = alpha[i]
-        PG = projected_gradient(G, a, C)
+    s = 0
+    while s < size:
+        i = active[s]
+        shrink, PG, new = coordinate(grad[i], alpha[i], qinv[i], C, max_old, min_old)
+        if shrink:
+            size -= 1
+            active[s], active[size] = active[size], active[s]
+            continue
         pgmax = max(pgmax, PG)
         pgmin = min(pgmin, PG)
-        if abs(PG) > PG_ZERO:
-            new = newton_step(G, a, qinv[i], C)
-            alpha[i] = new
-            d = (new - a) * y[i]
-            if d != 0.0:
-                for j in range(n):
-                    grad[j] += d * y[j] * K[i, j]
-    return pgmax, pgmin
+        d = (new - alpha[i]) * y[i]
+        alpha[i] = new
+        if d != 0.0:
+            for j in range(n):
+                grad[j] += d * y[j] * K[i, j]
+        s += 1
+    return pgmax, pgmin, size
+
+
+def epoch_python(active, size, max_old, min_old, y, qinv, C, alpha, gradient, update):
+    """The same pass for representations driven from Python (OpenFst calls, row caches):
+    ``gradient(i)`` returns G_i, ``update(i, d, new)`` applies W′ += d Φ′_i after α_i ← new."""
+    pgmax, pgmin = -np.inf, np.inf
+    s = 0
+    while s < size:
+        i = int(active[s])
+        shrink, PG, new = coordinate(gradient(i), alpha[i], qinv[i], C, max_old, min_old)
+        if shrink:
+            size -= 1
+            active[s], active[size] = active[size], active[s]
+            continue
+        pgmax, pgmin = max(pgmax, PG), min(pgmin, PG)
+        d = (new - alpha[i]) * y[i]
+        alpha[i] = new
+        if d != 0.0:
+            update(i, d, new)
+        s += 1
+    return pgmax, pgmin, size

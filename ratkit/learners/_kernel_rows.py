@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ratkit.learners._epochs import PG_ZERO, epoch_gram, newton_step, projected_gradient
+from ratkit.learners._epochs import epoch_gram, epoch_python
 
 __all__ = ["KernelRows", "epoch_rows"]
 
@@ -77,27 +77,22 @@ class KernelRows:
 
 
 def epoch_rows(
-    perm: np.ndarray,
+    active: np.ndarray,
+    size: int,
+    max_old: float,
+    min_old: float,
     rows: KernelRows,
     y: np.ndarray,
     qinv: np.ndarray,
     C: float,
     alpha: np.ndarray,
     grad: np.ndarray,
-) -> tuple[float, float]:
+) -> tuple[float, float, int]:
     """One pass of DCD with ∇f kept up to date; a step on α_i reads row i of K."""
     if rows.full is not None:
-        return epoch_gram(perm, rows.full, y, qinv, C, alpha, grad)
-    pgmax, pgmin = -np.inf, np.inf
-    for i in perm:
-        G = grad[i]
-        a = alpha[i]
-        PG = projected_gradient(G, a, C)
-        pgmax, pgmin = max(pgmax, PG), min(pgmin, PG)
-        if abs(PG) > PG_ZERO:
-            new = newton_step(G, a, qinv[i], C)
-            alpha[i] = new
-            d = (new - a) * y[i]
-            if d != 0.0:
-                grad += d * y * rows.row(int(i))
-    return pgmax, pgmin
+        return epoch_gram(active, size, max_old, min_old, rows.full, y, qinv, C, alpha, grad)
+
+    def update(i: int, d: float, new: float) -> None:
+        grad[:] += d * y * rows.row(i)
+
+    return epoch_python(active, size, max_old, min_old, y, qinv, C, alpha, grad.__getitem__, update)

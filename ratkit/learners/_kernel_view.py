@@ -77,10 +77,7 @@ def feature_automata(kernel: Any, X: list) -> tuple[list[pynini.Fst], bool] | No
     t = base.factor(alphabet)
     if t is None or t.semiring.name != "probability":
         return None
-    phis = [
-        pynini.arcsort(base.feature_automaton(x, alphabet)._fst.copy(), sort_type="olabel")
-        for x in X
-    ]
+    phis = [pynini.arcsort(base.feature_automaton(x, alphabet)._fst.copy(), sort_type="olabel") for x in X]
     return phis, cosine
 
 
@@ -94,19 +91,11 @@ def gram_function(
             return np.asarray((X[idx] @ X.T).todense() if sp.issparse(X) else X[idx] @ X.T)
 
         def diag() -> np.ndarray:
-            return (
-                np.asarray(X.multiply(X).sum(axis=1)).ravel()
-                if sp.issparse(X)
-                else np.einsum("ij,ij->i", X, X)
-            )
+            return np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else np.einsum("ij,ij->i", X, X)
 
         return rows, lambda: rows(list(range(X.shape[0]))), diag
     if isinstance(kernel, Kernel):
-        opts = (
-            {"n_jobs": n_jobs, "show_progress": show_progress}
-            if isinstance(kernel, RationalKernel)
-            else {}
-        )
+        opts = {"n_jobs": n_jobs, "show_progress": show_progress} if isinstance(kernel, RationalKernel) else {}
         return (
             lambda idx: kernel.gram([X[i] for i in idx], X),
             lambda: kernel.gram(X, **opts),

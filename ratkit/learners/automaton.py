@@ -31,12 +31,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ratkit.learners._epochs import _intersect_slots
+from ratkit.learners._epochs import intersect_slots
 from ratkit.learners._jit import njit
 from ratkit.learners._patterns import sorted_lcp
 from ratkit.learners.trie import PatternTrie
 
-__all__ = ["PatternAutomaton", "merge_equivalent", "minimal_weighted_size"]
+__all__ = ["PatternAutomaton", "merge_equivalent", "minimal_weighted_size", "wprime_sizes"]
+
+
+_TABLE_LIMIT = 2**24
 
 
 def _quantise(x: np.ndarray, bits: int = 36) -> np.ndarray:
@@ -122,6 +125,25 @@ def minimal_weighted_size(trie: PatternTrie, weights: np.ndarray) -> tuple[int, 
     return states, arcs
 
 
+def wprime_sizes(codes: np.ndarray, base: int, weights: np.ndarray) -> dict[str, int]:
+    """Sizes of W′(z_j) = ``weights[j]`` (patterns of weight 0 left out) as a trie and as
+    the minimal weighted automaton; ``*_size`` = states + transitions (Table III's |W′|)."""
+    keep = np.asarray(weights) != 0
+    trie = PatternTrie.from_codes(codes[keep], base)
+    node_w = np.zeros(trie.n_states)
+    node_w[trie.nodes_of(codes[keep])] = np.asarray(weights)[keep]
+    states, arcs = minimal_weighted_size(trie, node_w)
+    return {
+        "patterns": int(keep.sum()),
+        "trie_states": trie.n_states,
+        "trie_arcs": trie.n_arcs,
+        "trie_size": trie.size,
+        "minimal_states": states,
+        "minimal_arcs": arcs,
+        "minimal_size": states + arcs,
+    }
+
+
 @njit
 def _number_paths(arc_off, arc_dst, final):
     """count(q) = [q final] + Σ count(dst) and each arc's skip; states are numbered so that
@@ -144,6 +166,8 @@ class PatternAutomaton:
 
     Arcs of state q are ``arc_off[q]:arc_off[q + 1]``, sorted by label; following z
     from ``start`` and summing ``arc_inc`` gives z's slot in 0 … ``n_paths`` − 1.
+    ``table[q, label]`` is the arc of q with that label (−1 if none) when the automaton
+    is small enough for a dense table (≤ 2²⁴ entries), else empty (binary search then).
     """
 
     start: int
@@ -153,29 +177,33 @@ class PatternAutomaton:
     arc_inc: np.ndarray
     final: np.ndarray
     n_paths: int
+    table: np.ndarray
 
     @classmethod
     def from_trie(cls, trie: PatternTrie) -> PatternAutomaton:
         """Minimise the trie (merge nodes with equal futures) and number the paths."""
         live = np.ones(trie.n_states, dtype=bool)
-        node_cls, n_states, _ = merge_equivalent(
-            trie, live, trie.final.astype(np.float64), np.ones(trie.n_states)
-        )
+        node_cls, n_states, _ = merge_equivalent(trie, live, trie.final.astype(np.float64), np.ones(trie.n_states))
         rep = np.full(n_states, -1, dtype=np.int64)
         rep[node_cls[::-1]] = np.arange(trie.n_states)[::-1]  # a representative node per state
         deg = trie.n_children[rep]
         arc_off = np.zeros(n_states + 1, dtype=np.int64)
         np.cumsum(deg, out=arc_off[1:])
         kids = trie.children[
-            np.repeat(trie.child_offsets[rep], deg)
-            + (np.arange(arc_off[-1]) - np.repeat(arc_off[:-1], deg))
+            np.repeat(trie.child_offsets[rep], deg) + (np.arange(arc_off[-1]) - np.repeat(arc_off[:-1], deg))
         ]
         arc_lab = trie.label[kids]
         arc_dst = node_cls[kids]
         final = trie.final[rep]
         count, arc_inc = _number_paths(arc_off, arc_dst, final)
         start = int(node_cls[0])
-        return cls(start, arc_off, arc_lab, arc_dst, arc_inc, final, int(count[start]))
+        width = int(arc_lab.max()) + 1 if arc_lab.size else 1
+        if n_states * width <= _TABLE_LIMIT:  # dense [state, label] → arc lookups
+            table = np.full((n_states, width), -1, dtype=np.int32)
+            table[np.repeat(np.arange(n_states), deg), arc_lab] = np.arange(arc_lab.shape[0], dtype=np.int32)
+        else:
+            table = np.zeros((0, 0), dtype=np.int32)
+        return cls(start, arc_off, arc_lab, arc_dst, arc_inc, final, int(count[start]), table)
 
     @property
     def n_states(self) -> int:
@@ -199,7 +227,7 @@ class PatternAutomaton:
         lcp = sorted_lcp(indptr, cols, labels)
         width = labels.shape[1] + 1
         out = np.empty(m, dtype=np.int64)
-        _intersect_slots(
+        intersect_slots(
             0,
             indptr,
             cols,
@@ -207,6 +235,7 @@ class PatternAutomaton:
             labels,
             lengths,
             self.start,
+            self.table,
             self.arc_off,
             self.arc_lab,
             self.arc_dst,

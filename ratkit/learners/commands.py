@@ -30,13 +30,10 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         "--kernel",
         metavar="SPEC",
         default=None,
-        help="kernel spec: a JSON object or a .json/.toml file (default: "
-        f"{json.dumps(DEFAULT_SPEC)})",
+        help=f"kernel spec: a JSON object or a .json/.toml file (default: {json.dumps(DEFAULT_SPEC)})",
     )
     train.add_argument("--data", metavar="PATH", required=True, help="training data (see --format)")
-    train.add_argument(
-        "--format", default="auto", choices=["auto", "tsv", "splice", "reuters"], help=_FORMAT_HELP
-    )
+    train.add_argument("--format", default="auto", choices=["auto", "tsv", "splice", "reuters"], help=_FORMAT_HELP)
     train.add_argument(
         "--target",
         metavar="LABEL",
@@ -45,15 +42,10 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument(
         "--test-data",
         metavar="PATH",
-        help="held-out data (default: a stratified --test-size split; Reuters: the ModApte test "
-        "half)",
+        help="held-out data (default: a stratified --test-size split; Reuters: the ModApte test half)",
     )
-    train.add_argument(
-        "--test-size", type=float, default=0.25, help="held-out fraction when no --test-data (0.25)"
-    )
-    train.add_argument(
-        "-o", "--output", metavar="MODEL", help="write the model to this file (a zip archive)"
-    )
+    train.add_argument("--test-size", type=float, default=0.25, help="held-out fraction when no --test-data (0.25)")
+    train.add_argument("-o", "--output", metavar="MODEL", help="write the model to this file (a zip archive)")
     train.add_argument("-C", type=float, default=1.0, help="SVM penalty C (default 1.0)")
     train.add_argument(
         "--representation",
@@ -61,9 +53,7 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         choices=["trie", "automaton", "naive"],
         help="how W′ is held during training (default trie)",
     )
-    train.add_argument(
-        "--fit-intercept", action="store_true", help="learn a bias (the empty pattern ε)"
-    )
+    train.add_argument("--fit-intercept", action="store_true", help="learn a bias (the empty pattern ε)")
     train.add_argument(
         "--positional",
         action="store_true",
@@ -71,12 +61,8 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         "positions, the weighted-degree kernel)",
     )
     train.add_argument("--tol", type=float, default=1e-3, help="stopping tolerance (default 1e-3)")
-    train.add_argument(
-        "--max-iter", type=int, default=1000, help="largest number of passes (default 1000)"
-    )
-    train.add_argument(
-        "--seed", type=int, default=0, help="seed of the split and of the coordinate order"
-    )
+    train.add_argument("--max-iter", type=int, default=1000, help="largest number of passes (default 1000)")
+    train.add_argument("--seed", type=int, default=0, help="seed of the split and of the coordinate order")
     train.add_argument("--n-jobs", type=int, default=None, help="processes for feature extraction")
     train.add_argument("--quiet", action="store_true", help="no progress bars")
     train.set_defaults(func=_train)
@@ -88,9 +74,7 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         "lines "
         "and, when the data carry labels, reports accuracy/F1.",
     )
-    predict.add_argument(
-        "--model", metavar="MODEL", required=True, help="a model file written by 'ratkit train -o'"
-    )
+    predict.add_argument("--model", metavar="MODEL", required=True, help="a model file written by 'ratkit train -o'")
     predict.add_argument("--data", metavar="PATH", required=True, help="sequences (see --format)")
     predict.add_argument(
         "--format",
@@ -98,12 +82,8 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         choices=["auto", "tsv", "splice", "reuters", "lines"],
         help=_FORMAT_HELP,
     )
-    predict.add_argument(
-        "--target", metavar="LABEL", help="Reuters topic (defaults to the model's)"
-    )
-    predict.add_argument(
-        "-o", "--output", metavar="PATH", help="write predictions here (default: standard output)"
-    )
+    predict.add_argument("--target", metavar="LABEL", help="Reuters topic (defaults to the model's)")
+    predict.add_argument("-o", "--output", metavar="PATH", help="write predictions here (default: standard output)")
     predict.set_defaults(func=_predict)
 
 
@@ -131,10 +111,7 @@ def _train(args: argparse.Namespace) -> int:
         "sequences; "
         f"classes {', '.join(sorted(set(train.labels)))}"
     )
-    print(
-        "kernel: "
-        f"{json.dumps(kernel.to_spec())}{' on positional tokens' if args.positional else ''}"
-    )
+    print(f"kernel: {json.dumps(kernel.to_spec())}{' on positional tokens' if args.positional else ''}")
     report = train_and_evaluate(
         train,
         test,
@@ -159,9 +136,7 @@ def _train(args: argparse.Namespace) -> int:
     if report.accuracy is not None:
         print(f"held-out accuracy {report.accuracy:.4f}, {report.f1_kind} {report.f1:.4f}")
     if args.output:
-        save_model(
-            m, args.output, metadata={"positional": bool(args.positional), "target": args.target}
-        )
+        save_model(m, args.output, metadata={"positional": bool(args.positional), "target": args.target})
         print(f"model written to {args.output}")
     return 0
 

@@ -68,6 +68,9 @@ class LinearDCDSVC(DualSVCBase):
         Stopping tolerance on max ∇^P f − min ∇^P f over one pass, > 0.
     max_iter
         Largest number of passes; stopping there warns (ConvergenceWarning).
+    shrinking
+        Skip the coordinates stuck at a bound between checks of the stopping rule
+        (Hsieh et al. 2008, §3.2, as LIBLINEAR does); False runs plain Algorithm 3.
     random_state
         Seed or RandomState of the coordinate permutations.
     show_progress
@@ -116,6 +119,7 @@ class LinearDCDSVC(DualSVCBase):
         intercept_scaling: float = 1.0,
         tol: float = 1e-3,
         max_iter: int = 1000,
+        shrinking: bool = True,
         random_state: Any = None,
         show_progress: bool = False,
     ) -> None:
@@ -124,6 +128,7 @@ class LinearDCDSVC(DualSVCBase):
         self.intercept_scaling = intercept_scaling
         self.tol = tol
         self.max_iter = max_iter
+        self.shrinking = shrinking
         self.random_state = random_state
         self.show_progress = show_progress
 
@@ -151,11 +156,14 @@ class LinearDCDSVC(DualSVCBase):
             alpha = np.zeros(n)
             w = np.zeros(Xs.shape[1])
             res = solve(
-                lambda perm: epoch_indexed(perm, indptr, indices, data, yb, qinv, C, alpha, w),
+                lambda act, size, hi, lo: epoch_indexed(
+                    act, size, hi, lo, indptr, indices, data, yb, qinv, C, alpha, w
+                ),
                 n,
                 tol=tol,
                 max_iter=max_iter,
                 rng=rng,
+                shrinking=bool(self.shrinking),
                 show_progress=self.show_progress,
                 desc=f"DCD problem {c + 1}/{Y.shape[0]}",
                 owner="LinearDCDSVC",

@@ -17,7 +17,7 @@ A. Ghose, *Rational kernels: a survey*, §V-B eq. (48)–(54), Table II (naive r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pynini
@@ -27,9 +27,10 @@ from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.distance import total_native
 from ratkit.automata.semirings import PROBABILITY
 from ratkit.automata.transducer import Transducer
+from ratkit.learners._epochs import epoch_python
 from ratkit.learners._jit import njit
 
-__all__ = ["NaiveUnion", "dot_native"]
+__all__ = ["NaiveUnion", "dot_native", "naive_epoch"]
 
 _EMPTY = Alphabet(())
 
@@ -122,18 +123,43 @@ def _union(phis: Sequence[pynini.Fst]) -> tuple[pynini.Fst, np.ndarray]:
         arc_type="log64",
         start=0,
         final=np.concatenate([[np.inf], cat([a.final for a in arrays])]),
-        src=np.concatenate(
-            [np.zeros(m, np.int64), cat([a.src + off for a, off in zip(arrays, offsets)])]
-        ).astype(np.int64),
-        ilabel=np.concatenate([np.zeros(m, np.int64), cat([a.ilabel for a in arrays])]).astype(
+        src=np.concatenate([np.zeros(m, np.int64), cat([a.src + off for a, off in zip(arrays, offsets)])]).astype(
             np.int64
         ),
-        olabel=np.concatenate([np.zeros(m, np.int64), cat([a.olabel for a in arrays])]).astype(
-            np.int64
-        ),
+        ilabel=np.concatenate([np.zeros(m, np.int64), cat([a.ilabel for a in arrays])]).astype(np.int64),
+        olabel=np.concatenate([np.zeros(m, np.int64), cat([a.olabel for a in arrays])]).astype(np.int64),
         weight=np.concatenate([np.full(m, np.inf), cat([a.weight for a in arrays])]),
-        dst=np.concatenate([starts, cat([a.dst + off for a, off in zip(arrays, offsets)])]).astype(
-            np.int64
-        ),
+        dst=np.concatenate([starts, cat([a.dst + off for a, off in zip(arrays, offsets)])]).astype(np.int64),
     )
     return pynini.arcsort(arrays_to_fst(union), sort_type="ilabel"), starts
+
+
+def naive_epoch(
+    union: NaiveUnion,
+    phis: Sequence[pynini.Fst],
+    y: np.ndarray,
+    scale: np.ndarray,
+    shift: float,
+    qinv: np.ndarray,
+    C: float,
+    alpha: np.ndarray,
+) -> Callable[[np.ndarray, int, float, float], tuple[float, float, int]]:
+    """One pass of Algorithm 4 with W′ the naive union: G = y_i (c_i D(Φ′_i ⋄ W′) + s² b) − 1.
+
+    ``scale`` holds c_i (1/‖Φ′_i‖ for a cosine kernel, else 1): component j of W′ has
+    weight α_j c_j. With a bias (``shift`` = s² > 0) the weight b = Σ α_j y_j of the empty
+    pattern is kept as a number beside the union.
+    """
+    bias = [0.0]
+
+    def gradient(i: int) -> float:
+        return y[i] * (scale[i] * union.dot(phis[i]) + shift * bias[0]) - 1.0
+
+    def update(i: int, d: float, new: float) -> None:
+        union.set_weight(i, new * scale[i])
+        bias[0] += d
+
+    def epoch(active: np.ndarray, size: int, max_old: float, min_old: float) -> tuple[float, float, int]:
+        return epoch_python(active, size, max_old, min_old, y, qinv, C, alpha, gradient, update)
+
+    return epoch

@@ -87,9 +87,7 @@ def _sequence_from_json(x: Any) -> Any:
     return tuple(x["tokens"]) if isinstance(x, dict) else x
 
 
-def save_model(
-    model: DualSVCBase, path: str | os.PathLike, metadata: dict[str, Any] | None = None
-) -> None:
+def save_model(model: DualSVCBase, path: str | os.PathLike, metadata: dict[str, Any] | None = None) -> None:
     """Write a fitted LinearDCDSVC or RationalSVC to ``path`` (see the module docstring).
 
     ``metadata`` is any JSON-serialisable mapping stored alongside (e.g. how the inputs
@@ -102,9 +100,7 @@ def save_model(
     params = model.get_params(deep=False)
     kernel = params.pop("kernel", None)
     if not isinstance(params.get("random_state"), (int, type(None))):
-        params["random_state"] = (
-            None  # a RandomState object cannot be written; the fit is saved anyway
-        )
+        params["random_state"] = None  # a RandomState object cannot be written; the fit is saved anyway
     manifest: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,
@@ -137,9 +133,7 @@ def save_model(
         buf = io.BytesIO()
         np.save(buf, value, allow_pickle=False)
         blobs[f"arrays/{key}.npy"] = buf.getvalue()
-    manifest["arrays"] = {
-        member: hashlib.sha256(data).hexdigest() for member, data in blobs.items()
-    }
+    manifest["arrays"] = {member: hashlib.sha256(data).hexdigest() for member, data in blobs.items()}
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("manifest.json", json.dumps(manifest, indent=1, sort_keys=True))
         for member, data in blobs.items():
@@ -161,25 +155,18 @@ def load_model(path: str | os.PathLike) -> DualSVCBase:
     """Read a model written by :func:`save_model`; refuses foreign or corrupted files."""
     path = Path(path)
     manifest, blobs = _open(path)
-    arrays = {
-        m[len("arrays/") : -len(".npy")]: np.load(io.BytesIO(b), allow_pickle=False)
-        for m, b in blobs.items()
-    }
+    arrays = {m[len("arrays/") : -len(".npy")]: np.load(io.BytesIO(b), allow_pickle=False) for m, b in blobs.items()}
     return _rebuild(manifest, arrays, path)
 
 
 def _open(path: Path) -> tuple[dict[str, Any], dict[str, bytes]]:
     if not path.is_file():
-        raise ModelFormatError(
-            f"Model file {str(path)!r} not found (expected a file written by 'save')."
-        )
+        raise ModelFormatError(f"Model file {str(path)!r} not found (expected a file written by 'save').")
     try:
         with zipfile.ZipFile(path) as zf:
             names = set(zf.namelist())
             if "manifest.json" not in names:
-                raise ModelFormatError(
-                    f"{path} is a zip archive but not a ratkit model: it has no manifest.json."
-                )
+                raise ModelFormatError(f"{path} is a zip archive but not a ratkit model: it has no manifest.json.")
             manifest = _read_manifest(zf.read("manifest.json"), path)
             blobs = {}
             for member, digest in manifest["arrays"].items():
@@ -205,14 +192,10 @@ def _read_manifest(raw: bytes, path: Path) -> dict[str, Any]:
     try:
         manifest = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelFormatError(
-            f"{path}: manifest.json is not valid JSON ({exc}): the file is corrupted."
-        ) from None
+        raise ModelFormatError(f"{path}: manifest.json is not valid JSON ({exc}): the file is corrupted.") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         got = manifest.get("format") if isinstance(manifest, dict) else type(manifest).__name__
-        raise ModelFormatError(
-            f"{path} is not a ratkit model: its manifest format is {got!r}, expected {FORMAT!r}."
-        )
+        raise ModelFormatError(f"{path} is not a ratkit model: its manifest format is {got!r}, expected {FORMAT!r}.")
     if manifest.get("version") != VERSION:
         raise ModelFormatError(
             f"{path} is a ratkit model of format version {manifest.get('version')!r}; this ratkit "
@@ -220,13 +203,10 @@ def _read_manifest(raw: bytes, path: Path) -> dict[str, Any]:
         )
     if manifest.get("estimator") not in _classes():
         raise ModelFormatError(
-            f"{path}: unknown estimator {manifest.get('estimator')!r}; expected one of "
-            f"{', '.join(_classes())}."
+            f"{path}: unknown estimator {manifest.get('estimator')!r}; expected one of {', '.join(_classes())}."
         )
     if not isinstance(manifest.get("arrays"), dict) or not isinstance(manifest.get("params"), dict):
-        raise ModelFormatError(
-            f"{path}: manifest.json lacks its 'arrays' or 'params' table: the file is corrupted."
-        )
+        raise ModelFormatError(f"{path}: manifest.json lacks its 'arrays' or 'params' table: the file is corrupted.")
     return manifest
 
 
@@ -238,9 +218,7 @@ def _rebuild(manifest: dict[str, Any], arrays: dict[str, np.ndarray], path: Path
             params["kernel"] = _kernel_from_json(manifest.get("kernel"))
         model = cls(**params)
     except (TypeError, ValueError) as exc:
-        raise ModelFormatError(
-            f"{path}: the saved parameters do not fit {cls.__name__}: {exc}"
-        ) from None
+        raise ModelFormatError(f"{path}: the saved parameters do not fit {cls.__name__}: {exc}") from None
     for key, value in manifest.get("attributes", {}).items():
         if key in _SCALARS:
             setattr(model, key, value)
@@ -255,16 +233,12 @@ def _rebuild(manifest: dict[str, Any], arrays: dict[str, np.ndarray], path: Path
         model.kernel_ = model._resolve_kernel()
         model.feature_map_ = None
         if "feature_map_codes" in arrays:
-            model.feature_map_ = FeatureMap(
-                tuple(manifest["feature_map_symbols"]), arrays["feature_map_codes"]
-            )
+            model.feature_map_ = FeatureMap(tuple(manifest["feature_map_symbols"]), arrays["feature_map_codes"])
         for key in ("coef_", "support_", "dual_coef_", "support_vectors_"):
             if not hasattr(model, key):
                 setattr(model, key, None)
     if not hasattr(model, "classes_") or not hasattr(model, "alpha_"):
-        raise ModelFormatError(
-            f"{path}: the model lacks classes_ or alpha_: the file is incomplete."
-        )
+        raise ModelFormatError(f"{path}: the model lacks classes_ or alpha_: the file is incomplete.")
     return model
 
 

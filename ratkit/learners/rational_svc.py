@@ -23,19 +23,13 @@ from ratkit.automata.kernels.base import as_collection
 from ratkit.exceptions import NotPDSKernelError, TrainingDataError
 from ratkit.learners import _kernel_view as view
 from ratkit.learners._base import DualSVCBase, check_positive
-from ratkit.learners._epochs import (
-    PG_ZERO,
-    epoch_automaton,
-    epoch_indexed,
-    newton_step,
-    projected_gradient,
-)
+from ratkit.learners._epochs import epoch_automaton, epoch_indexed
 from ratkit.learners._kernel_rows import KernelRows, epoch_rows
 from ratkit.learners._patterns import code_labels, sorted_lcp
-from ratkit.learners.automaton import PatternAutomaton, minimal_weighted_size
+from ratkit.learners.automaton import PatternAutomaton, wprime_sizes
 from ratkit.learners.dcd import DualResult, solve
 from ratkit.learners.linear_dcd import csr_arrays, inverse_diagonal
-from ratkit.learners.naive import NaiveUnion, dot_native
+from ratkit.learners.naive import NaiveUnion, dot_native, naive_epoch
 from ratkit.learners.trie import PatternTrie
 from ratkit.plugins import register
 
@@ -82,9 +76,10 @@ class RationalSVC(DualSVCBase):
         start state). Algorithm 4 has no bias, hence the default False.
     intercept_scaling
         s, > 0.
-    tol, max_iter, random_state
+    tol, max_iter, shrinking, random_state
         Stopping tolerance on max ∇^P − min ∇^P over a pass, the largest number of
-        passes, and the seed of the coordinate permutations (as in LinearDCDSVC).
+        passes, whether coordinates stuck at a bound are skipped between checks of the
+        stopping rule, and the seed of the coordinate permutations (as in LinearDCDSVC).
     cache_size
         Megabytes for kernel rows in the fallback (the whole matrix when it fits).
     n_jobs
@@ -159,6 +154,7 @@ class RationalSVC(DualSVCBase):
         intercept_scaling: float = 1.0,
         tol: float = 1e-3,
         max_iter: int = 1000,
+        shrinking: bool = True,
         random_state: Any = None,
         cache_size: float = 200.0,
         n_jobs: int | None = None,
@@ -171,6 +167,7 @@ class RationalSVC(DualSVCBase):
         self.intercept_scaling = intercept_scaling
         self.tol = tol
         self.max_iter = max_iter
+        self.shrinking = shrinking
         self.random_state = random_state
         self.cache_size = cache_size
         self.n_jobs = n_jobs
@@ -208,9 +205,7 @@ class RationalSVC(DualSVCBase):
             return validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=reset)
         X = as_collection(X, "X")
         if not X and reset:
-            raise TrainingDataError(
-                "RationalSVC got an empty training set; give at least two sequences."
-            )
+            raise TrainingDataError("RationalSVC got an empty training set; give at least two sequences.")
         return X
 
     # -- training ----------------------------------------------------------------------
@@ -261,9 +256,7 @@ class RationalSVC(DualSVCBase):
             log.info("%s is not of the form T∘T⁻¹: training on kernel rows", type(kernel).__name__)
         return self._fit_rows(X, kernel, Y, C, tol, max_iter, rng, t0)
 
-    def _solve_all(
-        self, Y: np.ndarray, make_epoch, tol: float, max_iter: int, rng
-    ) -> list[DualResult]:
+    def _solve_all(self, Y: np.ndarray, make_epoch, tol: float, max_iter: int, rng) -> list[DualResult]:
         results = []
         for c, yb in enumerate(Y):
             results.append(
@@ -273,6 +266,7 @@ class RationalSVC(DualSVCBase):
                     tol=tol,
                     max_iter=max_iter,
                     rng=rng,
+                    shrinking=bool(self.shrinking),
                     show_progress=self.show_progress,
                     desc=f"DCD problem {c + 1}/{Y.shape[0]}",
                     owner="RationalSVC",
@@ -317,7 +311,9 @@ class RationalSVC(DualSVCBase):
             size = trie.n_states
 
             def make_epoch(c, yb, alpha, w):
-                return lambda perm: epoch_indexed(perm, indptr, idx, data, yb, qinv, C, alpha, w)
+                return lambda act, size, hi, lo: epoch_indexed(
+                    act, size, hi, lo, indptr, idx, data, yb, qinv, C, alpha, w
+                )
         else:
             aut = PatternAutomaton.from_trie(trie)
             self.wprime_size_.update(automaton_states=aut.n_states, automaton_arcs=aut.n_arcs)
@@ -330,8 +326,11 @@ class RationalSVC(DualSVCBase):
             slots = np.zeros(max(int(np.diff(indptr).max(initial=0)), 1), np.int64)
 
             def make_epoch(c, yb, alpha, w):
-                return lambda perm: epoch_automaton(
-                    perm,
+                return lambda act, size, hi, lo: epoch_automaton(
+                    act,
+                    size,
+                    hi,
+                    lo,
                     indptr,
                     cols,
                     data,
@@ -344,6 +343,7 @@ class RationalSVC(DualSVCBase):
                     alpha,
                     w,
                     aut.start,
+                    aut.table,
                     aut.arc_off,
                     aut.arc_lab,
                     aut.arc_dst,
@@ -356,9 +356,7 @@ class RationalSVC(DualSVCBase):
 
         t1 = time.perf_counter()
         alphas, weights = np.zeros(Y.shape), np.zeros((Y.shape[0], size))
-        self._solve_all(
-            Y, lambda c, yb: make_epoch(c, yb, alphas[c], weights[c]), tol, max_iter, rng
-        )
+        self._solve_all(Y, lambda c, yb: make_epoch(c, yb, alphas[c], weights[c]), tol, max_iter, rng)
         W = weights[:, position]
         self.alpha_ = alphas
         self.intercept_ = W[:, 0] * scale if self.fit_intercept else np.zeros(Y.shape[0])
@@ -381,11 +379,7 @@ class RationalSVC(DualSVCBase):
         t0: float,
     ) -> RationalSVC:
         raw = np.array([dot_native(f, f) for f in phis])  # K(x_i, x_i) = D(Φ′_i ⋄ Φ′_i)
-        c = (
-            np.where(raw > 0, 1.0 / np.sqrt(np.where(raw > 0, raw, 1.0)), 0.0)
-            if cosine
-            else np.ones(len(phis))
-        )
+        c = np.where(raw > 0, 1.0 / np.sqrt(np.where(raw > 0, raw, 1.0)), 0.0) if cosine else np.ones(len(phis))
         shift = self.shift_
         qinv = inverse_diagonal(raw * c * c + shift)
         t1 = time.perf_counter()
@@ -395,25 +389,7 @@ class RationalSVC(DualSVCBase):
         def make_epoch(k: int, yb: np.ndarray):
             union = NaiveUnion(phis, yb)
             sizes.append(union.n_states)
-            alpha = alphas[k]
-            bias = [0.0]  # Σ α_j y_j, the weight of ε when a bias is learned
-
-            def epoch(perm: np.ndarray) -> tuple[float, float]:
-                pgmax, pgmin = -np.inf, np.inf
-                for i in perm:
-                    G = yb[i] * (c[i] * union.dot(phis[i]) + shift * bias[0]) - 1.0
-                    a = alpha[i]
-                    PG = projected_gradient(G, a, C)
-                    pgmax, pgmin = max(pgmax, PG), min(pgmin, PG)
-                    if abs(PG) > PG_ZERO:
-                        new = newton_step(G, a, qinv[i], C)
-                        alpha[i] = new
-                        if new != a:
-                            union.set_weight(int(i), new * c[i])
-                            bias[0] += (new - a) * yb[i]
-                return pgmax, pgmin
-
-            return epoch
+            return naive_epoch(union, phis, yb, c, shift, qinv, C, alphas[k])
 
         self._solve_all(Y, make_epoch, tol, max_iter, rng)
         self.wprime_size_ = {"naive_states": int(max(sizes))}
@@ -442,7 +418,7 @@ class RationalSVC(DualSVCBase):
 
         def make_epoch(k: int, yb: np.ndarray):
             grad = -np.ones(n)
-            return lambda perm: epoch_rows(perm, rows, yb, qinv, C, alphas[k], grad)
+            return lambda act, size, hi, lo: epoch_rows(act, size, hi, lo, rows, yb, qinv, C, alphas[k], grad)
 
         self._solve_all(Y, make_epoch, tol, max_iter, rng)
         self.wprime_size_ = {}
@@ -474,11 +450,7 @@ class RationalSVC(DualSVCBase):
             K = np.asarray(X @ self.support_vectors_.T)
             K = K.toarray() if sp.issparse(K) else K
         elif isinstance(kernel, Kernel):
-            K = (
-                kernel.gram(X, self.support_vectors_)
-                if len(self.support_vectors_)
-                else np.zeros((len(X), 0))
-            )
+            K = kernel.gram(X, self.support_vectors_) if len(self.support_vectors_) else np.zeros((len(X), 0))
         else:
             K = np.asarray(kernel(X, self.support_vectors_), dtype=np.float64)
         return K @ self.dual_coef_.T + self.intercept_
@@ -504,19 +476,4 @@ class RationalSVC(DualSVCBase):
             codes, base = np.arange(1, self.coef_.shape[1] + 1), self.coef_.shape[1] + 1
         else:
             codes, base = fmap.codes, len(fmap.symbols) + 1
-        w = self.coef_[problem]
-        keep = w != 0
-        trie = PatternTrie.from_codes(codes[keep], base)
-        nodes = trie.nodes_of(codes[keep])
-        node_w = np.zeros(trie.n_states)
-        node_w[nodes] = w[keep]
-        states, arcs = minimal_weighted_size(trie, node_w)
-        return {
-            "patterns": int(keep.sum()),
-            "trie_states": trie.n_states,
-            "trie_arcs": trie.n_arcs,
-            "trie_size": trie.size,
-            "minimal_states": states,
-            "minimal_arcs": arcs,
-            "minimal_size": states + arcs,
-        }
+        return wprime_sizes(np.asarray(codes, dtype=np.int64), base, self.coef_[problem])

@@ -49,9 +49,7 @@ def prepare(sequences: list[str], positional: bool) -> list[Any]:
     return positional_tokens(sequences) if positional else list(sequences)
 
 
-def split_dataset(
-    data: SequenceDataset, test_size: float, seed: int
-) -> tuple[SequenceDataset, SequenceDataset]:
+def split_dataset(data: SequenceDataset, test_size: float, seed: int) -> tuple[SequenceDataset, SequenceDataset]:
     """A stratified random split into (train, held-out) of ``test_size`` ∈ (0, 1)."""
     if not 0.0 < test_size < 1.0:
         raise ValueError(f"The test size must be a fraction in (0, 1). Got {test_size!r} instead.")
@@ -59,9 +57,7 @@ def split_dataset(
     try:
         tr, te = train_test_split(idx, test_size=test_size, stratify=data.labels, random_state=seed)
     except ValueError as exc:
-        raise TrainingDataError(
-            f"{data.source}: cannot split {len(data)} examples for testing: {exc}"
-        ) from None
+        raise TrainingDataError(f"{data.source}: cannot split {len(data)} examples for testing: {exc}") from None
 
     def take(rows):
         return SequenceDataset(

@@ -90,11 +90,7 @@ def test_positional_target_and_separate_test_file(tmp_path, capsys):
         == 0
     )
     out = capsys.readouterr().out
-    assert (
-        "80 training, 20 held-out" in out
-        and "on positional tokens" in out
-        and "W′ as automaton" in out
-    )
+    assert "80 training, 20 held-out" in out and "on positional tokens" in out and "W′ as automaton" in out
     m = load_model(model)
     assert sorted(m.classes_) == ["not-pos", "pos"]
     assert main(["predict", "--model", str(model), "--data", str(train)]) == 0
@@ -122,10 +118,7 @@ def test_more_errors(tmp_path, capsys):
     train = tmp_path / "t.tsv"
     _write(train, 5)
     assert main(["train", "--data", str(tmp_path / "missing.tsv")]) == 2
-    assert (
-        "not found; expected a UTF-8 text file with one 'label<TAB>sequence' per line"
-        in capsys.readouterr().err
-    )
+    assert "not found; expected a UTF-8 text file with one 'label<TAB>sequence' per line" in capsys.readouterr().err
     assert main(["train", "--data", str(train), "--kernel", '{"family": "nope"}']) == 2
     assert "Unknown kernel family 'nope'" in capsys.readouterr().err
     assert main(["train", "--data", str(train), "--target", "zebra"]) == 2

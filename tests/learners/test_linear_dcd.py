@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import warnings
 
 import numpy as np
@@ -31,13 +32,12 @@ def _primal(w, b, X, y, C):
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
-def test_reaches_liblinear_optimum(seed, C):
+@pytest.mark.parametrize("shrinking", [True, False])
+def test_reaches_liblinear_optimum(seed, C, shrinking):
     X, y = _problem(seed)
-    ref = LinearSVC(
-        loss="hinge", dual=True, fit_intercept=False, C=C, tol=1e-10, max_iter=200_000
-    ).fit(X, y)
+    ref = LinearSVC(loss="hinge", dual=True, fit_intercept=False, C=C, tol=1e-10, max_iter=200_000).fit(X, y)
     ours = LinearDCDSVC(
-        C=C, fit_intercept=False, tol=1e-8, max_iter=100_000, random_state=seed
+        C=C, fit_intercept=False, tol=1e-8, max_iter=100_000, shrinking=shrinking, random_state=seed
     ).fit(X, y)
     p_ref = _primal(ref.coef_.ravel(), 0.0, X, y, C)
     p_ours = _primal(ours.coef_.ravel(), 0.0, X, y, C)
@@ -54,17 +54,14 @@ def test_bias_by_augmentation_matches_liblinear(seed):
     p_ref = _primal(ref.coef_.ravel(), ref.intercept_[0] / 2.0, X * 1.0, y, 1.0)
     margins = lambda w, b: y * (np.asarray(X @ w).ravel() + b)  # noqa: E731
     obj = lambda w, b: 0.5 * (w @ w + (b / 2.0) ** 2) + np.maximum(0, 1 - margins(w, b)).sum()  # noqa: E731
-    assert (
-        abs(obj(ours.coef_.ravel(), ours.intercept_[0]) - obj(ref.coef_.ravel(), ref.intercept_[0]))
-        <= 1e-4 * p_ref
-    )
+    assert abs(obj(ours.coef_.ravel(), ours.intercept_[0]) - obj(ref.coef_.ravel(), ref.intercept_[0])) <= 1e-4 * p_ref
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_optimum_satisfies_kkt_and_closes_the_duality_gap(seed):
     X, y = _problem(seed + 20)
     C = 1.0
-    m = LinearDCDSVC(C=C, fit_intercept=False, tol=1e-9, max_iter=100_000, random_state=seed).fit(
+    m = LinearDCDSVC(C=C, fit_intercept=False, tol=1e-9, max_iter=100_000, shrinking=seed == 0, random_state=seed).fit(
         X, y
     )
     a = m.alpha_[0]
@@ -97,8 +94,8 @@ def test_zero_sample_goes_to_C():
 
 def test_dense_and_sparse_inputs_give_the_same_alpha():
     X, y = _problem(5)
-    a = LinearDCDSVC(random_state=1).fit(X, y).alpha_
-    b = LinearDCDSVC(random_state=1).fit(X.toarray(), y).alpha_
+    a = LinearDCDSVC(random_state=1, shrinking=False).fit(X, y).alpha_
+    b = LinearDCDSVC(random_state=1, shrinking=False).fit(X.toarray(), y).alpha_
     np.testing.assert_allclose(a, b, atol=1e-12)
 
 
@@ -106,9 +103,7 @@ def test_permutation_seed_changes_the_path_not_the_optimum():
     X, y = _problem(6)
     objs = []
     for seed in range(3):
-        m = LinearDCDSVC(fit_intercept=False, tol=1e-9, max_iter=100_000, random_state=seed).fit(
-            X, y
-        )
+        m = LinearDCDSVC(fit_intercept=False, tol=1e-9, max_iter=100_000, random_state=seed).fit(X, y)
         objs.append(_primal(m.coef_[0], 0.0, X, y, 1.0))
     assert max(objs) - min(objs) <= 1e-6 * min(objs)
 
@@ -117,9 +112,7 @@ def test_one_vs_rest_matches_liblinear_per_class():
     rng = np.random.RandomState(0)
     X = rng.randn(150, 5)
     y = np.argmax(X[:, :3] + 0.3 * rng.randn(150, 3), axis=1).astype(str)
-    ref = LinearSVC(loss="hinge", dual=True, fit_intercept=False, tol=1e-10, max_iter=200_000).fit(
-        X, y
-    )
+    ref = LinearSVC(loss="hinge", dual=True, fit_intercept=False, tol=1e-10, max_iter=200_000).fit(X, y)
     m = LinearDCDSVC(fit_intercept=False, tol=1e-8, max_iter=100_000, random_state=0).fit(X, y)
     assert list(m.classes_) == ["0", "1", "2"] and m.alpha_.shape == (3, 150)
     for c in range(3):
@@ -161,9 +154,7 @@ def test_bad_parameters(params, match):
 
 def test_bad_data():
     X, y = _problem(0, n=10)
-    with pytest.raises(
-        TrainingDataError, match=r"at least two classes; got one class only \(1.0\)"
-    ):
+    with pytest.raises(TrainingDataError, match=r"at least two classes; got one class only \(1.0\)"):
         LinearDCDSVC().fit(X, np.ones(10))
     with pytest.raises(TrainingDataError, match="X has 10 samples but y has 9 labels"):
         LinearDCDSVC().fit(X, y[:9])
@@ -173,3 +164,30 @@ def test_bad_data():
 
 def test_registered_as_plugin():
     assert get("learner", "linear-dcd") is LinearDCDSVC
+
+
+def _degenerate_counts(seed: int):
+    """Weighted pattern counts of short strings: duplicated rows, rank-deficient Q."""
+    rng = random.Random(seed)
+    seqs = ["".join(rng.choice("ab") for _ in range(rng.randint(2, 6))) for _ in range(24)]
+    pats = ["a", "b", "ab", "ba", "aa", "bb", "aba"]
+    X = np.array([[sum(s[i : i + len(p)] == p for i in range(len(s))) for p in pats] for s in seqs], float)
+    r = np.random.RandomState(seed)
+    mu = r.uniform(0, 3, 7)
+    mu[r.choice(7, 2, replace=False)] = 0
+    y = np.array([1 if s.count("ab") >= s.count("ba") else -1 for s in seqs])
+    return X * np.sqrt(mu), y
+
+
+def test_shrinking_does_not_stall_on_degenerate_problems():
+    """A shrunk coordinate can come to violate its condition while the active ones stall
+    above a tight tol; shrinking must still converge about as fast as plain DCD."""
+    X, y = _degenerate_counts(17)
+    kw = dict(C=1.0, fit_intercept=False, tol=1e-8, max_iter=20_000, random_state=0)
+    plain = LinearDCDSVC(shrinking=False, **kw).fit(X, y)
+    shrunk = LinearDCDSVC(shrinking=True, **kw).fit(X, y)
+    assert plain.converged_ and shrunk.converged_
+    assert shrunk.n_iter_ <= 1.5 * plain.n_iter_
+    w, a = shrunk.coef_[0], shrunk.alpha_[0]
+    primal = 0.5 * w @ w + np.maximum(0, 1 - y * (X @ w)).sum()
+    assert primal - (a.sum() - 0.5 * w @ w) <= 1e-6 * primal

@@ -45,10 +45,7 @@ def test_round_trip_predicts_the_same(tmp_path, representation, fit_intercept):
     np.testing.assert_array_equal(again.alpha_, m.alpha_)
     assert list(again.predict(Z)) == list(m.predict(Z))
     with zipfile.ZipFile(path) as zf:  # JSON and .npy only: nothing to unpickle
-        assert all(
-            n == "manifest.json" or (n.startswith("arrays/") and n.endswith(".npy"))
-            for n in zf.namelist()
-        )
+        assert all(n == "manifest.json" or (n.startswith("arrays/") and n.endswith(".npy")) for n in zf.namelist())
 
 
 def test_linear_model_and_token_sequences(tmp_path):
@@ -61,9 +58,7 @@ def test_linear_model_and_token_sequences(tmp_path):
     np.testing.assert_array_equal(again.predict(X), m.predict(X))
     assert read_metadata(tmp_path / "lin.zip") == {"note": "x"}
     words = [("the", "cat"), ("a", "cat", "sat"), ("the", "dog"), ("a", "dog")]
-    t = RationalSVC(kernels.ngram(1), representation="naive", random_state=0).fit(
-        words, [1, 1, 0, 0]
-    )
+    t = RationalSVC(kernels.ngram(1), representation="naive", random_state=0).fit(words, [1, 1, 0, 0])
     t.save(tmp_path / "tok.zip")
     assert load_model(tmp_path / "tok.zip").support_vectors_ == [words[i] for i in t.support_]
 
@@ -94,18 +89,14 @@ def _rewrite(src, dst, change):
 def test_corrupted_and_foreign_files_are_refused(saved, tmp_path):
     bad = tmp_path / "bad.zip"
     bad.write_bytes(b"\x00garbage" * 10)
-    with pytest.raises(
-        ModelFormatError, match="is not a ratkit model \\(not a readable zip archive"
-    ):
+    with pytest.raises(ModelFormatError, match="is not a ratkit model \\(not a readable zip archive"):
         load_model(bad)
     bad.write_bytes(saved.read_bytes()[: len(saved.read_bytes()) // 2])
     with pytest.raises(ModelFormatError, match="not a ratkit model|corrupted"):
         load_model(bad)
     with zipfile.ZipFile(bad, "w") as zf:
         zf.writestr("hello.txt", "hi")
-    with pytest.raises(
-        ModelFormatError, match="is a zip archive but not a ratkit model: it has no manifest.json"
-    ):
+    with pytest.raises(ModelFormatError, match="is a zip archive but not a ratkit model: it has no manifest.json"):
         load_model(bad)
 
     def flip(name, data):
@@ -131,9 +122,7 @@ def test_corrupted_and_foreign_files_are_refused(saved, tmp_path):
         return change
 
     _rewrite(saved, bad, manifest(lambda m: m.update(format="other-tool")))
-    with pytest.raises(
-        ModelFormatError, match="manifest format is 'other-tool', expected 'ratkit-model'"
-    ):
+    with pytest.raises(ModelFormatError, match="manifest format is 'other-tool', expected 'ratkit-model'"):
         load_model(bad)
     _rewrite(saved, bad, manifest(lambda m: m.update(version=99)))
     with pytest.raises(ModelFormatError, match="format version 99; this ratkit reads version 1"):
@@ -145,9 +134,7 @@ def test_corrupted_and_foreign_files_are_refused(saved, tmp_path):
     with pytest.raises(ModelFormatError, match="manifest.json is not valid JSON"):
         load_model(bad)
     _rewrite(saved, bad, lambda name, data: None if name.startswith("arrays/coef_") else data)
-    with pytest.raises(
-        ModelFormatError, match="the model is incomplete: arrays/coef_.npy is missing"
-    ):
+    with pytest.raises(ModelFormatError, match="the model is incomplete: arrays/coef_.npy is missing"):
         load_model(bad)
     with pytest.raises(ModelFormatError, match="not found"):
         load_model(tmp_path / "nothing.zip")

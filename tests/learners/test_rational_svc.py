@@ -42,26 +42,59 @@ def _count_features(X, n):
 def test_same_alpha_as_linear_dcd_on_countvectorizer_features(representation, n):
     X = _strings(n, 16 if representation == "naive" else 60)
     y = _labels(X)
-    kw = dict(C=1.0, tol=1e-3, max_iter=1000, random_state=7)
+    # plain Algorithm 3/4 (no shrinking): both solvers take the very same steps
+    kw = dict(C=1.0, tol=1e-3, max_iter=1000, shrinking=False, random_state=7)
     ref = LinearDCDSVC(fit_intercept=False, **kw).fit(_count_features(X, n), y)
     m = RationalSVC(kernels.ngram(n), representation=representation, **kw).fit(X, y)
     assert m.representation_ == representation
     assert m.converged_ and m.n_iter_ == ref.n_iter_
     np.testing.assert_allclose(m.alpha_, ref.alpha_, atol=1e-9)
-    np.testing.assert_allclose(
-        m.decision_function(X), ref.decision_function(_count_features(X, n)), atol=1e-8
-    )
+    np.testing.assert_allclose(m.decision_function(X), ref.decision_function(_count_features(X, n)), atol=1e-8)
+
+
+@pytest.mark.parametrize("representation", ["trie", "automaton"])
+@pytest.mark.parametrize("n", [2, 4])
+def test_shrinking_reaches_liblinears_optimum(representation, n):
+    from sklearn.svm import LinearSVC
+
+    X = _strings(100 + n, 80, lo=5, hi=25)
+    y = _labels(X)
+    F = normalize(_count_features(X, n))
+    ref = LinearSVC(loss="hinge", dual=True, C=1.0, tol=1e-10, max_iter=200_000).fit(F, y)
+    m = RationalSVC(
+        kernels.cosine(kernels.ngram(n)),
+        C=1.0,
+        fit_intercept=True,
+        tol=1e-6,
+        representation=representation,
+        random_state=0,
+    ).fit(X, y)
+    assert m.converged_
+
+    def primal(w, b):  # ½(‖w‖² + b²) + C Σ hinge, the problem with an augmented bias
+        return 0.5 * (w @ w + b * b) + np.maximum(0, 1 - y * (F @ w + b)).sum()
+
+    # W′ on the vocabulary in the order of CountVectorizer's columns
+    patterns = ["".join(p) for p in m.feature_map_.patterns()]
+    w = np.zeros(F.shape[1])
+    index = {
+        z: j
+        for j, z in enumerate(
+            CountVectorizer(analyzer="char", ngram_range=(n, n), lowercase=False).fit(X).get_feature_names_out()
+        )
+    }
+    w[[index[z] for z in patterns]] = m.coef_[0]
+    p_ref = primal(ref.coef_[0], ref.intercept_[0])
+    assert abs(primal(w, m.intercept_[0]) - p_ref) <= 1e-4 * p_ref
 
 
 @pytest.mark.parametrize("representation", ["trie", "automaton"])
 def test_bias_is_the_empty_pattern(representation):
     X = _strings(11, 50)
     y = _labels(X)
-    kw = dict(C=2.0, intercept_scaling=1.5, tol=1e-4, max_iter=2000, random_state=1)
+    kw = dict(C=2.0, intercept_scaling=1.5, tol=1e-4, max_iter=2000, shrinking=False, random_state=1)
     ref = LinearDCDSVC(**kw).fit(_count_features(X, 2), y)
-    m = RationalSVC(kernels.ngram(2), fit_intercept=True, representation=representation, **kw).fit(
-        X, y
-    )
+    m = RationalSVC(kernels.ngram(2), fit_intercept=True, representation=representation, **kw).fit(X, y)
     np.testing.assert_allclose(m.alpha_, ref.alpha_, atol=1e-9)
     np.testing.assert_allclose(m.intercept_, ref.intercept_, atol=1e-9)
 
@@ -69,7 +102,7 @@ def test_bias_is_the_empty_pattern(representation):
 def test_bias_with_naive_and_kernel_rows():
     X = _strings(13, 16)
     y = _labels(X)
-    kw = dict(C=1.0, fit_intercept=True, tol=1e-3, max_iter=1000, random_state=2)
+    kw = dict(C=1.0, fit_intercept=True, tol=1e-3, max_iter=1000, shrinking=False, random_state=2)
     ref = RationalSVC(kernels.ngram(2), **kw).fit(X, y)
     naive = RationalSVC(kernels.ngram(2), representation="naive", **kw).fit(X, y)
     rows = RationalSVC(lambda A, B: kernels.ngram(2).gram(A, B), **kw).fit(X, y)
@@ -82,7 +115,7 @@ def test_bias_with_naive_and_kernel_rows():
 def test_cosine_kernel_equals_normalised_features(representation):
     X = _strings(21, 16 if representation == "naive" else 50)
     y = _labels(X)
-    kw = dict(C=1.0, tol=1e-3, max_iter=1000, random_state=3)
+    kw = dict(C=1.0, tol=1e-3, max_iter=1000, shrinking=False, random_state=3)
     F = normalize(_count_features(X, 2))
     ref = LinearDCDSVC(fit_intercept=False, **kw).fit(F, y)
     m = RationalSVC(kernels.cosine(kernels.ngram(2)), representation=representation, **kw).fit(X, y)
@@ -90,9 +123,7 @@ def test_cosine_kernel_equals_normalised_features(representation):
     # new strings: their norm counts every 2-gram, seen in training or not
     Z = ["abcabc", "zzab", "cccc"]
     vocab = CountVectorizer(analyzer="char", ngram_range=(2, 2), lowercase=False).fit(X)
-    norms = np.sqrt(
-        np.asarray(_count_features(Z, 2).multiply(_count_features(Z, 2)).sum(axis=1)).ravel()
-    )
+    norms = np.sqrt(np.asarray(_count_features(Z, 2).multiply(_count_features(Z, 2)).sum(axis=1)).ravel())
     want = (vocab.transform(Z) @ ref.coef_[0]) / norms
     np.testing.assert_allclose(m.decision_function(Z), want, atol=1e-9)
 
@@ -101,7 +132,7 @@ def test_kernel_rows_fallback_with_a_small_cache():
     """A kernel given as a callable has no feature map: rows are computed on demand."""
     X = _strings(31, 40)
     y = _labels(X)
-    kw = dict(C=1.0, tol=1e-3, max_iter=1000, random_state=4)
+    kw = dict(C=1.0, tol=1e-3, max_iter=1000, shrinking=False, random_state=4)
     ref = RationalSVC(kernels.ngram(3), **kw).fit(X, y)
     calls = []
 
@@ -123,9 +154,7 @@ def test_non_factored_kernel_uses_rows_and_predicts_the_kernel_expansion():
     m = RationalSVC(k, C=1.0, random_state=0).fit(X, y)
     assert m.representation_ == "rows"
     Z = _strings(42, 5)
-    K = np.exp(-0.1 * (_count_features(Z + X, 2) @ _count_features(Z + X, 2).T).toarray())[
-        : len(Z), len(Z) :
-    ]
+    K = np.exp(-0.1 * (_count_features(Z + X, 2) @ _count_features(Z + X, 2).T).toarray())[: len(Z), len(Z) :]
     beta = m.alpha_[0] * np.where(y == m.classes_[1], 1.0, -1.0)
     np.testing.assert_allclose(m.decision_function(Z), K @ beta, atol=1e-9)
 
@@ -134,15 +163,11 @@ def test_one_vs_rest_on_three_classes():
     X = _strings(51, 60)
     y = np.array(
         [
-            "a"
-            if x.count("a") >= max(x.count("b"), x.count("c"))
-            else "b"
-            if x.count("b") >= x.count("c")
-            else "c"
+            "a" if x.count("a") >= max(x.count("b"), x.count("c")) else "b" if x.count("b") >= x.count("c") else "c"
             for x in X
         ]
     )
-    kw = dict(C=1.0, tol=1e-4, max_iter=500, random_state=5)
+    kw = dict(C=1.0, tol=1e-4, max_iter=500, shrinking=False, random_state=5)
     ref = LinearDCDSVC(fit_intercept=False, **kw).fit(_count_features(X, 1), y)
     m = RationalSVC(kernels.ngram(1), **kw).fit(X, y)
     assert m.alpha_.shape == (3, 60)
@@ -193,15 +218,11 @@ class _NotPDS(Kernel):
 def test_bad_inputs_give_clear_errors():
     X = _strings(71, 10)
     y = _labels(X)
-    with pytest.raises(
-        NotPDSKernelError, match="needs a positive definite symmetric kernel; _NotPDS is flagged"
-    ):
+    with pytest.raises(NotPDSKernelError, match="needs a positive definite symmetric kernel; _NotPDS is flagged"):
         RationalSVC(_NotPDS()).fit(X, y)
     with pytest.raises(TrainingDataError, match="empty training set"):
         RationalSVC(kernels.ngram(2)).fit([], [])
-    with pytest.raises(
-        TrainingDataError, match=r"at least two classes; got one class only \('x'\)"
-    ):
+    with pytest.raises(TrainingDataError, match=r"at least two classes; got one class only \('x'\)"):
         RationalSVC(kernels.ngram(2)).fit(X, ["x"] * 10)
     with pytest.raises(TrainingDataError, match="X has 10 samples but y has 3 labels"):
         RationalSVC(kernels.ngram(2)).fit(X, y[:3])
@@ -211,13 +232,9 @@ def test_bad_inputs_give_clear_errors():
         "'automaton', 'naive'. Got 'dawg' instead",
     ):
         RationalSVC(kernels.ngram(2), representation="dawg").fit(X, y)
-    with pytest.raises(
-        ValueError, match="'kernel' parameter of RationalSVC must be a ratkit kernel"
-    ):
+    with pytest.raises(ValueError, match="'kernel' parameter of RationalSVC must be a ratkit kernel"):
         RationalSVC(kernel=3).fit(X, y)
-    with pytest.raises(
-        ValueError, match="representation='naive' builds W′ from OpenFst feature automata"
-    ):
+    with pytest.raises(ValueError, match="representation='naive' builds W′ from OpenFst feature automata"):
         RationalSVC("linear", representation="naive").fit(np.eye(4), [0, 1, 0, 1])
     with pytest.raises(ValueError, match="'C' parameter of RationalSVC must be a float > 0"):
         RationalSVC(kernels.ngram(2), C=-1).fit(X, y)
@@ -238,3 +255,21 @@ def test_kernel_spec_and_default_kernel():
 
 def test_registered_as_plugin():
     assert get("learner", "rational-svc") is RationalSVC
+
+
+def test_wprime_sizes_count_the_trie_of_the_nonzero_patterns():
+    X = _strings(91, 50)
+    y = _labels(X)
+    kw = dict(C=1.0, tol=1e-4, max_iter=2000, random_state=0)
+    vec = CountVectorizer(analyzer="char", ngram_range=(2, 2), lowercase=False)
+    ref = LinearDCDSVC(fit_intercept=False, **kw).fit(vec.fit_transform(X), y)
+    live = [z for z, w in zip(vec.get_feature_names_out(), ref.coef_[0]) if w != 0]
+    m = RationalSVC(kernels.ngram(2), **kw).fit(X, y)
+    sizes = m.wprime_sizes()
+    assert sizes["patterns"] == len(live)
+    assert sizes["trie_states"] == 1 + len({z[0] for z in live}) + len(live)
+    assert sizes["minimal_size"] <= sizes["trie_size"]
+    naive = RationalSVC(kernels.ngram(2), representation="naive", tol=0.5, random_state=0)
+    naive.fit(X[:12], ["a", "b"] * 6)
+    with pytest.raises(ValueError, match="wprime_sizes needs W′ on explicit patterns; this model was trained"):
+        naive.wprime_sizes()

@@ -17,9 +17,7 @@ from ratkit.learners import LinearDCDSVC, RationalSVC
     [
         LinearDCDSVC(random_state=0),
         RationalSVC(kernel="linear", random_state=0),
-        RationalSVC(
-            kernel="linear", representation="automaton", fit_intercept=True, random_state=0
-        ),
+        RationalSVC(kernel="linear", representation="automaton", fit_intercept=True, random_state=0),
     ]
 )
 def test_sklearn_estimator_checks(estimator, check):

@@ -14,10 +14,7 @@ from ratkit.learners.trie import PatternTrie
 
 def _random_patterns(rng: random.Random):
     L = rng.randint(1, 3)
-    pats = {
-        tuple(rng.randint(1, L) for _ in range(rng.randint(0, 4)))
-        for _ in range(rng.randint(0, 15))
-    }
+    pats = {tuple(rng.randint(1, L) for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(0, 15))}
     return L + 1, sorted(pats)
 
 
