@@ -22,7 +22,7 @@ demo: venv
 	$(VENV)/bin/ratkit demo
 
 test: venv
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto
 
 bench: venv
 	$(PY) -m bench
