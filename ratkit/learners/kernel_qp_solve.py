@@ -10,7 +10,8 @@ is found through the equivalent QP in (α, t), with u′_k = Y X_k / ‖X_k‖,
 
     min −2αᵀ1 + Λ t²   s.t.  α ∈ A,  −t ≤ αᵀu′_k ≤ t  (k = 1..p).                     (63)
 
-Let β′_k ≥ 0 and β_k ≥ 0 be the multipliers of αᵀu′_k ≤ t and −αᵀu′_k ≤ t and
+Let β′_k ≥ 0 and β_k ≥ 0 be the multipliers of αᵀu′_k ≤ t and −αᵀu′_k ≤ t (the
+variables β′, β of the dual (67), which the solver returns with the primal) and
 ν_k = β_k + β′_k. Stationarity in t gives Σ_k ν_k = 2Λt (eq. (65)); stationarity in α
 (eq. (66)) with complementary slackness (β′_k − β_k = ν_k αᵀu′_k / t) is the KKT system
 of the SVM dual (57) for the kernel with
@@ -96,13 +97,10 @@ def check_labels(y: Any, n_samples: int, owner: str) -> np.ndarray:
     """y as a float array of ±1 of length ``n_samples``, holding both −1 and +1."""
     y = np.asarray(y)
     if y.ndim != 1:
-        raise TrainingDataError(
-            f"{owner}: y must be a 1-d array of labels in {{−1, +1}}; got shape {y.shape}."
-        )
+        raise TrainingDataError(f"{owner}: y must be a 1-d array of labels in {{−1, +1}}; got shape {y.shape}.")
     if y.shape[0] != n_samples:
         raise TrainingDataError(
-            f"{owner}: X has {n_samples} samples but y has {y.shape[0]} labels; give one label "
-            "per sample."
+            f"{owner}: X has {n_samples} samples but y has {y.shape[0]} labels; give one label per sample."
         )
     numeric = y.dtype.kind in "iuf"
     bad = ~np.isin(y, (-1, 1)) if numeric else np.ones(y.shape, bool)
@@ -125,9 +123,7 @@ def check_labels(y: Any, n_samples: int, owner: str) -> np.ndarray:
 def _check_counts(counts: Any, owner: str, names: Sequence[Any] | None) -> sp.csc_matrix:
     X = sp.csc_matrix(counts, dtype=np.float64)
     if X.shape[0] == 0 or X.shape[1] == 0:
-        raise TrainingDataError(
-            f"{owner}: the count matrix is empty (shape {X.shape}); it needs samples and patterns."
-        )
+        raise TrainingDataError(f"{owner}: the count matrix is empty (shape {X.shape}); it needs samples and patterns.")
     if not np.all(np.isfinite(X.data)) or np.any(X.data < 0):
         raise TrainingDataError(f"{owner}: the count matrix must hold finite counts ≥ 0 (|x_i|_k).")
     sq = np.asarray(X.multiply(X).sum(axis=0)).ravel()
@@ -151,10 +147,7 @@ def _check_positive(value: Any, name: str, owner: str, meaning: str) -> float:
         or not np.isfinite(value)
         or value <= 0
     ):
-        raise ValueError(
-            f"The {name!r} parameter of {owner} must be a float > 0 ({meaning}). "
-            f"Got {value!r} instead."
-        )
+        raise ValueError(f"The {name!r} parameter of {owner} must be a float > 0 ({meaning}). Got {value!r} instead.")
     return float(value)
 
 
@@ -266,9 +259,7 @@ def solve_kernel_qp(
     )
     try:
         with warnings.catch_warnings():  # an inaccurate status raises below, with a clearer message
-            warnings.filterwarnings(
-                "ignore", message="Solution may be inaccurate", category=UserWarning
-            )
+            warnings.filterwarnings("ignore", message="Solution may be inaccurate", category=UserWarning)
             problem.solve(solver=solver, **dict(solver_options or {}))
     except cp.error.SolverError as exc:
         raise SolverError(
@@ -276,9 +267,7 @@ def solve_kernel_qp(
             f"patterns): {exc} Try another solver, e.g. solver='CLARABEL'."
         ) from None
     except TypeError as exc:
-        raise ValueError(
-            f"The 'solver_options' parameter of {owner} was refused by {solver}: {exc}"
-        ) from None
+        raise ValueError(f"The 'solver_options' parameter of {owner} was refused by {solver}: {exc}") from None
     elapsed = time.perf_counter() - start
     check_status(problem.status, solver)
 

@@ -26,6 +26,7 @@ from ratkit.automata.kernels import count_based, from_spec, to_spec
 from ratkit.learners import RationalSVC
 from ratkit.learners.kernel_qp import KernelLearner
 from ratkit.learners.kernel_qp_patterns import most_frequent_patterns, pattern_counts
+from ratkit.plugins import get
 
 REUTERS = "/work/shared/data/reuters21578"
 
@@ -315,6 +316,10 @@ def test_estimator_contract():
     fitted = KernelLearner(count_based(pats)).fit(seqs, y)
     assert fitted.patterns_ == [tuple(p) for p in pats]
     assert fitted.weights_.shape == (len(pats),) and fitted.n_iter_ >= 1 and fitted.solve_time_ > 0
+
+
+def test_registered_as_learner_plugin():
+    assert get("learner", "kernel-qp") is KernelLearner
 
 
 def test_default_patterns_are_the_most_frequent_bigrams():
