@@ -1,0 +1,5 @@
+import sys
+
+from bench.kernel_qp.reuters import main
+
+sys.exit(main())
