@@ -66,8 +66,17 @@ def make_svm(kernel: Kernel, C: float, learner: str) -> Any:
     return SVC(kernel="precomputed", C=C)
 
 
-def test_error(kernel: Kernel, train: list, y: np.ndarray, test: list, y_test: np.ndarray,
-               C: float, learner: str, cache: dict | None = None, key: Any = None) -> float:
+def test_error(
+    kernel: Kernel,
+    train: list,
+    y: np.ndarray,
+    test: list,
+    y_test: np.ndarray,
+    C: float,
+    learner: str,
+    cache: dict | None = None,
+    key: Any = None,
+) -> float:
     """Test error (fraction) of the SVM trained with ``kernel``; Gram matrices cached by key."""
     svm = make_svm(kernel, C, learner)
     if learner == "rational-svc":
@@ -87,8 +96,10 @@ def cv_error_gram(G: np.ndarray, y: np.ndarray, C: float, folds: list) -> float:
     """Mean validation error of the SVM on a fixed kernel matrix G over the folds."""
     from sklearn.svm import SVC
 
-    errs = [np.mean(SVC(kernel="precomputed", C=C).fit(G[np.ix_(tr, tr)], y[tr]).predict(G[np.ix_(va, tr)])
-                    != y[va]) for tr, va in folds]
+    errs = [
+        np.mean(SVC(kernel="precomputed", C=C).fit(G[np.ix_(tr, tr)], y[tr]).predict(G[np.ix_(va, tr)]) != y[va])
+        for tr, va in folds
+    ]
     return float(np.mean(errs))
 
 
@@ -114,8 +125,7 @@ def choose_C(cv_error: Callable[[float], float], grid: list[float]) -> tuple[flo
     return grid[int(np.argmin(errs))], errs
 
 
-def run(trials: int, train_size: int, C: float | None, grid: list[float], learner: str,
-        categories: list[str]) -> dict:
+def run(trials: int, train_size: int, C: float | None, grid: list[float], learner: str, categories: list[str]) -> dict:
     """Every trial and category; C None chooses C per kernel by 3-fold CV over ``grid``."""
     from sklearn.model_selection import StratifiedKFold
 
@@ -124,8 +134,11 @@ def run(trials: int, train_size: int, C: float | None, grid: list[float], learne
     test_docs = reuters_modapte(DATA, "test")
     train_all = [words(d.body) for d in train_docs]
     test = [words(d.body) for d in test_docs]
-    print(f"ModApte: {len(train_docs)} training and {len(test_docs)} test stories "
-          f"({time.perf_counter() - start:.1f} s to load)", flush=True)
+    print(
+        f"ModApte: {len(train_docs)} training and {len(test_docs)} test stories "
+        f"({time.perf_counter() - start:.1f} s to load)",
+        flush=True,
+    )
     rows: dict[str, list[dict]] = {c: [] for c in categories}
     for trial in range(trials):
         rng = np.random.default_rng(trial)
@@ -157,22 +170,43 @@ def run(trials: int, train_size: int, C: float | None, grid: list[float], learne
             support = int(np.count_nonzero(mu > 1e-6 * mu.max()))
             at_bound = int(np.count_nonzero(kl.alpha_ > chosen["learned"] * (1 - 1e-6)))
             e_learned = test_error(kl.kernel_, train, y, test, y_test, chosen["learned"], learner)
-            e_all = test_error(uniform, train, y, test, y_test, chosen["uniform"], learner, cache,
-                               ckey["uniform"])
-            e_same = test_error(uniform_p, train, y, test, y_test, chosen["uniform_p"], learner, cache,
-                                ckey["uniform_p"])
-            row = dict(trial=trial, p=p, positives=int((y > 0).sum()), err_learned=e_learned,
-                       err_uniform=e_all, err_uniform_p=e_same, C=chosen, qp_time=kl.solve_time_,
-                       qp_iter=kl.n_iter_, status=kl.status_, support=support, alpha_at_C=at_bound,
-                       n_sv=int(np.count_nonzero(kl.alpha_ > 1e-6 * chosen["learned"])))
+            e_all = test_error(uniform, train, y, test, y_test, chosen["uniform"], learner, cache, ckey["uniform"])
+            e_same = test_error(
+                uniform_p, train, y, test, y_test, chosen["uniform_p"], learner, cache, ckey["uniform_p"]
+            )
+            row = dict(
+                trial=trial,
+                p=p,
+                positives=int((y > 0).sum()),
+                err_learned=e_learned,
+                err_uniform=e_all,
+                err_uniform_p=e_same,
+                C=chosen,
+                qp_time=kl.solve_time_,
+                qp_iter=kl.n_iter_,
+                status=kl.status_,
+                support=support,
+                alpha_at_C=at_bound,
+                n_sv=int(np.count_nonzero(kl.alpha_ > 1e-6 * chosen["learned"])),
+            )
             rows[cat].append(row)
-            print(f"trial {trial} {cat:8s} p={p}: err learned {100 * e_learned:.2f}% | uniform bigram "
-                  f"{100 * e_all:.2f}% | uniform on p {100 * e_same:.2f}% ; C {chosen} ; QP "
-                  f"{kl.solve_time_:.1f} s ({kl.status_}), {support} bigrams with μ > 0, {at_bound} α at C",
-                  flush=True)
-    return {"trials": trials, "train_size": train_size, "C": C, "grid": grid, "learner": learner,
-            "n_train": len(train_docs), "n_test": len(test_docs), "rows": rows,
-            "seconds": time.perf_counter() - start}
+            print(
+                f"trial {trial} {cat:8s} p={p}: err learned {100 * e_learned:.2f}% | uniform bigram "
+                f"{100 * e_all:.2f}% | uniform on p {100 * e_same:.2f}% ; C {chosen} ; QP "
+                f"{kl.solve_time_:.1f} s ({kl.status_}), {support} bigrams with μ > 0, {at_bound} α at C",
+                flush=True,
+            )
+    return {
+        "trials": trials,
+        "train_size": train_size,
+        "C": C,
+        "grid": grid,
+        "learner": learner,
+        "n_train": len(train_docs),
+        "n_test": len(test_docs),
+        "rows": rows,
+        "seconds": time.perf_counter() - start,
+    }
 
 
 def _ratio(rows: list[dict], key: str) -> tuple[float, float]:
@@ -206,14 +240,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=10)
     parser.add_argument("--train-size", type=int, default=2000)
-    parser.add_argument("--C", default="cv", help="the SVM's C for every kernel, or 'cv' (default): "
-                        "3-fold cross-validation over --grid, per kernel and trial")
+    parser.add_argument(
+        "--C",
+        default="cv",
+        help="the SVM's C for every kernel, or 'cv' (default): "
+        "3-fold cross-validation over --grid, per kernel and trial",
+    )
     parser.add_argument("--grid", type=float, nargs="+", default=[0.0001, 0.001, 0.01, 0.1, 1.0])
     parser.add_argument("--categories", nargs="+", default=list(TABLE_IV), choices=list(TABLE_IV))
-    parser.add_argument("--learner", choices=["svc", "rational-svc"], default="svc",
-                        help="the final SVM: scikit-learn's SVC on the kernels' Gram matrices (default; "
-                             "the SVM (57) with a free bias, as in the QP) or ratkit's RationalSVC "
-                             "(Algorithm 4, bias by augmentation); the C search always uses SVC")
+    parser.add_argument(
+        "--learner",
+        choices=["svc", "rational-svc"],
+        default="svc",
+        help="the final SVM: scikit-learn's SVC on the kernels' Gram matrices (default; "
+        "the SVM (57) with a free bias, as in the QP) or ratkit's RationalSVC "
+        "(Algorithm 4, bias by augmentation); the C search always uses SVC",
+    )
     args = parser.parse_args(argv)
     learner = args.learner
     C = None if args.C == "cv" else float(args.C)

@@ -139,14 +139,10 @@ class KernelLearner(BaseEstimator):
         owner = type(self).__name__
         sequences = as_collection(X)
         if not sequences:
-            raise TrainingDataError(
-                f"{owner}: X holds no sequences; kernel learning needs training data."
-            )
+            raise TrainingDataError(f"{owner}: X holds no sequences; kernel learning needs training data.")
         y = check_labels(y, len(sequences), owner)
         if self.kernel is None:
-            base = count_based(
-                most_frequent_patterns(sequences, self.ngram_length, self.n_patterns)
-            )
+            base = count_based(most_frequent_patterns(sequences, self.ngram_length, self.n_patterns))
         else:
             base = as_count_based(self.kernel, owner)
         patterns = base.pattern_tuples()
@@ -164,9 +160,7 @@ class KernelLearner(BaseEstimator):
         self._set_result(base, patterns, result)
         return self
 
-    def _set_result(
-        self, base: CountBasedKernel, patterns: list[tuple[str, ...]], result: KernelQPResult
-    ) -> None:
+    def _set_result(self, base: CountBasedKernel, patterns: list[tuple[str, ...]], result: KernelQPResult) -> None:
         options = {k: getattr(base, k) for k in _OPTIONS}
         self.kernel_ = count_based(patterns, np.sqrt(result.mu), **options)
         self.weights_ = result.mu

@@ -48,9 +48,7 @@ def most_frequent_patterns(sequences: Any, n: int = 2, p: int = 1000) -> list[tu
     Fewer than ``p`` are returned when the sequences hold fewer distinct n-grams.
     """
     if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or p < 1:
-        raise ValueError(
-            f"The 'p' parameter of most_frequent_patterns must be an int ≥ 1. Got {p!r} instead."
-        )
+        raise ValueError(f"The 'p' parameter of most_frequent_patterns must be an int ≥ 1. Got {p!r} instead.")
     fmap, F = ngram(n).fit_features(as_collection(sequences))
     totals = np.asarray(F.sum(axis=0)).ravel()
     pats = fmap.patterns()

@@ -26,16 +26,12 @@ PATS = count_based(["ab", "ba", "bb"])
     ],
 )
 def test_labels_not_plus_minus_one(labels, shown):
-    with pytest.raises(
-        TrainingDataError, match=rf"labels in {{−1, \+1}}; got {shown}\. Map the two classes"
-    ):
+    with pytest.raises(TrainingDataError, match=rf"labels in {{−1, \+1}}; got {shown}\. Map the two classes"):
         KernelLearner(PATS).fit(SEQS, labels)
 
 
 def test_labels_of_one_class():
-    with pytest.raises(
-        TrainingDataError, match=r"both classes −1 and \+1; got only \+1.*add samples of the other"
-    ):
+    with pytest.raises(TrainingDataError, match=r"both classes −1 and \+1; got only \+1.*add samples of the other"):
         KernelLearner(PATS).fit(SEQS, np.ones(6))
 
 
@@ -93,9 +89,7 @@ def test_C_not_positive():
 )
 def test_kernel_not_count_based(kernel, name):
     if name is None:  # a string is read as a spec, which this one is not
-        with pytest.raises(
-            SpecError, match="neither an existing .toml/.json file nor a JSON object"
-        ):
+        with pytest.raises(SpecError, match="neither an existing .toml/.json file nor a JSON object"):
             KernelLearner(kernel).fit(SEQS, Y)
         return
     with pytest.raises(
@@ -107,9 +101,7 @@ def test_kernel_not_count_based(kernel, name):
 
 
 def test_unsupported_kernel_error_is_a_type_error():
-    assert issubclass(UnsupportedKernelError, TypeError) and issubclass(
-        UnsupportedKernelError, RatkitError
-    )
+    assert issubclass(UnsupportedKernelError, TypeError) and issubclass(UnsupportedKernelError, RatkitError)
 
 
 @pytest.mark.parametrize("solver", ["MOSEK", "SCIPY", 3])
@@ -123,9 +115,7 @@ def test_unknown_solver(solver):
 
 
 def test_bad_solver_option():
-    with pytest.raises(
-        ValueError, match="'solver_options' parameter of KernelLearner was refused by CLARABEL"
-    ):
+    with pytest.raises(ValueError, match="'solver_options' parameter of KernelLearner was refused by CLARABEL"):
         KernelLearner(PATS, solver_options={"no_such_option": 1}).fit(SEQS, Y)
 
 
@@ -198,7 +188,5 @@ def test_solver_without_values(monkeypatch):
         return 0.0
 
     monkeypatch.setattr(cp.Problem, "solve", fake_solve)
-    with pytest.raises(
-        SolverError, match="returned no finite α or multipliers, so μ cannot be recovered"
-    ):
+    with pytest.raises(SolverError, match="returned no finite α or multipliers, so μ cannot be recovered"):
         KernelLearner(PATS).fit(SEQS, Y)
