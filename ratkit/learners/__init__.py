@@ -4,9 +4,14 @@
 :class:`RationalSVC` is Algorithm 4 (the same solver on a rational kernel T ∘ T⁻¹, with
 W′ = Σ α_i y_i Φ′_i kept as a trie, a minimal automaton or a naive ε-union). Both are
 scikit-learn classifiers and ``learner`` plugins (``linear-dcd``, ``rational-svc``).
+:class:`KernelLearner` learns the weights of a count-based rational kernel by the QP of
+§VI (plugin ``kernel-qp``).
 """
 
 from ratkit.learners.dcd import DualResult, dual_objective, primal_objective, solve
+from ratkit.learners.kernel_qp import KernelLearner
+from ratkit.learners.kernel_qp_patterns import most_frequent_patterns, pattern_counts
+from ratkit.learners.kernel_qp_solve import KernelQPResult, solve_kernel_qp
 from ratkit.learners.linear_dcd import LinearDCDSVC
 from ratkit.learners.persistence import load_model, save_model
 from ratkit.learners.rational_svc import RationalSVC
@@ -14,6 +19,11 @@ from ratkit.learners.rational_svc import RationalSVC
 __all__ = [
     "LinearDCDSVC",
     "RationalSVC",
+    "KernelLearner",
+    "KernelQPResult",
+    "solve_kernel_qp",
+    "most_frequent_patterns",
+    "pattern_counts",
     "save_model",
     "load_model",
     "DualResult",
