@@ -22,6 +22,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "ratkit.automata.commands",
     "ratkit.recsys.commands",
     "ratkit.learners.commands",
+    "ratkit.learners.commands_kernel_qp",
 )
 
 
