@@ -77,6 +77,26 @@ def coordinate(G: float, a: float, qinv: float, C: float, max_old: float, min_ol
 
 
 @njit
+def _row_step(i, idx, vals, y, qinv, C, alpha, w, max_old, min_old):
+    """Coordinate i with Φ′_i stored as (positions in W′, values); negative positions are
+    patterns W′ does not hold. G = y_i ⟨W′, Φ′_i⟩ − 1; on a step W′ += Δα_i y_i Φ′_i.
+    Returns (shrink?, ∇^P)."""
+    g = 0.0
+    for p in range(idx.shape[0]):
+        if idx[p] >= 0:
+            g += w[idx[p]] * vals[p]
+    shrink, PG, new = coordinate(y[i] * g - 1.0, alpha[i], qinv[i], C, max_old, min_old)
+    if not shrink:
+        d = (new - alpha[i]) * y[i]
+        alpha[i] = new
+        if d != 0.0:
+            for p in range(idx.shape[0]):
+                if idx[p] >= 0:
+                    w[idx[p]] += d * vals[p]
+    return shrink, PG
+
+
+@njit
 def epoch_indexed(active, size, max_old, min_old, indptr, indices, data, y, qinv, C, alpha, w):
     """Algorithm 3 on rows x_i stored as CSR: G = y_i ⟨w, x_i⟩ − 1; w += Δα_i y_i x_i.
 
@@ -88,22 +108,13 @@ def epoch_indexed(active, size, max_old, min_old, indptr, indices, data, y, qinv
     s = 0
     while s < size:
         i = active[s]
-        g = 0.0
-        for p in range(indptr[i], indptr[i + 1]):
-            g += w[indices[p]] * data[p]
-        shrink, PG, new = coordinate(y[i] * g - 1.0, alpha[i], qinv[i], C, max_old, min_old)
+        lo, hi = indptr[i], indptr[i + 1]
+        shrink, PG = _row_step(i, indices[lo:hi], data[lo:hi], y, qinv, C, alpha, w, max_old, min_old)
         if shrink:
             size -= 1
             active[s], active[size] = active[size], active[s]
-            continue
-        pgmax = max(pgmax, PG)
-        pgmin = min(pgmin, PG)
-        d = (new - alpha[i]) * y[i]
-        alpha[i] = new
-        if d != 0.0:
-            for p in range(indptr[i], indptr[i + 1]):
-                w[indices[p]] += d * data[p]
-        s += 1
+        else:
+            pgmax, pgmin, s = max(pgmax, PG), min(pgmin, PG), s + 1
     return pgmax, pgmin, size
 
 
@@ -132,17 +143,25 @@ def _next_state(table, arc_off, arc_lab, arc_dst, arc_inc, q, label):
 
 
 @njit
-def intersect_slots(
-    i, indptr, cols, lcp, vlab, vlen, start, table, arc_off, arc_lab, arc_dst, arc_inc, final, st_state, st_slot, slots
-):
+def intersect_slots(i, phi, dfa, scratch):
     """Φ′_i ⋄ A: walk Φ′_i's patterns through the deterministic automaton A.
 
-    Φ′_i's patterns are visited in sorted order as the leaves of its trie: pattern p
-    shares ``lcp[p]`` symbols with the previous one, so only its remaining symbols are
-    walked (the stacks keep the states and path numbers of the shared prefix). The
-    number of a pattern's path (the sum of the ``arc_inc`` along it) is its slot in the
-    weight array; −1 when A does not accept the pattern.
+    ``phi`` = (indptr, cols, data, lcp, labels, lengths): the rows of Φ′ over a
+    vocabulary whose pattern ``c`` is ``labels[c, :lengths[c]]``, each row sorted, with
+    ``lcp[p]`` the prefix entry p shares with the previous entry of its row.
+    ``dfa`` = (start, table, arc_off, arc_lab, arc_dst, arc_inc, final) (see
+    :class:`~ratkit.learners.automaton.PatternAutomaton`); ``scratch`` = (state stack,
+    path-number stack, output slots).
+
+    Φ′_i's patterns are visited in sorted order as the leaves of its trie: only the
+    symbols after the shared prefix are walked (the stacks keep the states and path
+    numbers of the prefix). The number of a pattern's path (the sum of the ``arc_inc``
+    along it) is its slot in the weight array, written to ``slots``; −1 when A does not
+    accept the pattern.
     """
+    indptr, cols, _, lcp, vlab, vlen = phi
+    start, table, arc_off, arc_lab, arc_dst, arc_inc, final = dfa
+    st_state, st_slot, slots = scratch
     valid = 0  # the stacks hold states for depths 0..valid
     st_state[0] = start
     st_slot[0] = 0
@@ -167,83 +186,28 @@ def intersect_slots(
 
 
 @njit
-def epoch_automaton(
-    active,
-    size,
-    max_old,
-    min_old,
-    indptr,
-    cols,
-    data,
-    lcp,
-    vlab,
-    vlen,
-    y,
-    qinv,
-    C,
-    alpha,
-    w,
-    start,
-    table,
-    arc_off,
-    arc_lab,
-    arc_dst,
-    arc_inc,
-    final,
-    st_state,
-    st_slot,
-    slots,
-):
+def epoch_automaton(active, size, max_old, min_old, phi, dfa, scratch, y, qinv, C, alpha, w):
     """Algorithm 4 with W′ a deterministic automaton whose paths index a weight array.
 
     G = y_i D(Φ′_i ⋄ W′) − 1 (eq. (54)) is computed by intersecting Φ′_i with the
     automaton (see :func:`intersect_slots`); the update W′ += Δα_i y_i Φ′_i (eq. (53))
     writes the weights of the paths that intersection matched.
     """
+    indptr, data = phi[0], phi[2]
+    slots = scratch[2]
     pgmax = -np.inf
     pgmin = np.inf
     s = 0
     while s < size:
         i = active[s]
-        intersect_slots(
-            i,
-            indptr,
-            cols,
-            lcp,
-            vlab,
-            vlen,
-            start,
-            table,
-            arc_off,
-            arc_lab,
-            arc_dst,
-            arc_inc,
-            final,
-            st_state,
-            st_slot,
-            slots,
-        )
-        base = indptr[i]
-        g = 0.0
-        for p in range(base, indptr[i + 1]):
-            k = slots[p - base]
-            if k >= 0:
-                g += w[k] * data[p]
-        shrink, PG, new = coordinate(y[i] * g - 1.0, alpha[i], qinv[i], C, max_old, min_old)
+        intersect_slots(i, phi, dfa, scratch)
+        lo, hi = indptr[i], indptr[i + 1]
+        shrink, PG = _row_step(i, slots[: hi - lo], data[lo:hi], y, qinv, C, alpha, w, max_old, min_old)
         if shrink:
             size -= 1
             active[s], active[size] = active[size], active[s]
-            continue
-        pgmax = max(pgmax, PG)
-        pgmin = min(pgmin, PG)
-        d = (new - alpha[i]) * y[i]
-        alpha[i] = new
-        if d != 0.0:
-            for p in range(base, indptr[i + 1]):
-                k = slots[p - base]
-                if k >= 0:
-                    w[k] += d * data[p]
-        s += 1
+        else:
+            pgmax, pgmin, s = max(pgmax, PG), min(pgmin, PG), s + 1
     return pgmax, pgmin, size
 
 
@@ -264,14 +228,12 @@ def epoch_gram(active, size, max_old, min_old, K, y, qinv, C, alpha, grad):
             size -= 1
             active[s], active[size] = active[size], active[s]
             continue
-        pgmax = max(pgmax, PG)
-        pgmin = min(pgmin, PG)
         d = (new - alpha[i]) * y[i]
         alpha[i] = new
         if d != 0.0:
             for j in range(n):
                 grad[j] += d * y[j] * K[i, j]
-        s += 1
+        pgmax, pgmin, s = max(pgmax, PG), min(pgmin, PG), s + 1
     return pgmax, pgmin, size
 
 
@@ -287,10 +249,9 @@ def epoch_python(active, size, max_old, min_old, y, qinv, C, alpha, gradient, up
             size -= 1
             active[s], active[size] = active[size], active[s]
             continue
-        pgmax, pgmin = max(pgmax, PG), min(pgmin, PG)
         d = (new - alpha[i]) * y[i]
         alpha[i] = new
         if d != 0.0:
             update(i, d, new)
-        s += 1
+        pgmax, pgmin, s = max(pgmax, PG), min(pgmin, PG), s + 1
     return pgmax, pgmin, size

@@ -206,6 +206,11 @@ class PatternAutomaton:
         return cls(start, arc_off, arc_lab, arc_dst, arc_inc, final, int(count[start]), table)
 
     @property
+    def arrays(self) -> tuple:
+        """(start, table, arc_off, arc_lab, arc_dst, arc_inc, final): what the compiled walks take."""
+        return (self.start, self.table, self.arc_off, self.arc_lab, self.arc_dst, self.arc_inc, self.final)
+
+    @property
     def n_states(self) -> int:
         return int(self.final.shape[0])
 
@@ -227,24 +232,8 @@ class PatternAutomaton:
         lcp = sorted_lcp(indptr, cols, labels)
         width = labels.shape[1] + 1
         out = np.empty(m, dtype=np.int64)
-        intersect_slots(
-            0,
-            indptr,
-            cols,
-            lcp,
-            labels,
-            lengths,
-            self.start,
-            self.table,
-            self.arc_off,
-            self.arc_lab,
-            self.arc_dst,
-            self.arc_inc,
-            self.final,
-            np.zeros(width, np.int64),
-            np.zeros(width, np.int64),
-            out,
-        )
+        phi = (indptr, cols, np.ones(m), lcp, labels, lengths)
+        intersect_slots(0, phi, self.arrays, (np.zeros(width, np.int64), np.zeros(width, np.int64), out))
         slots = np.empty(m, dtype=np.int64)
         slots[order] = out
         return slots

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -39,6 +40,17 @@ log = logging.getLogger(__name__)
 
 Representation = Literal["trie", "automaton", "naive"]
 _REPRESENTATIONS = ("trie", "automaton", "naive")
+
+
+@dataclass
+class _Run:
+    """The solver settings of one fit and when it started."""
+
+    C: float
+    tol: float
+    max_iter: int
+    rng: np.random.RandomState
+    t0: float
 
 
 @register("learner", "rational-svc")
@@ -239,33 +251,32 @@ class RationalSVC(DualSVCBase):
         self.shift_ = scale**2 if self.fit_intercept else 0.0
         self.feature_map_ = self.coef_ = None
         self.support_ = self.support_vectors_ = self.dual_coef_ = None
-        rng = check_random_state(self.random_state)
-        t0 = time.perf_counter()
+        run = _Run(C, tol, max_iter, check_random_state(self.random_state), time.perf_counter())
         if self.representation in ("trie", "automaton"):
             if kernel == "linear":
                 feats = None, sp.csr_matrix(X)
             else:
                 feats = view.explicit_features(kernel, X, self.n_jobs, self.show_progress)
             if feats is not None:
-                return self._fit_primal(*feats, Y, C, tol, max_iter, rng, scale, t0)
+                return self._fit_primal(*feats, Y, run, scale)
             log.info("%s has no finite feature map: training on kernel rows", type(kernel).__name__)
         elif self.representation == "naive":
             automata = view.feature_automata(kernel, X)
             if automata is not None:
-                return self._fit_naive(X, *automata, Y, C, tol, max_iter, rng, t0)
+                return self._fit_naive(X, *automata, Y, run)
             log.info("%s is not of the form T∘T⁻¹: training on kernel rows", type(kernel).__name__)
-        return self._fit_rows(X, kernel, Y, C, tol, max_iter, rng, t0)
+        return self._fit_rows(X, kernel, Y, run)
 
-    def _solve_all(self, Y: np.ndarray, make_epoch, tol: float, max_iter: int, rng) -> list[DualResult]:
+    def _solve_all(self, Y: np.ndarray, make_epoch, run: _Run) -> list[DualResult]:
         results = []
         for c, yb in enumerate(Y):
             results.append(
                 solve(
                     make_epoch(c, yb),
                     Y.shape[1],
-                    tol=tol,
-                    max_iter=max_iter,
-                    rng=rng,
+                    tol=run.tol,
+                    max_iter=run.max_iter,
+                    rng=run.rng,
                     shrinking=bool(self.shrinking),
                     show_progress=self.show_progress,
                     desc=f"DCD problem {c + 1}/{Y.shape[0]}",
@@ -281,12 +292,8 @@ class RationalSVC(DualSVCBase):
         fmap: FeatureMap | None,
         F: sp.csr_matrix,
         Y: np.ndarray,
-        C: float,
-        tol: float,
-        max_iter: int,
-        rng,
+        run: _Run,
         scale: float,
-        t0: float,
     ) -> RationalSVC:
         n, p = F.shape
         if fmap is None:  # "linear": feature j is the one-symbol pattern j + 1
@@ -312,7 +319,7 @@ class RationalSVC(DualSVCBase):
 
             def make_epoch(c, yb, alpha, w):
                 return lambda act, size, hi, lo: epoch_indexed(
-                    act, size, hi, lo, indptr, idx, data, yb, qinv, C, alpha, w
+                    act, size, hi, lo, indptr, idx, data, yb, qinv, run.C, alpha, w
                 )
         else:
             aut = PatternAutomaton.from_trie(trie)
@@ -325,45 +332,24 @@ class RationalSVC(DualSVCBase):
             st_state, st_slot = np.zeros(width, np.int64), np.zeros(width, np.int64)
             slots = np.zeros(max(int(np.diff(indptr).max(initial=0)), 1), np.int64)
 
+            phi = (indptr, cols, data, lcp, vlab, vlen)
+            scratch = (st_state, st_slot, slots)
+
             def make_epoch(c, yb, alpha, w):
                 return lambda act, size, hi, lo: epoch_automaton(
-                    act,
-                    size,
-                    hi,
-                    lo,
-                    indptr,
-                    cols,
-                    data,
-                    lcp,
-                    vlab,
-                    vlen,
-                    yb,
-                    qinv,
-                    C,
-                    alpha,
-                    w,
-                    aut.start,
-                    aut.table,
-                    aut.arc_off,
-                    aut.arc_lab,
-                    aut.arc_dst,
-                    aut.arc_inc,
-                    aut.final,
-                    st_state,
-                    st_slot,
-                    slots,
+                    act, size, hi, lo, phi, aut.arrays, scratch, yb, qinv, run.C, alpha, w
                 )
 
         t1 = time.perf_counter()
         alphas, weights = np.zeros(Y.shape), np.zeros((Y.shape[0], size))
-        self._solve_all(Y, lambda c, yb: make_epoch(c, yb, alphas[c], weights[c]), tol, max_iter, rng)
+        self._solve_all(Y, lambda c, yb: make_epoch(c, yb, alphas[c], weights[c]), run)
         W = weights[:, position]
         self.alpha_ = alphas
         self.intercept_ = W[:, 0] * scale if self.fit_intercept else np.zeros(Y.shape[0])
         self.coef_ = W[:, 1:] if self.fit_intercept else W
         self.feature_map_ = fmap
         self.representation_ = self.representation
-        self.fit_time_ = {"features": t1 - t0, "solver": time.perf_counter() - t1}
+        self.fit_time_ = {"features": t1 - run.t0, "solver": time.perf_counter() - t1}
         return self
 
     def _fit_naive(
@@ -372,11 +358,7 @@ class RationalSVC(DualSVCBase):
         phis: list,
         cosine: bool,
         Y: np.ndarray,
-        C: float,
-        tol: float,
-        max_iter: int,
-        rng,
-        t0: float,
+        run: _Run,
     ) -> RationalSVC:
         raw = np.array([dot_native(f, f) for f in phis])  # K(x_i, x_i) = D(Φ′_i ⋄ Φ′_i)
         c = np.where(raw > 0, 1.0 / np.sqrt(np.where(raw > 0, raw, 1.0)), 0.0) if cosine else np.ones(len(phis))
@@ -389,13 +371,13 @@ class RationalSVC(DualSVCBase):
         def make_epoch(k: int, yb: np.ndarray):
             union = NaiveUnion(phis, yb)
             sizes.append(union.n_states)
-            return naive_epoch(union, phis, yb, c, shift, qinv, C, alphas[k])
+            return naive_epoch(union, phis, yb, c, shift, qinv, run.C, alphas[k])
 
-        self._solve_all(Y, make_epoch, tol, max_iter, rng)
+        self._solve_all(Y, make_epoch, run)
         self.wprime_size_ = {"naive_states": int(max(sizes))}
         self._set_dual(X, alphas, Y)
         self.representation_ = "naive"
-        self.fit_time_ = {"automata": t1 - t0, "solver": time.perf_counter() - t1}
+        self.fit_time_ = {"automata": t1 - run.t0, "solver": time.perf_counter() - t1}
         return self
 
     def _fit_rows(
@@ -403,11 +385,7 @@ class RationalSVC(DualSVCBase):
         X: Any,
         kernel: Any,
         Y: np.ndarray,
-        C: float,
-        tol: float,
-        max_iter: int,
-        rng,
-        t0: float,
+        run: _Run,
     ) -> RationalSVC:
         rows_fn, full_fn, diag_fn = view.gram_function(kernel, X, self.n_jobs, self.show_progress)
         n = Y.shape[1]
@@ -418,13 +396,13 @@ class RationalSVC(DualSVCBase):
 
         def make_epoch(k: int, yb: np.ndarray):
             grad = -np.ones(n)
-            return lambda act, size, hi, lo: epoch_rows(act, size, hi, lo, rows, yb, qinv, C, alphas[k], grad)
+            return lambda act, size, hi, lo: epoch_rows(act, size, hi, lo, rows, yb, qinv, run.C, alphas[k], grad)
 
-        self._solve_all(Y, make_epoch, tol, max_iter, rng)
+        self._solve_all(Y, make_epoch, run)
         self.wprime_size_ = {}
         self._set_dual(X, alphas, Y)
         self.representation_ = "rows"
-        self.fit_time_ = {"kernel": t1 - t0, "solver": time.perf_counter() - t1}
+        self.fit_time_ = {"kernel": t1 - run.t0, "solver": time.perf_counter() - t1}
         return self
 
     def _set_dual(self, X: Any, alphas: np.ndarray, Y: np.ndarray) -> None:

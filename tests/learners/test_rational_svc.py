@@ -273,3 +273,27 @@ def test_wprime_sizes_count_the_trie_of_the_nonzero_patterns():
     naive.fit(X[:12], ["a", "b"] * 6)
     with pytest.raises(ValueError, match="wprime_sizes needs W′ on explicit patterns; this model was trained"):
         naive.wprime_sizes()
+
+
+@pytest.mark.parametrize("representation", REPRESENTATIONS)
+def test_weighted_lattices_are_mixtures_of_their_strings(representation):
+    """Φ′ of the lattice p·x ⊕ q·z is p Φ′_x + q Φ′_z (the feature map is linear in X)."""
+    from ratkit.automata import PROBABILITY, acceptor, union
+
+    rng = random.Random(5)
+    pairs = [tuple(_strings(rng.randint(0, 10**6), 2, "ab", 3, 8)) for _ in range(12)]
+    weights = [(0.3, 0.7), (0.5, 0.5), (1.0, 0.25)] * 4
+    lattices = [
+        union(acceptor(x, PROBABILITY, p), acceptor(z, PROBABILITY, q)) for (x, z), (p, q) in zip(pairs, weights)
+    ]
+    y = np.array([1 if x.count("ab") + z.count("ab") > x.count("ba") + z.count("ba") else -1 for x, z in pairs])
+    y[:2] = [1, -1]
+    vec = CountVectorizer(analyzer="char", ngram_range=(2, 2), lowercase=False).fit([s for p in pairs for s in p])
+    F = np.vstack(
+        [p * vec.transform([x]).toarray() + q * vec.transform([z]).toarray() for (x, z), (p, q) in zip(pairs, weights)]
+    )
+    kw = dict(C=1.0, tol=1e-3, max_iter=1000, shrinking=False, random_state=0)
+    ref = LinearDCDSVC(fit_intercept=False, **kw).fit(F, y)
+    m = RationalSVC(kernels.ngram(2), representation=representation, **kw).fit(lattices, y)
+    np.testing.assert_allclose(m.alpha_, ref.alpha_, atol=1e-9)
+    np.testing.assert_allclose(m.decision_function(lattices), ref.decision_function(F), atol=1e-8)
