@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ratkit.automata.kernels._features import sorted_unique
 from ratkit.learners._patterns import code_lengths
 
 __all__ = ["PatternTrie"]
@@ -58,14 +59,14 @@ class PatternTrie:
     @classmethod
     def from_codes(cls, codes: np.ndarray, base: int) -> PatternTrie:
         """The trie of the patterns ``codes`` (vectorised: prefixes are integer quotients)."""
-        codes = np.unique(np.asarray(codes, dtype=np.int64))
+        codes = sorted_unique(np.asarray(codes, dtype=np.int64))
         prefixes = [np.zeros(1, dtype=np.int64), codes]
         cur = codes
         while cur.size:
-            cur = np.unique(cur // base)
+            cur = sorted_unique(cur // base, presorted=True)  # quotients of sorted codes stay sorted
             cur = cur[cur > 0]
             prefixes.append(cur)
-        nodes = np.unique(np.concatenate(prefixes))
+        nodes = sorted_unique(np.concatenate(prefixes))
         parent = np.searchsorted(nodes, nodes // base)
         parent[0] = -1
         label = nodes % base

@@ -185,10 +185,16 @@ class CosineKernel(Kernel):
 
 
 def _normalise(G: np.ndarray, dx: np.ndarray, dy: np.ndarray) -> np.ndarray:
-    sx, sy = np.sqrt(np.maximum(dx, 0.0)), np.sqrt(np.maximum(dy, 0.0))
-    denom = np.outer(sx, sy)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(denom > 0, G / np.where(denom > 0, denom, 1.0), 0.0)
+    """G_ij / √(dx_i dy_j), 0 where dx_i or dy_j is ≤ 0; scales G (a fresh matrix) in place."""
+
+    def inverse_roots(d: np.ndarray) -> np.ndarray:
+        d = np.asarray(d, dtype=np.float64)
+        return np.divide(1.0, np.sqrt(d, where=d > 0, out=np.ones_like(d)), where=d > 0, out=np.zeros_like(d))
+
+    G = np.asarray(G, dtype=np.float64)
+    G *= inverse_roots(dx)[:, None]
+    G *= inverse_roots(dy)[None, :]
+    return G
 
 
 class ExpKernel(Kernel):

@@ -36,7 +36,7 @@ from ratkit.automata._fstbytes import fst_to_arrays
 from ratkit.automata.alphabet import Alphabet, as_symbols
 from ratkit.automata.construct import _chain, from_pynini
 from ratkit.automata.distance import total_native
-from ratkit.automata.kernels._features import FeatureMap, coo_to_csr, inner_products
+from ratkit.automata.kernels._features import FeatureMap, inner_products, vocabulary_matrix
 from ratkit.automata.kernels._parallel import map_chunks
 from ratkit.automata.kernels._paths import TooManyPaths, enumerate_paths
 from ratkit.automata.operations import compose, invert
@@ -297,8 +297,8 @@ class RationalKernel(Kernel):
         strategy, n_jobs, show_progress = self._options(strategy, n_jobs, show_progress)
         symbols = tuple(self.alphabet_for(X))
         rows, codes, vals = self._raw_features(X, symbols, strategy, n_jobs, show_progress)
-        fmap = FeatureMap(symbols, np.unique(codes))
-        return fmap, fmap.matrix(rows, codes, vals, len(X))
+        uniq, F = vocabulary_matrix(rows, codes, vals, len(X))
+        return FeatureMap(symbols, uniq), F
 
     def transform_features(
         self,
@@ -358,8 +358,7 @@ class RationalKernel(Kernel):
                     raise
                 log.info("falling back to pairwise intersection: %s", exc)
             else:
-                uniq, cols = np.unique(codes, return_inverse=True)
-                F = coo_to_csr(rows, cols, vals, (len(both), uniq.shape[0]))
+                _, F = vocabulary_matrix(rows, codes, vals, len(both))
                 if Y is None:
                     return self._psi_features(inner_products(F))
                 return self._psi_features(inner_products(F[: len(X)], F[len(X) :]))
@@ -381,8 +380,7 @@ class RationalKernel(Kernel):
             except TooManyPaths:
                 pass
             else:
-                uniq, cols = np.unique(codes, return_inverse=True)
-                F = coo_to_csr(rows, cols, vals, (len(X), uniq.shape[0]))
+                _, F = vocabulary_matrix(rows, codes, vals, len(X))
                 return self._psi_features(np.asarray(F.multiply(F).sum(axis=1)).ravel())
         return np.array([self.gram([x], [x], strategy=strategy, n_jobs=1)[0, 0] for x in X])
 

@@ -1,0 +1,73 @@
+"""Sparse feature assembly: the sort-based fast paths against scipy's COO summation."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ratkit.automata.kernels import ngram
+from ratkit.automata.kernels._features import FeatureMap, sorted_unique, vocabulary_matrix
+from ratkit.automata.kernels.algebra import cosine
+
+triplets = st.integers(1, 12).flatmap(
+    lambda n_rows: st.tuples(
+        st.just(n_rows),
+        st.lists(
+            st.tuples(st.integers(0, n_rows - 1), st.integers(0, 10**12), st.sampled_from([1.0, 0.5, 2.0])), max_size=60
+        ),
+        st.booleans(),
+    )
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(triplets)
+def test_vocabulary_matrix_sums_duplicates_like_scipy(case):
+    n_rows, entries, uniform = case
+    rows = np.array([r for r, _, _ in entries], dtype=np.int64)
+    codes = np.array([c % 37 * 10**10 + c % 5 for _, c, _ in entries], dtype=np.int64)  # many repeats
+    values = np.ones(len(entries)) if uniform else np.array([v for _, _, v in entries])
+    uniq, F = vocabulary_matrix(rows, codes, values, n_rows)
+    want_codes = np.array(sorted(set(codes.tolist())), dtype=np.int64)
+    want = sp.coo_matrix(
+        (values, (rows, np.searchsorted(want_codes, codes))), shape=(n_rows, want_codes.shape[0])
+    ).toarray()
+    assert np.array_equal(uniq, want_codes)
+    assert F.shape == want.shape and isinstance(F, sp.csr_matrix)
+    np.testing.assert_array_equal(F.toarray(), want)
+
+
+def test_vocabulary_matrix_with_codes_too_large_for_the_combined_key():
+    big = np.iinfo(np.int64).max // 2
+    uniq, F = vocabulary_matrix(np.array([0, 3, 0]), np.array([big, 7, big]), np.ones(3), 4)
+    assert uniq.tolist() == [7, big]
+    assert F.toarray().tolist() == [[0, 2], [0, 0], [0, 0], [1, 0]]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-(2**62), 2**62), max_size=80))
+def test_sorted_unique_equals_sorted_set(values):
+    assert sorted_unique(np.array(values, dtype=np.int64)).tolist() == sorted(set(values))
+    assert sorted_unique(np.sort(np.array(values, dtype=np.int64)), presorted=True).tolist() == sorted(set(values))
+
+
+def test_feature_map_columns_of_known_and_unknown_codes():
+    fmap = FeatureMap(("a", "b"), np.array([1, 4, 9]))
+    assert fmap.columns(np.array([9, 2, 1, 1, 10, 4])).tolist() == [2, -1, 0, 0, -1, 1]
+    assert fmap.columns(np.array([], dtype=np.int64)).tolist() == []
+    assert FeatureMap(("a",), np.array([], dtype=np.int64)).columns(np.array([1, 2])).tolist() == [-1, -1]
+
+
+def test_cosine_gram_is_the_normalised_gram_and_zero_for_empty_feature_vectors():
+    X = ["abab", "ab", "a", "bbba"]  # "a" has no bigram: norm 0
+    G = ngram(2).gram(X)
+    d = np.sqrt(np.diag(G))
+    want = np.zeros_like(G)
+    for i in range(4):
+        for j in range(4):
+            if d[i] > 0 and d[j] > 0:
+                want[i, j] = G[i, j] / (d[i] * d[j])
+    np.testing.assert_allclose(cosine(ngram(2)).gram(X), want, rtol=1e-15)
+    np.testing.assert_allclose(cosine(ngram(2)).gram(X, X[:2]), want[:, :2], rtol=1e-15)
