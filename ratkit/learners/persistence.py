@@ -47,8 +47,9 @@ _ARRAYS = (
     "support_",
     "dual_coef_",
     "support_vectors_",
+    "feature_names_in_",
 )
-_SCALARS = ("n_iter_", "converged_", "representation_", "shift_", "n_features_in_")
+_SCALARS = ("n_iter_", "converged_", "representation_", "shift_", "n_features_in_", "wprime_size_", "fit_time_")
 
 
 def _classes() -> dict[str, type]:
@@ -59,16 +60,14 @@ def _classes() -> dict[str, type]:
 
 
 def _kernel_spec(kernel: Any) -> Any:
-    if kernel is None or (isinstance(kernel, str) and kernel == "linear"):
+    """The fitted kernel as a self-contained spec (transducer files inlined as AT&T text)."""
+    if isinstance(kernel, str) and kernel == "linear":
         return kernel
     if isinstance(kernel, Kernel):
-        return kernel.to_spec()
-    if isinstance(kernel, (dict, str)):
-        return kernel if isinstance(kernel, dict) else {"$spec": kernel}
+        return kernel.to_spec(inline=True)
     raise ModelFormatError(
         f"Cannot save a model whose kernel is {type(kernel).__name__}: only ratkit kernels (with "
-        "a spec), "
-        "kernel specs and 'linear' can be written. Build the kernel from a spec to save the model."
+        "a spec), kernel specs and 'linear' can be written. Build the kernel from a spec to save the model."
     )
 
 
@@ -98,7 +97,7 @@ def save_model(model: DualSVCBase, path: str | os.PathLike, metadata: dict[str, 
     if name not in _classes():
         raise ModelFormatError(f"save_model writes ratkit learners only; got {name}.")
     params = model.get_params(deep=False)
-    kernel = params.pop("kernel", None)
+    params.pop("kernel", None)
     if not isinstance(params.get("random_state"), (int, type(None))):
         params["random_state"] = None  # a RandomState object cannot be written; the fit is saved anyway
     manifest: dict[str, Any] = {
@@ -109,7 +108,7 @@ def save_model(model: DualSVCBase, path: str | os.PathLike, metadata: dict[str, 
         "metadata": dict(metadata or {}),
     }
     if name == "RationalSVC":
-        manifest["kernel"] = _kernel_spec(kernel)
+        manifest["kernel"] = _kernel_spec(model.kernel_)  # what was fitted, not a file that may change
     manifest["attributes"] = {k: _plain(getattr(model, k)) for k in _SCALARS if hasattr(model, k)}
     arrays: dict[str, np.ndarray] = {}
     for key in _ARRAYS:
@@ -155,7 +154,14 @@ def load_model(path: str | os.PathLike) -> DualSVCBase:
     """Read a model written by :func:`save_model`; refuses foreign or corrupted files."""
     path = Path(path)
     manifest, blobs = _open(path)
-    arrays = {m[len("arrays/") : -len(".npy")]: np.load(io.BytesIO(b), allow_pickle=False) for m, b in blobs.items()}
+    arrays = {}
+    for member, data in blobs.items():
+        try:
+            arrays[member[len("arrays/") : -len(".npy")]] = np.load(io.BytesIO(data), allow_pickle=False)
+        except (ValueError, OSError) as exc:
+            raise ModelFormatError(
+                f"{path}: {member} is not a numpy array file ({exc}): the file is corrupted."
+            ) from None
     return _rebuild(manifest, arrays, path)
 
 
@@ -217,8 +223,8 @@ def _rebuild(manifest: dict[str, Any], arrays: dict[str, np.ndarray], path: Path
         if manifest["estimator"] == "RationalSVC":
             params["kernel"] = _kernel_from_json(manifest.get("kernel"))
         model = cls(**params)
-    except (TypeError, ValueError) as exc:
-        raise ModelFormatError(f"{path}: the saved parameters do not fit {cls.__name__}: {exc}") from None
+    except (TypeError, ValueError) as exc:  # SpecError is a ValueError
+        raise ModelFormatError(f"{path}: the saved kernel or parameters do not fit {cls.__name__}: {exc}") from None
     for key, value in manifest.get("attributes", {}).items():
         if key in _SCALARS:
             setattr(model, key, value)
@@ -237,12 +243,45 @@ def _rebuild(manifest: dict[str, Any], arrays: dict[str, np.ndarray], path: Path
         for key in ("coef_", "support_", "dual_coef_", "support_vectors_"):
             if not hasattr(model, key):
                 setattr(model, key, None)
-    if not hasattr(model, "classes_") or not hasattr(model, "alpha_"):
-        raise ModelFormatError(f"{path}: the model lacks classes_ or alpha_: the file is incomplete.")
+    _check_complete(model, path)
     return model
 
 
+def _check_complete(model: DualSVCBase, path: Path) -> None:
+    """Every fitted attribute prediction needs is there, with consistent shapes."""
+    need = ["classes_", "alpha_", "intercept_", "n_iter_"]
+    explicit = getattr(model, "coef_", None) is not None
+    if type(model).__name__ == "LinearDCDSVC":
+        need += ["coef_", "n_features_in_"]
+    elif getattr(model, "representation_", None) in ("trie", "automaton"):
+        need += ["coef_"] + ([] if model.kernel_ == "linear" else ["feature_map_"])
+    else:
+        need += ["representation_", "support_", "dual_coef_", "support_vectors_"]
+    missing = [k for k in need if getattr(model, k, None) is None]
+    if missing:
+        raise ModelFormatError(f"{path}: the model lacks {', '.join(missing)}: the file is incomplete.")
+    n_problems = model.alpha_.shape[0] if model.alpha_.ndim == 2 else -1
+    width = None
+    if explicit:
+        fmap = getattr(model, "feature_map_", None)
+        width = fmap.n_features if fmap is not None else getattr(model, "n_features_in_", model.coef_.shape[-1])
+    checks = [
+        (model.intercept_.shape == (n_problems,), "intercept_", (n_problems,)),
+        (not explicit or model.coef_.shape == (n_problems, width), "coef_", (n_problems, width)),
+    ]
+    if not explicit and getattr(model, "dual_coef_", None) is not None:
+        shape = (n_problems, len(model.support_vectors_))
+        checks.append((model.dual_coef_.shape == shape, "dual_coef_", shape))
+    for ok, key, shape in checks:
+        if not ok:
+            raise ModelFormatError(
+                f"{path}: {key} has shape {getattr(model, key).shape}, expected {shape}: the file is corrupted."
+            )
+
+
 def _kernel_from_json(spec: Any) -> Any:
-    if isinstance(spec, dict) and set(spec) == {"$spec"}:
-        return spec["$spec"]
-    return spec
+    if spec is None or spec == "linear":
+        return spec
+    from ratkit.automata.kernels import from_spec
+
+    return from_spec(spec)

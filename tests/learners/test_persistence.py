@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from ratkit.automata import kernels
+from ratkit.automata.io import to_att
 from ratkit.exceptions import ModelFormatError
 from ratkit.learners import LinearDCDSVC, RationalSVC, load_model, save_model
 from ratkit.learners.persistence import read_metadata
@@ -138,3 +139,69 @@ def test_corrupted_and_foreign_files_are_refused(saved, tmp_path):
         load_model(bad)
     with pytest.raises(ModelFormatError, match="not found"):
         load_model(tmp_path / "nothing.zip")
+
+    def drop_array(key):
+        def edit(m):
+            del m["arrays"][f"arrays/{key}.npy"]
+
+        def change(name, data):
+            if name == f"arrays/{key}.npy":
+                return None
+            return manifest(edit)(name, data)
+
+        return change
+
+    _rewrite(saved, bad, drop_array("coef_"))  # manifest and archive agree, coef_ is gone from both
+    with pytest.raises(ModelFormatError, match="the model lacks coef_: the file is incomplete"):
+        load_model(bad)
+    _rewrite(saved, bad, manifest(lambda m: m.update(kernel={"family": "ngramm", "n": 2})))
+    with pytest.raises(ModelFormatError, match="the saved kernel or parameters do not fit RationalSVC: Unknown kernel"):
+        load_model(bad)
+
+
+def test_inconsistent_shapes_are_refused(saved, tmp_path):
+    import hashlib
+    import io
+
+    def shrink(name, data):
+        if name == "arrays/intercept_.npy":
+            buf = io.BytesIO()
+            np.save(buf, np.zeros(3))
+            return buf.getvalue()
+        if name == "manifest.json":
+            m = json.loads(data)
+            buf = io.BytesIO()
+            np.save(buf, np.zeros(3))
+            m["arrays"]["arrays/intercept_.npy"] = hashlib.sha256(buf.getvalue()).hexdigest()
+            return json.dumps(m)
+        return data
+
+    bad = tmp_path / "bad.zip"
+    _rewrite(saved, bad, shrink)
+    with pytest.raises(ModelFormatError, match=r"intercept_ has shape \(3,\), expected \(1,\): the file is corrupted"):
+        load_model(bad)
+
+
+def test_a_kernel_from_a_file_is_saved_with_the_model(tmp_path):
+    """The model keeps the kernel it was fitted with, not a reference to a file that may change."""
+    X, y = _data(4)
+    spec = tmp_path / "kernel.json"
+    spec.write_text(json.dumps({"family": "ngram", "n": 2}))
+    m = RationalSVC(spec, random_state=0).fit(X, y)
+    m.save(tmp_path / "m.zip")
+    spec.write_text(json.dumps({"family": "ngram", "n": 3}))
+    again = load_model(tmp_path / "m.zip")
+    np.testing.assert_array_equal(again.decision_function(X), m.decision_function(X))
+    spec.unlink()
+    np.testing.assert_array_equal(load_model(tmp_path / "m.zip").decision_function(X), m.decision_function(X))
+
+    fst = tmp_path / "bigram.att"  # a transducer file: written into the model as AT&T text
+    fst.write_text(to_att(kernels.ngram(2).factor("abc")))
+    t = RationalSVC(kernels.from_transducer(str(fst)), random_state=0).fit(X, y)
+    t.save(tmp_path / "t.zip")
+    fst.unlink()
+    again = load_model(tmp_path / "t.zip")
+    np.testing.assert_allclose(again.decision_function(X), t.decision_function(X), rtol=1e-12)
+    # and both equal the bigram kernel's model (an independent build of the same kernel)
+    ref = RationalSVC(kernels.ngram(2), random_state=0).fit(X, y)
+    np.testing.assert_allclose(again.decision_function(X), ref.decision_function(X), rtol=1e-9, atol=1e-12)

@@ -109,11 +109,12 @@ class Kernel(BaseEstimator):
         """[K(x, x) for x in X]."""
         return np.array([self.value(x, x) for x in as_collection(X)], dtype=np.float64)
 
-    def to_spec(self) -> dict[str, Any]:
-        """The declarative spec of this kernel (see :func:`ratkit.automata.kernels.from_spec`)."""
+    def to_spec(self, *, inline: bool = False) -> dict[str, Any]:
+        """The declarative spec of this kernel (see :func:`ratkit.automata.kernels.from_spec`);
+        ``inline=True`` writes transducers read from files as AT&T text."""
         from ratkit.automata.kernels.spec import to_spec
 
-        return to_spec(self)
+        return to_spec(self, inline=inline)
 
     # -- kernel algebra --------------------------------------------------------------
     def __add__(self, other: Any) -> Kernel:

@@ -249,8 +249,12 @@ def _plugin(family: Any, spec: Mapping[str, Any], where: str) -> Kernel:
     )
 
 
-def to_spec(kernel: Kernel) -> dict[str, Any]:
-    """The spec of a kernel built from ratkit's families and combinators (inverse of from_spec)."""
+def to_spec(kernel: Kernel, *, inline: bool = False) -> dict[str, Any]:
+    """The spec of a kernel built from ratkit's families and combinators (inverse of from_spec).
+
+    A transducer kernel read from a file is written as its ``path``, or with
+    ``inline=True`` as its AT&T text (``att``), so that the spec no longer depends on the file.
+    """
     for family, (cls, allowed) in _LEAVES.items():
         if type(kernel) is cls:
             params = kernel.get_params()
@@ -271,33 +275,33 @@ def to_spec(kernel: Kernel) -> dict[str, Any]:
             raise SpecError("A kernel with a custom Python psi cannot be written as a spec.")
         src = kernel.transducer_source
         out = {"family": "transducer", "pds": bool(kernel.pds)}
-        if isinstance(src, (str, os.PathLike)):
+        if isinstance(src, (str, os.PathLike)) and not inline:
             out["path"] = str(src)
         else:
             out["att"] = kernel.att()
         out["semiring"] = kernel.semiring.name
         return out
     if isinstance(kernel, CosineKernel):
-        return {"family": "cosine", "kernel": to_spec(kernel.kernel)}
+        return {"family": "cosine", "kernel": to_spec(kernel.kernel, inline=inline)}
     if isinstance(kernel, SumKernel):
-        out = {"family": "sum", "kernels": [to_spec(k) for k in kernel.kernels]}
+        out = {"family": "sum", "kernels": [to_spec(k, inline=inline) for k in kernel.kernels]}
         if kernel.weights is not None:
             out["weights"] = [float(w) for w in kernel.weights]
         return out
     if isinstance(kernel, ProductKernel):
-        return {"family": "product", "kernels": [to_spec(k) for k in kernel.kernels]}
+        return {"family": "product", "kernels": [to_spec(k, inline=inline) for k in kernel.kernels]}
     if isinstance(kernel, ScaledKernel):
-        return {"family": "scale", "factor": float(kernel.factor), "kernel": to_spec(kernel.kernel)}
+        return {"family": "scale", "factor": float(kernel.factor), "kernel": to_spec(kernel.kernel, inline=inline)}
     if isinstance(kernel, PolynomialKernel):
         return {
             "family": "polynomial",
             "degree": int(kernel.degree),
             "coef0": float(kernel.coef0),
             "scale": float(kernel.scale),
-            "kernel": to_spec(kernel.kernel),
+            "kernel": to_spec(kernel.kernel, inline=inline),
         }
     if isinstance(kernel, ExpKernel):
-        return {"family": "exp", "t": float(kernel.t), "kernel": to_spec(kernel.kernel)}
+        return {"family": "exp", "t": float(kernel.t), "kernel": to_spec(kernel.kernel, inline=inline)}
     if isinstance(kernel, CenteredNDSKernel):
-        return {"family": "nds_to_pds", "x0": kernel.x0, "kernel": to_spec(kernel.kernel)}
+        return {"family": "nds_to_pds", "x0": kernel.x0, "kernel": to_spec(kernel.kernel, inline=inline)}
     raise SpecError(f"{type(kernel).__name__} has no spec form; only ratkit's kernel families and combinators do.")
