@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from numbers import Integral, Real
 from typing import Any
 
@@ -83,6 +85,16 @@ class DualSVCBase(ClassifierMixin, BaseEstimator):
         if classes.shape[0] == 2:
             return np.where(codes == 1, 1.0, -1.0)[None, :]
         return np.where(codes[None, :] == np.arange(classes.shape[0])[:, None], 1.0, -1.0)
+
+    @contextmanager
+    def _fitting(self) -> Iterator[None]:
+        """Run a fit; if it raises, drop every fitted attribute (set by it or by an earlier fit)."""
+        try:
+            yield
+        except BaseException:
+            for key in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
+                delattr(self, key)
+            raise
 
     def _scores(self, X: Any) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -138,7 +138,14 @@ class LinearDCDSVC(DualSVCBase):
         return tags
 
     def fit(self, X: Any, y: Any) -> LinearDCDSVC:
-        """Solve one dual per binary problem; X dense or sparse of shape (n_samples, n_features)."""
+        """Solve one dual per binary problem; X dense or sparse of shape (n_samples, n_features).
+
+        A fit that raises leaves the estimator unfitted (no half-set attributes).
+        """
+        with self._fitting():
+            return self._fit(X, y)
+
+    def _fit(self, X: Any, y: Any) -> LinearDCDSVC:
         C, tol, max_iter = self._check_solver_params()
         scale = check_positive(self.intercept_scaling, "intercept_scaling", "LinearDCDSVC")
         self._check_lengths(X, y)

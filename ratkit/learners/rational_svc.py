@@ -222,7 +222,14 @@ class RationalSVC(DualSVCBase):
 
     # -- training ----------------------------------------------------------------------
     def fit(self, X: Any, y: Any) -> RationalSVC:
-        """Train one dual per binary problem on sequences X (or a matrix for ``"linear"``)."""
+        """Train one dual per binary problem on sequences X (or a matrix for ``"linear"``).
+
+        A fit that raises leaves the estimator unfitted (no half-set attributes).
+        """
+        with self._fitting():
+            return self._fit(X, y)
+
+    def _fit(self, X: Any, y: Any) -> RationalSVC:
         C, tol, max_iter = self._check_solver_params()
         if self.representation not in _REPRESENTATIONS:
             raise ValueError(

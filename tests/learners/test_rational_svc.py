@@ -297,3 +297,19 @@ def test_weighted_lattices_are_mixtures_of_their_strings(representation):
     m = RationalSVC(kernels.ngram(2), representation=representation, **kw).fit(lattices, y)
     np.testing.assert_allclose(m.alpha_, ref.alpha_, atol=1e-9)
     np.testing.assert_allclose(m.decision_function(lattices), ref.decision_function(F), atol=1e-8)
+
+
+def test_a_failed_fit_leaves_the_estimator_unfitted():
+    X = _strings(91, 20)
+    y = _labels(X)
+    m = RationalSVC(kernels.subsequence(), random_state=0).fit(X, y)  # the subsequence features contain ε
+    with pytest.raises(ValueError, match="already contain ε; use fit_intercept=False"):
+        m.set_params(fit_intercept=True).fit(X, ["x" if v > 0 else "y" for v in y])
+    assert not any(k.endswith("_") and not k.startswith("_") for k in vars(m))
+    with pytest.raises(NotFittedError, match="This RationalSVC instance is not fitted yet"):
+        m.predict(X)
+    lin = LinearDCDSVC().fit(np.eye(4), [0, 1, 0, 1])
+    with pytest.raises(TrainingDataError, match="one class only"):
+        lin.fit(np.eye(4), [1, 1, 1, 1])
+    with pytest.raises(NotFittedError):
+        lin.predict(np.eye(4))
