@@ -24,12 +24,12 @@ import numpy as np
 
 from ratkit.datasets import load_splice
 from ratkit.learners.persistence import load_model, save_model
-from ratkit.learners.workflow import prepare, split_dataset, train_and_evaluate
+from ratkit.learners.workflow import DEFAULT_SPEC, prepare, split_dataset, train_and_evaluate
 
 __all__ = ["DEMO_SPEC", "run_demo"]
 
-#: The demo's kernel: cosine-normalised 3-gram counts (on positional tokens).
-DEMO_SPEC: dict[str, Any] = {"family": "cosine", "kernel": {"family": "ngram", "n": 3}}
+#: The demo's kernel: ``ratkit train``'s default, cosine-normalised 3-gram counts (on positional tokens).
+DEMO_SPEC: dict[str, Any] = DEFAULT_SPEC
 
 
 def run_demo(

@@ -14,6 +14,7 @@ a declared alphabet never grows: an operand using symbols outside it raises
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+
 import numpy as np
 import pynini
 

@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 
+from ratkit._argtypes import fraction, positive
+
 __all__ = ["register_commands"]
 
 _FORMAT_HELP = (
@@ -44,9 +46,9 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         metavar="PATH",
         help="held-out data (default: a stratified --test-size split; Reuters: the ModApte test half)",
     )
-    train.add_argument("--test-size", type=float, default=0.25, help="held-out fraction when no --test-data (0.25)")
+    train.add_argument("--test-size", type=fraction, default=0.25, help="held-out fraction when no --test-data (0.25)")
     train.add_argument("-o", "--output", metavar="MODEL", help="write the model to this file (a zip archive)")
-    train.add_argument("-C", type=float, default=1.0, help="SVM penalty C (default 1.0)")
+    train.add_argument("-C", type=positive(float), default=1.0, help="SVM penalty C (default 1.0)")
     train.add_argument(
         "--representation",
         default="trie",
@@ -60,8 +62,8 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         help="tag each symbol with its position (aligned sequences: n-grams match at equal "
         "positions, the weighted-degree kernel)",
     )
-    train.add_argument("--tol", type=float, default=1e-3, help="stopping tolerance (default 1e-3)")
-    train.add_argument("--max-iter", type=int, default=1000, help="largest number of passes (default 1000)")
+    train.add_argument("--tol", type=positive(float), default=1e-3, help="stopping tolerance (default 1e-3)")
+    train.add_argument("--max-iter", type=positive(int), default=1000, help="largest number of passes (default 1000)")
     train.add_argument("--seed", type=int, default=0, help="seed of the split and of the coordinate order")
     train.add_argument("--n-jobs", type=int, default=None, help="processes for feature extraction")
     train.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -147,6 +149,14 @@ def _predict(args: argparse.Namespace) -> int:
     from ratkit.learners.workflow import prepare, scores
 
     model = load_model(args.model)
+    if getattr(model, "kernel_", "linear") == "linear":
+        from ratkit.exceptions import ModelFormatError
+
+        raise ModelFormatError(
+            f"{args.model} holds a {type(model).__name__} on numeric feature vectors; 'ratkit predict' applies "
+            "sequence models (RationalSVC with a rational kernel, as written by 'ratkit train -o'). Load it "
+            "with ratkit.learners.load_model and call predict on a matrix instead."
+        )
     meta = read_metadata(args.model)
     target = args.target if args.target is not None else meta.get("target")
     data = load_sequences(args.data, args.format, split="test", target=target)

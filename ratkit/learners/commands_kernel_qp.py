@@ -12,11 +12,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
+from ratkit._argtypes import positive
 from ratkit.automata.kernels import to_spec
 from ratkit.datasets import load_sequences
 from ratkit.exceptions import DataFormatError
@@ -26,20 +26,6 @@ from ratkit.learners.kernel_qp_solve import QP_SOLVERS
 __all__ = ["register_commands"]
 
 _SIGNS = {"+1": 1, "1": 1, "-1": -1}
-
-
-def _positive(kind: type) -> Callable[[str], float]:
-    def parse(text: str) -> float:
-        try:
-            value = kind(text)
-        except ValueError:
-            value = None
-        if value is None or not 0 < value < float("inf"):
-            article = "an int" if kind is int else "a float"
-            raise argparse.ArgumentTypeError(f"expected {article} > 0, got {text!r}")
-        return value
-
-    return parse
 
 
 def register_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -69,10 +55,10 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         help="a count_based kernel spec (JSON object or .json/.toml file) giving the patterns; "
         "default: the --top most frequent --ngram-grams of the data",
     )
-    cmd.add_argument("--ngram", type=_positive(int), default=2, help="pattern length without --spec (default 2)")
+    cmd.add_argument("--ngram", type=positive(int), default=2, help="pattern length without --spec (default 2)")
     cmd.add_argument(
         "--top",
-        type=_positive(int),
+        type=positive(int),
         default=1000,
         help="number of patterns without --spec (default 1000)",
     )
@@ -81,10 +67,10 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="split sequences on whitespace into tokens (default: one symbol per character)",
     )
-    cmd.add_argument("--C", type=_positive(float), default=1.0, help="SVM box 0 ≤ α ≤ C (default 1)")
+    cmd.add_argument("--C", type=positive(float), default=1.0, help="SVM box 0 ≤ α ≤ C (default 1)")
     cmd.add_argument(
         "--trace",
-        type=_positive(float),
+        type=positive(float),
         default=None,
         help="trace Λ of the learned kernel matrix (default: that of the uniform kernel)",
     )

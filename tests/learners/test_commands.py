@@ -127,3 +127,43 @@ def test_more_errors(tmp_path, capsys):
     bad.write_bytes(b"not a model")
     assert main(["predict", "--model", str(bad), "--data", str(train)]) == 2
     assert "is not a ratkit model" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "option, value, match",
+    [
+        ("-C", "0", "argument -C: expected a float > 0, got '0'"),
+        ("--tol", "-1", "argument --tol: expected a float > 0, got '-1'"),
+        ("--max-iter", "0", "argument --max-iter: expected an int > 0, got '0'"),
+        ("--test-size", "1.5", "argument --test-size: expected a fraction in [0, 1), got '1.5'"),
+    ],
+)
+def test_bad_numeric_options_are_usage_errors(tmp_path, capsys, option, value, match):
+    train = tmp_path / "t.tsv"
+    _write(train, 5)
+    with pytest.raises(SystemExit) as exc:
+        main(["train", "--data", str(train), option, value])
+    assert exc.value.code == 2 and match in capsys.readouterr().err
+
+
+def test_predict_refuses_a_numeric_model(tmp_path, capsys):
+    import numpy as np
+
+    from ratkit.learners import LinearDCDSVC
+
+    X = np.random.RandomState(0).randn(20, 3)
+    LinearDCDSVC(random_state=0).fit(X, X[:, 0] > 0).save(tmp_path / "lin.zip")
+    data = tmp_path / "t.tsv"
+    _write(data, 5)
+    assert main(["predict", "--model", str(tmp_path / "lin.zip"), "--data", str(data)]) == 2
+    assert "holds a LinearDCDSVC on numeric feature vectors; 'ratkit predict' applies sequence models" in (
+        capsys.readouterr().err
+    )
+
+
+def test_non_pds_kernel_is_refused(tmp_path, capsys):
+    train = tmp_path / "t.tsv"
+    _write(train, 5)
+    spec = '{"family": "edit_distance"}'
+    assert main(["train", "--data", str(train), "--kernel", spec, "--quiet"]) == 2
+    assert "needs a positive definite symmetric kernel" in capsys.readouterr().err
