@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ratkit.learners._jit import njit
+from ratkit._jit import njit
 
 __all__ = [
     "epoch_indexed",

@@ -11,6 +11,7 @@ import scipy.sparse as sp
 
 from ratkit.automata import kernels
 from ratkit.automata.kernels import FeatureMap, Kernel, RationalKernel, TooManyPaths
+from ratkit.automata.kernels._features import row_sq_norms
 
 __all__ = [
     "unwrap",
@@ -54,7 +55,7 @@ def explicit_features(
         return None
     F = sp.csr_matrix(F, dtype=np.float64)
     if cosine:  # the vocabulary is X's own: the row norms are the full ‖Φ_x‖
-        F = _row_normalise(F, np.asarray(F.multiply(F).sum(axis=1)).ravel())
+        F = _row_normalise(F, row_sq_norms(F))
     F.sort_indices()
     return fmap, F
 
@@ -91,7 +92,7 @@ def gram_function(
             return np.asarray((X[idx] @ X.T).todense() if sp.issparse(X) else X[idx] @ X.T)
 
         def diag() -> np.ndarray:
-            return np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else np.einsum("ij,ij->i", X, X)
+            return row_sq_norms(X) if sp.issparse(X) else np.einsum("ij,ij->i", X, X)
 
         return rows, lambda: rows(list(range(X.shape[0]))), diag
     if isinstance(kernel, Kernel):

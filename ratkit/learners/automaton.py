@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ratkit._jit import njit
 from ratkit.learners._epochs import intersect_slots
-from ratkit.learners._jit import njit
 from ratkit.learners._patterns import sorted_lcp
 from ratkit.learners.trie import PatternTrie
 

@@ -16,6 +16,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
+from ratkit.automata.kernels._features import row_sq_norms
 from ratkit.learners._base import DualSVCBase, check_positive
 from ratkit.learners._epochs import epoch_indexed
 from ratkit.learners.dcd import solve
@@ -156,7 +157,7 @@ class LinearDCDSVC(DualSVCBase):
         if self.fit_intercept:
             Xs = sp.hstack([Xs, np.full((n, 1), scale)], format="csr")
         indptr, indices, data = csr_arrays(Xs)
-        qinv = inverse_diagonal(np.asarray(Xs.multiply(Xs).sum(axis=1)).ravel())
+        qinv = inverse_diagonal(row_sq_norms(Xs))
         rng = check_random_state(self.random_state)
         alphas, W, iters, conv = [], [], [], []
         for c, yb in enumerate(Y):

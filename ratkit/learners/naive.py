@@ -22,13 +22,13 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pynini
 
+from ratkit._jit import njit
 from ratkit.automata._fstbytes import FstArrays, arrays_to_fst, fst_to_arrays
 from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.distance import total_native
 from ratkit.automata.semirings import PROBABILITY
 from ratkit.automata.transducer import Transducer
 from ratkit.learners._epochs import epoch_python
-from ratkit.learners._jit import njit
 
 __all__ = ["NaiveUnion", "dot_native", "naive_epoch"]
 

@@ -20,6 +20,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
 from ratkit.automata.kernels import FeatureMap, Kernel
+from ratkit.automata.kernels._features import row_sq_norms
 from ratkit.automata.kernels.base import as_collection
 from ratkit.exceptions import NotPDSKernelError, TrainingDataError
 from ratkit.learners import _kernel_view as view
@@ -316,7 +317,7 @@ class RationalSVC(DualSVCBase):
             F = sp.hstack([sp.csr_matrix(np.full((n, 1), scale)), F], format="csr")
             codes = np.concatenate([[0], codes])
         indptr, cols, data = csr_arrays(F)
-        qinv = inverse_diagonal(np.asarray(F.multiply(F).sum(axis=1)).ravel())
+        qinv = inverse_diagonal(row_sq_norms(F))
         trie = PatternTrie.from_codes(codes, base)
         self.wprime_size_ = {"trie_states": trie.n_states, "trie_arcs": trie.n_arcs}
         if self.representation == "trie":

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ratkit.automata.kernels import ngram
-from ratkit.automata.kernels._features import FeatureMap, sorted_unique, vocabulary_matrix
+from ratkit.automata.kernels._features import FeatureMap, row_sq_norms, sorted_unique, vocabulary_matrix
+from ratkit.automata.kernels._paths import TooManyPaths
+from ratkit.automata.kernels._windows import encode, window_codes
 from ratkit.automata.kernels.algebra import cosine
 
 triplets = st.integers(1, 12).flatmap(
@@ -71,3 +74,52 @@ def test_cosine_gram_is_the_normalised_gram_and_zero_for_empty_feature_vectors()
                 want[i, j] = G[i, j] / (d[i] * d[j])
     np.testing.assert_allclose(cosine(ngram(2)).gram(X), want, rtol=1e-15)
     np.testing.assert_allclose(cosine(ngram(2)).gram(X, X[:2]), want[:, :2], rtol=1e-15)
+
+
+def _windows_by_hand(seqs, index, n, base):
+    out = []
+    for d, s in enumerate(seqs):
+        for i in range(len(s) - n + 1):
+            w = s[i : i + n]
+            if all(ch in index for ch in w):
+                code = 0
+                for ch in w:
+                    code = code * base + index[ch]
+                out.append((d, code))
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.text(alphabet="ab?é😀", max_size=14), min_size=1, max_size=6),
+    st.integers(1, 5),
+)
+def test_window_codes_against_enumeration(seqs, n):
+    index = {"a": 1, "b": 2, "é": 3, "😀": 4}  # '?' is unknown (label 0); 😀 is beyond the lookup table
+    labels, offsets = encode(seqs, index)
+    assert labels.tolist() == [index.get(ch, 0) for s in seqs for ch in s]
+    rows, codes = window_codes(labels, offsets, n, 5)
+    assert list(zip(rows.tolist(), codes.tolist())) == _windows_by_hand(seqs, index, n, 5)
+
+
+def test_ngrams_too_long_for_int64_codes_fall_back_to_automata():
+    import string
+    from collections import Counter
+
+    X = [string.ascii_letters[:30] * 2, string.ascii_letters[5:35] + string.ascii_letters[:30]]
+    # 52 letters: base 53, and 53^12 > 2^62, so 12-gram codes do not fit in an int64
+    with pytest.raises(TooManyPaths, match="beyond int64"):
+        window_codes(*encode(X, {c: i + 1 for i, c in enumerate(string.ascii_letters)}), 12, 53)
+    counts = [Counter(x[i : i + 12] for i in range(len(x) - 11)) for x in X]
+    want = np.array([[sum(a[z] * b[z] for z in a) for b in counts] for a in counts])
+    np.testing.assert_allclose(ngram(12).gram(X), want, rtol=1e-9)
+
+
+def test_row_sq_norms_equal_dense_sums():
+    rng = np.random.RandomState(0)
+    F = sp.random(30, 12, density=0.2, random_state=rng, format="csr")
+    F.data[F.indptr[5] : F.indptr[6]] = 0  # an empty row
+    F.eliminate_zeros()
+    np.testing.assert_allclose(row_sq_norms(F), (F.toarray() ** 2).sum(axis=1), rtol=1e-14)
+    dup = sp.csr_matrix((np.array([1.0, 2.0]), np.array([0, 0]), np.array([0, 2, 2])), shape=(2, 3))
+    assert row_sq_norms(dup).tolist() == [9.0, 0.0]  # duplicates are summed before squaring

@@ -62,6 +62,17 @@ def sorted_unique(values: np.ndarray, *, presorted: bool = False) -> np.ndarray:
     return a[keep]
 
 
+def row_sq_norms(F: sp.spmatrix) -> np.ndarray:
+    """‖F_i‖² for every row of a sparse matrix (one pass over the stored values)."""
+    F = sp.csr_matrix(F)
+    F.sum_duplicates()
+    out = np.zeros(F.shape[0])
+    nonempty = np.diff(F.indptr) > 0
+    if F.nnz:
+        out[nonempty] = np.add.reduceat(np.square(F.data, dtype=np.float64), F.indptr[:-1][nonempty])
+    return out
+
+
 def coo_to_csr(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, shape: tuple[int, int]) -> sp.csr_matrix:
     """Sum duplicate (row, col) entries into a CSR matrix of float64."""
     m = sp.csr_matrix((values.astype(np.float64, copy=False), (rows, cols)), shape=shape)

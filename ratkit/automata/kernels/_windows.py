@@ -7,7 +7,13 @@ from typing import Any
 
 import numpy as np
 
+from ratkit._jit import njit
+from ratkit.automata.kernels._paths import TooManyPaths, max_code_length
+
 __all__ = ["encode", "window_codes"]
+
+#: Largest code point for which single-character symbols are looked up in a dense table.
+_TABLE_CODEPOINTS = 1 << 17
 
 
 def encode(sequences: Sequence[Any], index: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -24,6 +30,11 @@ def encode(sequences: Sequence[Any], index: dict[str, int]) -> tuple[np.ndarray,
         vals = np.array([index[chr(k)] for k in keys], dtype=np.int64)
         if keys.size == 0:
             return np.zeros(points.shape[0], dtype=np.int64), offsets
+        top = int(points.max(initial=0))
+        if top < _TABLE_CODEPOINTS:  # one gather instead of a binary search per character
+            table = np.zeros(max(top, int(keys[-1])) + 1, dtype=np.int64)
+            table[keys] = vals
+            return table[points], offsets
         pos = np.minimum(np.searchsorted(keys, points), keys.size - 1)
         return np.where(keys[pos] == points, vals[pos], 0), offsets
     get = index.get
@@ -31,20 +42,43 @@ def encode(sequences: Sequence[Any], index: dict[str, int]) -> tuple[np.ndarray,
     return labels, offsets
 
 
+@njit
+def _fill_windows(labels, offsets, n, base, high, rows, codes):  # pragma: no cover - compiled
+    """Write (row, code) of every window; return how many. ``high`` = base^(n − 1)."""
+    k = 0
+    for d in range(offsets.shape[0] - 1):
+        run = 0
+        code = 0
+        for p in range(offsets[d], offsets[d + 1]):
+            label = labels[p]
+            if label <= 0:
+                run = 0
+                code = 0
+                continue
+            code = (code % high) * base + label  # drop the oldest digit, append this one
+            run += 1
+            if run >= n:
+                rows[k] = d
+                codes[k] = code
+                k += 1
+    return k
+
+
 def window_codes(labels: np.ndarray, offsets: np.ndarray, n: int, base: int) -> tuple[np.ndarray, np.ndarray]:
     """(rows, codes) of every length-n window lying inside one sequence and holding no label 0.
 
     code = Σ_k labels[p + k] · base^(n − 1 − k), the base-``base`` number of the window.
+    Raises :class:`TooManyPaths` when base^n does not fit in an int64 (callers then fall
+    back to automata without codes).
     """
     total = labels.shape[0]
     if n <= 0 or total < n:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    starts = np.arange(total - n + 1)
-    doc = np.searchsorted(offsets, starts, side="right") - 1
-    ok = starts + n <= offsets[doc + 1]
-    codes = np.zeros(starts.shape[0], dtype=np.int64)
-    for k in range(n):
-        lab = labels[k : k + starts.shape[0]]
-        ok &= lab > 0
-        codes = codes * base + lab
-    return doc[ok], codes[ok]
+    if n > max_code_length(base - 1):
+        raise TooManyPaths(f"windows of length {n} over {base - 1} symbols have codes beyond int64")
+    rows = np.empty(total - n + 1, dtype=np.int64)
+    codes = np.empty(total - n + 1, dtype=np.int64)
+    labels = np.ascontiguousarray(labels, dtype=np.int64)
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    k = _fill_windows(labels, offsets, n, base, base ** (n - 1), rows, codes)
+    return rows[:k].copy(), codes[:k].copy()

@@ -36,7 +36,7 @@ from ratkit.automata._fstbytes import fst_to_arrays
 from ratkit.automata.alphabet import Alphabet, as_symbols
 from ratkit.automata.construct import _chain, from_pynini
 from ratkit.automata.distance import total_native
-from ratkit.automata.kernels._features import FeatureMap, inner_products, vocabulary_matrix
+from ratkit.automata.kernels._features import FeatureMap, inner_products, row_sq_norms, vocabulary_matrix
 from ratkit.automata.kernels._parallel import map_chunks
 from ratkit.automata.kernels._paths import TooManyPaths, enumerate_paths
 from ratkit.automata.operations import compose, invert
@@ -382,7 +382,7 @@ class RationalKernel(Kernel):
                 pass
             else:
                 _, F = vocabulary_matrix(rows, codes, vals, len(X))
-                return self._psi_features(np.asarray(F.multiply(F).sum(axis=1)).ravel())
+                return self._psi_features(row_sq_norms(F))
         return np.array([self.gram([x], [x], strategy=strategy, n_jobs=1)[0, 0] for x in X])
 
     def _psi_features(self, G: np.ndarray) -> np.ndarray:

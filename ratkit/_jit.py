@@ -1,4 +1,4 @@
-"""``njit`` from numba when it is installed, else the identity (same results, slower).
+"""``njit`` from numba (a dependency); the identity if numba cannot be imported (same results, slower).
 
 The dual coordinate-descent loops are sequential by nature (each coordinate update
 reads the W′ written by the previous one), so they cannot be vectorised with numpy;
