@@ -11,9 +11,7 @@ from ratkit.exceptions import SolverError
 __all__ = ["svd_factors"]
 
 
-def svd_factors(
-    matrix: sp.csr_matrix, rank: int, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray]:
+def svd_factors(matrix: sp.csr_matrix, rank: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Balanced factors ``(AΣ^{1/2}, BΣ^{1/2})`` of the rank-``rank`` truncated SVD ``X ≈ AΣBᵀ``.
 
 
@@ -22,8 +20,7 @@ def svd_factors(
     m, n = matrix.shape
     if not 1 <= rank < min(m, n):
         raise ValueError(
-            f"A truncated SVD of rank {rank} needs 1 <= rank < min(n_users, n_items) = "
-            f"{min(m, n)}; lower n_factors."
+            f"A truncated SVD of rank {rank} needs 1 <= rank < min(n_users, n_items) = {min(m, n)}; lower n_factors."
         )
     v0 = rng.uniform(-1.0, 1.0, size=min(m, n))
     try:

@@ -73,8 +73,7 @@ def loss_and_derivative(name: str, beta: float) -> Callable[[np.ndarray], Pair]:
         low = expit(-beta * g)
         return low, -beta * low * expit(beta * g)
 
-    table = {"square": square, "squared_hinge": squared_hinge, "hinge": hinge,
-             "logistic": logistic, "sigmoid": sigmoid}
+    table = {"square": square, "squared_hinge": squared_hinge, "hinge": hinge, "logistic": logistic, "sigmoid": sigmoid}
     return table[name]
 
 
@@ -130,7 +129,7 @@ def exact_objective_and_gradient(
     d_scores = np.zeros((m, n))
     total = 0.0
     for i in range(m):
-        pos = positives.indices[positives.indptr[i]:positives.indptr[i + 1]]
+        pos = positives.indices[positives.indptr[i] : positives.indptr[i + 1]]
         neg = np.setdiff1d(np.arange(n), pos, assume_unique=True)
         if len(pos) == 0 or len(neg) == 0:
             continue
@@ -190,9 +189,7 @@ def _with_data(matrix: sp.csr_matrix, data: np.ndarray) -> sp.csr_matrix:
     return sp.csr_matrix((data, matrix.indices, matrix.indptr), shape=matrix.shape)
 
 
-def square_user_gradient(
-    U_rows: np.ndarray, expectations: tuple[np.ndarray, ...]
-) -> tuple[np.ndarray, np.ndarray]:
+def square_user_gradient(U_rows: np.ndarray, expectations: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Exact ``θ_i`` and ``∂θ_i/∂u_i`` for the square loss with ``φ(x) = x``, per user.
 
     With ``ā = u·v̇``, ``b̄ = u·v̈``:
@@ -202,7 +199,10 @@ def square_user_gradient(
     v_dot, v_ddot, w_dot, w_ddot = expectations
     a = np.einsum("ij,ij->i", U_rows, v_dot)
     b = np.einsum("ij,ij->i", U_rows, v_ddot)
-    value = (1 - a + b) ** 2 + (np.einsum("ij,ij->i", U_rows, w_dot) - a * a) + (
-        np.einsum("ij,ij->i", U_rows, w_ddot) - b * b)
+    value = (
+        (1 - a + b) ** 2
+        + (np.einsum("ij,ij->i", U_rows, w_dot) - a * a)
+        + (np.einsum("ij,ij->i", U_rows, w_ddot) - b * b)
+    )
     grad = 2 * ((1 - a)[:, None] * v_ddot - (1 + b)[:, None] * v_dot + w_dot + w_ddot)
     return value, grad

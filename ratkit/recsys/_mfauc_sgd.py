@@ -66,10 +66,16 @@ class Problem:
         self.norm_g_prime = self.g_prime.sum() - g_prime_pos
         self.cum_g_prime = np.cumsum(self.g_prime)
         self.weights_g = sp.csr_matrix(
-            (self.g[self.indices] / np.repeat(np.where(self.norm_g > 0, self.norm_g, 1.0), degree),
-             self.indices, self.indptr), shape=positives.shape)
+            (
+                self.g[self.indices] / np.repeat(np.where(self.norm_g > 0, self.norm_g, 1.0), degree),
+                self.indices,
+                self.indptr,
+            ),
+            shape=positives.shape,
+        )
         self.weights_g_prime = sp.csr_matrix(
-            (self.g_prime[self.indices], self.indices, self.indptr), shape=positives.shape)
+            (self.g_prime[self.indices], self.indices, self.indptr), shape=positives.shape
+        )
         self.active = np.flatnonzero((degree > 0) & (degree < self.n) & (self.norm_g_prime > 0))
 
     def moment(self, V: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -106,8 +112,7 @@ class Problem:
         todo = np.ones(users.shape, dtype=bool)
         for _ in range(200):
             draw = np.minimum(
-                np.searchsorted(self.cum_g_prime, rng.random(int(todo.sum())) * total,
-                                side="right"),
+                np.searchsorted(self.cum_g_prime, rng.random(int(todo.sum())) * total, side="right"),
                 self.n - 1,
             )
             out[todo] = draw
@@ -116,7 +121,7 @@ class Problem:
                 return out
         for index in zip(*np.nonzero(todo)):  # users who like nearly everything
             i = users[index]
-            liked = self.indices[self.indptr[i]:self.indptr[i + 1]]
+            liked = self.indices[self.indptr[i] : self.indptr[i + 1]]
             others = np.setdiff1d(np.arange(self.n), liked)
             weights = self.g_prime[others]
             out[index] = rng.choice(others, p=weights / weights.sum())
@@ -142,14 +147,20 @@ def _dots(rows: np.ndarray, V: np.ndarray, items: np.ndarray) -> np.ndarray:
 
 
 def user_gradients(
-    prob: Problem, U: np.ndarray, V: np.ndarray, users: np.ndarray, rng: np.random.Generator,
-    s: SGDSettings, moment: tuple[np.ndarray, np.ndarray] | None = None,
+    prob: Problem,
+    U: np.ndarray,
+    V: np.ndarray,
+    users: np.ndarray,
+    rng: np.random.Generator,
+    s: SGDSettings,
+    moment: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> np.ndarray:
     """Stochastic ``∂F/∂u_i`` for each user in ``users`` (penalty ``mλu_i`` included)."""
     u = U[users]
     if s.square_fast:
         _, grad = square_user_gradient(
-            u, square_expectations(u, V, prob.positives, users, prob.g, prob.g_prime, moment))
+            u, square_expectations(u, V, prob.positives, users, prob.g, prob.g_prime, moment)
+        )
     else:
         P = prob.sample_positive(users, s.kappa_items, rng)
         Q = prob.sample_negative(users, s.kappa_items, rng)
@@ -157,14 +168,18 @@ def user_gradients(
         values, slopes = s.loss_fn(gamma)
         _, dphi = s.phi_fn(values.mean(axis=2))
         pair = dphi[:, :, None] * slopes / s.kappa_items**2
-        grad = np.einsum("bp,bpk->bk", pair.sum(axis=2), V[P]) - np.einsum(
-            "bq,bqk->bk", pair.sum(axis=1), V[Q])
+        grad = np.einsum("bp,bpk->bk", pair.sum(axis=2), V[P]) - np.einsum("bq,bqk->bk", pair.sum(axis=1), V[Q])
     return grad + prob.m * s.lam * u
 
 
 def item_gradients(
-    prob: Problem, U: np.ndarray, V: np.ndarray, items: np.ndarray, rng: np.random.Generator,
-    s: SGDSettings, moment: tuple[np.ndarray, np.ndarray] | None = None,
+    prob: Problem,
+    U: np.ndarray,
+    V: np.ndarray,
+    items: np.ndarray,
+    rng: np.random.Generator,
+    s: SGDSettings,
+    moment: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> np.ndarray:
     """Stochastic ``∂F/∂v_j`` for each item in ``items`` from ``κ_W`` sampled users each."""
     users = prob.active[rng.integers(len(prob.active), size=(len(items), s.kappa_users))]
@@ -237,9 +252,11 @@ def run_sgd(
     steps = max(n_users, prob.n)
     block = max(1, min(s.batch_size, n_users, prob.n))
     monitor_users = rng.choice(prob.active, size=min(n_users, 500), replace=False)
-    sample = (monitor_users,
-              prob.sample_positive(monitor_users, s.kappa_items, rng),
-              prob.sample_negative(monitor_users, s.kappa_items, rng))
+    sample = (
+        monitor_users,
+        prob.sample_positive(monitor_users, s.kappa_items, rng),
+        prob.sample_negative(monitor_users, s.kappa_items, rng),
+    )
     objectives: list[float] = []
     t = 0
     converged = False

@@ -47,13 +47,10 @@ def check_user_items(user_items: Any, *, name: str = "user_items") -> sp.csr_mat
             f"got {type(matrix).__name__}. Convert it with scipy.sparse.csr_matrix(...)."
         )
     if matrix.ndim != 2:
-        raise DataFormatError(
-            f"{name} must be two-dimensional (users × items); got {matrix.ndim}-D.")
+        raise DataFormatError(f"{name} must be two-dimensional (users × items); got {matrix.ndim}-D.")
     dtype = matrix.dtype
     if not np.issubdtype(dtype, np.number) or np.issubdtype(dtype, np.complexfloating):
-        raise DataFormatError(
-            f"{name} must hold real numbers (interaction strengths); got dtype {matrix.dtype}."
-        )
+        raise DataFormatError(f"{name} must hold real numbers (interaction strengths); got dtype {matrix.dtype}.")
     csr = sp.csr_matrix(matrix, dtype=np.float64, copy=True)
     csr.sum_duplicates()
     bad = ~np.isfinite(csr.data)
@@ -74,8 +71,7 @@ def check_user_items(user_items: Any, *, name: str = "user_items") -> sp.csr_mat
     csr.eliminate_zeros()
     if csr.nnz == 0:
         raise DataFormatError(
-            f"{name} of shape {csr.shape} has no interaction (no non-zero entry); a recommender "
-            f"needs at least one."
+            f"{name} of shape {csr.shape} has no interaction (no non-zero entry); a recommender needs at least one."
         )
     csr.sort_indices()
     return csr
@@ -98,8 +94,7 @@ def check_shape_matches(
         else ""
     )
     raise DataFormatError(
-        f"{name} has shape {matrix.shape} but {fitted_on} has {n_users} users × {n_items} items."
-        f"{hint}"
+        f"{name} has shape {matrix.shape} but {fitted_on} has {n_users} users × {n_items} items.{hint}"
     )
 
 
@@ -122,16 +117,13 @@ def check_ids(ids: Any, upper: int, *, kind: str) -> np.ndarray:
     return arr
 
 
-def check_int(
-    value: Any, name: str, owner: str, *, low: int | None = None, high: int | None = None
-) -> int:
+def check_int(value: Any, name: str, owner: str, *, low: int | None = None, high: int | None = None) -> int:
     """Check an integer parameter; the message follows the scikit-learn wording."""
     ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
     ok = ok and (low is None or value >= low) and (high is None or value <= high)
     if not ok:
         raise ValueError(
-            f"The {name!r} parameter of {owner} must be an int in {_interval(low, high)}. "
-            f"Got {value!r} instead."
+            f"The {name!r} parameter of {owner} must be an int in {_interval(low, high)}. Got {value!r} instead."
         )
     return int(value)
 
@@ -164,8 +156,7 @@ def check_choice(value: Any, name: str, owner: str, choices: Sequence[str]) -> s
     """Check a string option against its allowed values, quoting the bad one."""
     if value not in choices:
         raise ValueError(
-            f"The {name!r} parameter of {owner} must be one of "
-            f"{', '.join(map(repr, choices))}. Got {value!r} instead."
+            f"The {name!r} parameter of {owner} must be one of {', '.join(map(repr, choices))}. Got {value!r} instead."
         )
     return str(value)
 
@@ -183,11 +174,9 @@ def check_random_state(random_state: Any) -> np.random.Generator:
     if isinstance(random_state, np.random.Generator):
         return random_state
     if random_state is None or (
-        isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)
-        and random_state >= 0
+        isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and random_state >= 0
     ):
         return np.random.default_rng(random_state)
     raise ValueError(
-        f"random_state must be None, a non-negative int seed or a numpy Generator. "
-        f"Got {random_state!r} instead."
+        f"random_state must be None, a non-negative int seed or a numpy Generator. Got {random_state!r} instead."
     )

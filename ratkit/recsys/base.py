@@ -66,8 +66,7 @@ class Recommender(abc.ABC):
         self._validate_params()
         matrix = check_user_items(user_items)
         self.n_users_, self.n_items_ = (int(d) for d in matrix.shape)
-        log.debug("fitting %r on %d users × %d items (%d interactions)", self,
-                  self.n_users_, self.n_items_, matrix.nnz)
+        log.debug("fitting %r on %d users × %d items (%d interactions)", self, self.n_users_, self.n_items_, matrix.nnz)
         self._fit(matrix)
         return self
 
@@ -148,8 +147,7 @@ class Recommender(abc.ABC):
         n = check_int(n, "n", f"{type(self).__name__}.recommend", low=1)
         if n > self.n_items_:
             raise ValueError(
-                f"n={n} exceeds the number of items ({self.n_items_}); ask for at most "
-                f"{self.n_items_} recommendations."
+                f"n={n} exceeds the number of items ({self.n_items_}); ask for at most {self.n_items_} recommendations."
             )
         scores = np.array(self._score_users(users), dtype=np.float64)
         if filter_already_liked_items:
@@ -160,11 +158,8 @@ class Recommender(abc.ABC):
                 )
             matrix = getattr(user_items, "matrix", user_items)
             if not sp.issparse(matrix):
-                raise DataFormatError(
-                    f"user_items must be a scipy.sparse matrix; got {type(matrix).__name__}."
-                )
-            check_shape_matches(matrix, self.n_users_, self.n_items_, name="user_items",
-                                fitted_on="the fitted model")
+                raise DataFormatError(f"user_items must be a scipy.sparse matrix; got {type(matrix).__name__}.")
+            check_shape_matches(matrix, self.n_users_, self.n_items_, name="user_items", fitted_on="the fitted model")
             exclude_rows(scores, sp.csr_matrix(matrix), users)
         ids, values = top_n(scores, n)
         missing = np.isneginf(values)
@@ -180,9 +175,7 @@ class Recommender(abc.ABC):
         signature = inspect.signature(type(self).__init__)
         kinds = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
         return {
-            name: getattr(self, name)
-            for name, p in signature.parameters.items()
-            if name != "self" and p.kind in kinds
+            name: getattr(self, name) for name, p in signature.parameters.items() if name != "self" and p.kind in kinds
         }
 
     def __repr__(self) -> str:
@@ -215,21 +208,16 @@ class Recommender(abc.ABC):
 
         path = os.fspath(path)
         if not os.path.exists(path):
-            raise MissingDataError(
-                f"Model file {path!r} does not exist; pass the path that save() returned."
-            )
+            raise MissingDataError(f"Model file {path!r} does not exist; pass the path that save() returned.")
         try:
             with np.load(path, allow_pickle=False) as data:
                 contents = {key: data[key] for key in data.files}
         except (OSError, ValueError) as exc:
             raise DataFormatError(
-                f"{path!r} is not a readable .npz model file ({exc}); write it with "
-                f"Recommender.save."
+                f"{path!r} is not a readable .npz model file ({exc}); write it with Recommender.save."
             ) from None
         if any(key not in contents for key in _RESERVED):
-            raise DataFormatError(
-                f"{path!r} is an .npz file but not a ratkit model (no {_RESERVED[0]!r} entry)."
-            )
+            raise DataFormatError(f"{path!r} is an .npz file but not a ratkit model (no {_RESERVED[0]!r} entry).")
         name = str(contents.pop("__ratkit_model__"))
         params = json.loads(str(contents.pop("__params__")))
         contents.pop("__format__")

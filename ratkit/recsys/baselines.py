@@ -40,8 +40,7 @@ class Popularity(Recommender):
         pass
 
     def _fit(self, user_items: sp.csr_matrix) -> None:
-        self.item_counts_ = np.bincount(user_items.indices, minlength=user_items.shape[1]).astype(
-            np.float64)
+        self.item_counts_ = np.bincount(user_items.indices, minlength=user_items.shape[1]).astype(np.float64)
 
     def _score_users(self, users: np.ndarray) -> np.ndarray:
         return np.broadcast_to(self.item_counts_, (len(users), len(self.item_counts_)))
@@ -75,4 +74,5 @@ class PureSVD(FactorRecommender):
     def _fit(self, user_items: sp.csr_matrix) -> None:
         binary = (user_items > 0).astype(np.float64)
         self.user_factors_, self.item_factors_ = svd_factors(
-            binary, self.n_factors, check_random_state(self.random_state))
+            binary, self.n_factors, check_random_state(self.random_state)
+        )

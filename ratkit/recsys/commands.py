@@ -40,10 +40,12 @@ def parse_params(pairs: list[str]) -> dict[str, Any]:
 
 
 def _add_data_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data", required=True,
-                        help="data file or folder (e.g. ../shared/data/movielens-100k/ml-100k)")
-    parser.add_argument("--format", choices=FORMATS, default="movielens100k",
-                        help="file format (default: movielens100k)")
+    parser.add_argument(
+        "--data", required=True, help="data file or folder (e.g. ../shared/data/movielens-100k/ml-100k)"
+    )
+    parser.add_argument(
+        "--format", choices=FORMATS, default="movielens100k", help="file format (default: movielens100k)"
+    )
 
 
 def register_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -60,19 +62,23 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         help="Fit a recommender on a leave-k-out split and print every metric with its protocol.",
     )
     _add_data_arguments(ev)
-    ev.add_argument("--model", default="mfauc",
-                    help="registered recommender plugin name (see 'ratkit plugins list')")
-    ev.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                    help="model parameter, JSON value (repeatable), e.g. --param loss=\"hinge\"")
-    ev.add_argument("--threshold", type=float, default=None,
-                    help="smallest rating counted positive (default 4 for MovieLens, every "
-                         "interaction otherwise)")
-    ev.add_argument("--min-positives", type=int, default=10,
-                    help="drop users with fewer positives (default 10)")
-    ev.add_argument("--n-test", type=int, default=5,
-                    help="positives held out per user (default 5)")
-    ev.add_argument("-k", type=int, nargs="+", default=[1, 3, 5],
-                    help="cutoffs for the metrics@k (default 1 3 5)")
+    ev.add_argument("--model", default="mfauc", help="registered recommender plugin name (see 'ratkit plugins list')")
+    ev.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help='model parameter, JSON value (repeatable), e.g. --param loss="hinge"',
+    )
+    ev.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="smallest rating counted positive (default 4 for MovieLens, every interaction otherwise)",
+    )
+    ev.add_argument("--min-positives", type=int, default=10, help="drop users with fewer positives (default 10)")
+    ev.add_argument("--n-test", type=int, default=5, help="positives held out per user (default 5)")
+    ev.add_argument("-k", type=int, nargs="+", default=[1, 3, 5], help="cutoffs for the metrics@k (default 1 3 5)")
     ev.add_argument("--seed", type=int, default=0, help="seed of the split and the model")
     ev.set_defaults(func=_evaluate)
 
@@ -93,8 +99,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     if threshold is None:
         threshold = _DEFAULT_THRESHOLD.get(args.format)
     train, test, protocol = prepare_leave_k_out(
-        data, threshold=threshold, min_positives=args.min_positives, n_test=args.n_test,
-        random_state=args.seed)
+        data, threshold=threshold, min_positives=args.min_positives, n_test=args.n_test, random_state=args.seed
+    )
     params = parse_params(args.param)
     model_cls = get("recommender", args.model)
     if "random_state" in model_cls().get_params() and "random_state" not in params:

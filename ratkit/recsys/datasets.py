@@ -32,10 +32,7 @@ _ML1M = "ratings.dat"
 _ML100K_FORMAT = "MovieLens 100K u.data: tab-separated user, item, rating, timestamp"
 _ML1M_FORMAT = "MovieLens 1M ratings.dat: user::item::rating::timestamp"
 _LASTFM = "user_artists.dat"
-_LASTFM_FORMAT = (
-    "HetRec 2011 Last.fm user_artists.dat: a header line, then tab-separated userID, artistID, "
-    "weight"
-)
+_LASTFM_FORMAT = "HetRec 2011 Last.fm user_artists.dat: a header line, then tab-separated userID, artistID, weight"
 
 
 @dataclass(frozen=True)
@@ -115,9 +112,7 @@ def from_triples(
                 f"{item_ids[key % len(item_ids)].item()!r} more than once; each (user, item) "
                 f"pair must appear once in this format."
             )
-    matrix = sp.csr_matrix(
-        (values, (rows, cols)), shape=(len(user_ids), len(item_ids)), dtype=np.float64
-    )
+    matrix = sp.csr_matrix((values, (rows, cols)), shape=(len(user_ids), len(item_ids)), dtype=np.float64)
     matrix.sum_duplicates()
     return Interactions(matrix, user_ids, item_ids, source)
 
@@ -147,9 +142,7 @@ def _parse_rows(
                 raise ValueError
             user, item, value = int(fields[0]), int(fields[1]), float(fields[2])
         except ValueError:
-            raise DataFormatError(
-                f"{path}, line {lineno}: expected {fmt}; got {line[:80]!r}."
-            ) from None
+            raise DataFormatError(f"{path}, line {lineno}: expected {fmt}; got {line[:80]!r}.") from None
         users.append(user)
         items.append(item)
         values.append(value)
@@ -158,9 +151,7 @@ def _parse_rows(
     return users, items, values
 
 
-def load_movielens(
-    path: str | os.PathLike[str], *, variant: Literal["auto", "100k", "1m"] = "auto"
-) -> Interactions:
+def load_movielens(path: str | os.PathLike[str], *, variant: Literal["auto", "100k", "1m"] = "auto") -> Interactions:
     """Load MovieLens ratings: 100K ``u.data`` (tab) or 1M ``ratings.dat`` (``::``).
 
     Parameters
@@ -183,8 +174,7 @@ def load_movielens(
     """
     if variant not in ("auto", "100k", "1m"):
         raise ValueError(
-            f"The 'variant' parameter of load_movielens must be one of 'auto', '100k', '1m'. "
-            f"Got {variant!r} instead."
+            f"The 'variant' parameter of load_movielens must be one of 'auto', '100k', '1m'. Got {variant!r} instead."
         )
     path = os.fspath(path)
     if os.path.isdir(path):
@@ -193,8 +183,7 @@ def load_movielens(
         found = [candidate for candidate in candidates if os.path.isfile(candidate)]
         if not found:
             raise MissingDataError(
-                f"MovieLens folder {path!r} holds no {' or '.join(names)}. Expected "
-                f"{_ML100K_FORMAT} or {_ML1M_FORMAT}."
+                f"MovieLens folder {path!r} holds no {' or '.join(names)}. Expected {_ML100K_FORMAT} or {_ML1M_FORMAT}."
             )
         path = found[0]
     if variant == "auto":
@@ -202,8 +191,11 @@ def load_movielens(
     sep, fmt = ("::", _ML1M_FORMAT) if variant == "1m" else ("\t", _ML100K_FORMAT)
     users, items, values = _parse_rows(path, "MovieLens", fmt, sep)
     data = from_triples(
-        np.array(users), np.array(items), np.array(values),
-        source=f"MovieLens {variant.upper()} ({os.path.basename(path)})", duplicates="error",
+        np.array(users),
+        np.array(items),
+        np.array(values),
+        source=f"MovieLens {variant.upper()} ({os.path.basename(path)})",
+        duplicates="error",
     )
     log.info("loaded %s", data.describe())
     return data
@@ -225,8 +217,11 @@ def load_lastfm(path: str | os.PathLike[str]) -> Interactions:
         path = os.path.join(path, _LASTFM)
     users, items, values = _parse_rows(path, "Last.fm", _LASTFM_FORMAT, "\t", skip_header=True)
     data = from_triples(
-        np.array(users), np.array(items), np.array(values),
-        source=f"Last.fm HetRec 2011 ({os.path.basename(path)})", duplicates="error",
+        np.array(users),
+        np.array(items),
+        np.array(values),
+        source=f"Last.fm HetRec 2011 ({os.path.basename(path)})",
+        duplicates="error",
     )
     log.info("loaded %s", data.describe())
     return data
@@ -269,6 +264,9 @@ def load_csv(
     if not users:
         raise DataFormatError(f"{path} holds no data row; expected {fmt}.")
     return from_triples(
-        np.array(users), np.array(items), np.array(values),
-        source=f"CSV ({os.path.basename(path)})", duplicates=duplicates,
+        np.array(users),
+        np.array(items),
+        np.array(values),
+        source=f"CSV ({os.path.basename(path)})",
+        duplicates=duplicates,
     )

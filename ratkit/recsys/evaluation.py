@@ -79,8 +79,9 @@ def leave_k_out(
     eligible = counts >= n_test + min_train
     skipped = int(((counts > 0) & ~eligible).sum())
     if skipped:
-        log.info("leave_k_out: %d users with fewer than %d interactions stay whole in train",
-                 skipped, n_test + min_train)
+        log.info(
+            "leave_k_out: %d users with fewer than %d interactions stay whole in train", skipped, n_test + min_train
+        )
     return _split(matrix, (position < n_test) & eligible[rows])
 
 
@@ -88,8 +89,7 @@ def ratio_split(
     user_items: Any, test_ratio: float = 0.2, *, random_state: Any = None
 ) -> tuple[sp.csr_matrix, sp.csr_matrix]:
     """Random split of the interactions: each goes to test with probability ``test_ratio``."""
-    test_ratio = check_float(test_ratio, "test_ratio", "ratio_split", low=0.0, high=1.0,
-                             low_open=True)
+    test_ratio = check_float(test_ratio, "test_ratio", "ratio_split", low=0.0, high=1.0, low_open=True)
     matrix = check_user_items(user_items)
     rng = check_random_state(random_state)
     return _split(matrix, rng.random(matrix.nnz) < test_ratio)
@@ -114,15 +114,12 @@ def _per_user(
     train_m = sp.csr_matrix(getattr(train, "matrix", train))
     test_m = check_user_items(test, name="test")
     for name, matrix in (("train", train_m), ("test", test_m)):
-        check_shape_matches(matrix, model.n_users_, model.n_items_, name=name,
-                            fitted_on="the fitted model")
+        check_shape_matches(matrix, model.n_users_, model.n_items_, name=name, fitted_on="the fitted model")
     n_items = model.n_items_
     for k in ks:
         check_int(k, "k", "ranking_metrics", low=1)
         if k > n_items:
-            raise ValueError(
-                f"k={k} exceeds the number of items ({n_items}); choose k <= {n_items}."
-            )
+            raise ValueError(f"k={k} exceeds the number of items ({n_items}); choose k <= {n_items}.")
     overlap = train_m.multiply(test_m).nnz
     if overlap:
         raise DataFormatError(
@@ -134,7 +131,7 @@ def _per_user(
     out: dict[str, list[np.ndarray]] = {f"{m}@{k}": [] for k in ks for m in RANKING_METRICS}
     out["auc"] = []
     for start in range(0, len(users), batch_size):
-        batch = users[start:start + batch_size]
+        batch = users[start : start + batch_size]
         scores = np.array(model._score_users(batch), dtype=np.float64)
         if not np.isfinite(scores).all():
             raise SolverError(
@@ -146,8 +143,7 @@ def _per_user(
         exclude_rows(scores, train_m, batch)
         candidate &= np.isfinite(scores)
         ranked, _ = top_n(scores, k_max)
-        hits = np.take_along_axis(relevant, ranked, axis=1) & np.isfinite(
-            np.take_along_axis(scores, ranked, axis=1))
+        hits = np.take_along_axis(relevant, ranked, axis=1) & np.isfinite(np.take_along_axis(scores, ranked, axis=1))
         n_relevant = relevant.sum(axis=1)
         for k in ks:
             for name, values in ranking_scores(hits, n_relevant, k).items():
@@ -262,8 +258,9 @@ def prepare_leave_k_out(
     users with fewer than ``min_positives`` positives are dropped; each remaining user
     holds out ``n_test`` random positives (seeded by ``random_state``).
     """
-    positives = to_one_class(data, threshold) if threshold is not None else data.replace(
-        (data.matrix > 0).astype(np.float64))
+    positives = (
+        to_one_class(data, threshold) if threshold is not None else data.replace((data.matrix > 0).astype(np.float64))
+    )
     kept = keep_users_with(positives, min_positives)
     if kept.matrix.nnz == 0:
         raise DataFormatError(
@@ -274,8 +271,7 @@ def prepare_leave_k_out(
     protocol = Protocol(
         dataset=data.source or "interactions",
         positives="every interaction" if threshold is None else f"rating >= {threshold:g}",
-        split=f"leave-{n_test}-out, users with >= {min_positives} positives, "
-              f"{kept.matrix.shape[1]} items ranked",
+        split=f"leave-{n_test}-out, users with >= {min_positives} positives, {kept.matrix.shape[1]} items ranked",
         seed=random_state,
     )
     return train, test, protocol

@@ -29,9 +29,7 @@ def _rewrap(data: Any, matrix: sp.csr_matrix, users: np.ndarray | None = None) -
 
 def _select(matrix: sp.csr_matrix, keep: np.ndarray) -> sp.csr_matrix:
     coo = matrix.tocoo()
-    return sp.csr_matrix(
-        (np.ones(int(keep.sum())), (coo.row[keep], coo.col[keep])), shape=matrix.shape
-    )
+    return sp.csr_matrix((np.ones(int(keep.sum())), (coo.row[keep], coo.col[keep])), shape=matrix.shape)
 
 
 def to_one_class(data: D, threshold: float) -> D:

@@ -77,8 +77,7 @@ def ranking_scores(hits: np.ndarray, n_relevant: np.ndarray, k: int) -> dict[str
     precision = n_hits / k
     recall = n_hits / n_relevant
     denominator = precision + recall
-    f1 = np.divide(2 * precision * recall, denominator, out=np.zeros_like(denominator),
-                   where=denominator > 0)
+    f1 = np.divide(2 * precision * recall, denominator, out=np.zeros_like(denominator), where=denominator > 0)
     discounts = 1.0 / np.log2(ranks + 1)
     ideal_count = np.minimum(k, n_relevant).astype(np.int64)
     ndcg = (hits @ discounts) / np.cumsum(discounts)[ideal_count - 1]
@@ -173,9 +172,7 @@ def reciprocal_rank_at_k(ranked: Sequence[int], relevant: Collection[int], k: in
     return _single(ranked, relevant, k, "mrr")
 
 
-def auc_score(
-    scores: Sequence[float], relevant: Collection[int], exclude: Collection[int] = ()
-) -> float:
+def auc_score(scores: Sequence[float], relevant: Collection[int], exclude: Collection[int] = ()) -> float:
     """Exact AUC of one user's score vector: relevant items against all other items.
 
     Items in ``exclude`` (e.g. the user's training items) take no part. Ties count ½.

@@ -115,7 +115,12 @@ class MFAUC(FactorRecommender):
 
     plugin_name: ClassVar[str] = "mfauc"
     _fitted_attributes: ClassVar[tuple[str, ...]] = (
-        "user_factors_", "item_factors_", "objective_", "n_iter_", "converged_")
+        "user_factors_",
+        "item_factors_",
+        "objective_",
+        "n_iter_",
+        "converged_",
+    )
 
     def __init__(
         self,
@@ -167,10 +172,7 @@ class MFAUC(FactorRecommender):
             raise ValueError("The 'beta' parameter of MFAUC must not be an empty sequence.")
         betas = [check_float(b, "beta", "MFAUC", low=0.0, low_open=True) for b in values]
         if any(later <= earlier for earlier, later in zip(betas, betas[1:])):
-            raise ValueError(
-                f"The 'beta' schedule of MFAUC must be strictly increasing. Got {self.beta!r} "
-                f"instead."
-            )
+            raise ValueError(f"The 'beta' schedule of MFAUC must be strictly increasing. Got {self.beta!r} instead.")
         return betas
 
     def _validate_params(self) -> None:
@@ -211,8 +213,9 @@ class MFAUC(FactorRecommender):
         m, n = positives.shape
         skipped = m - len(problem.active)
         if skipped:
-            log.info("MFAUC: %d of %d users have no relevant or no irrelevant item and only "
-                     "feel the regulariser", skipped, m)
+            log.info(
+                "MFAUC: %d of %d users have no relevant or no irrelevant item and only feel the regulariser", skipped, m
+            )
         if len(problem.active) == 0:
             self.user_factors_ = np.zeros((m, self.n_factors))
             self.item_factors_ = np.zeros((n, self.n_factors))
@@ -238,8 +241,8 @@ class MFAUC(FactorRecommender):
                     max_grad_norm=self.max_grad_norm,
                 )
                 U, V, objectives, n_iter, converged = run_sgd(
-                    problem, U, V, settings, rng, max_iter=iters, tol=self.tol,
-                    progress=lambda _: bar.update(1))
+                    problem, U, V, settings, rng, max_iter=iters, tol=self.tol, progress=lambda _: bar.update(1)
+                )
                 done += n_iter
         finally:
             bar.close()
@@ -251,14 +254,18 @@ class MFAUC(FactorRecommender):
         self.user_factors_, self.item_factors_ = U, V
         self.objective_ = np.asarray(objectives)
         self.n_iter_, self.converged_ = done, bool(converged)
-        log.info("MFAUC fitted: %d iterations, converged=%s, objective %.6g", done, converged,
-                 objectives[-1] if objectives else float("nan"))
+        log.info(
+            "MFAUC fitted: %d iterations, converged=%s, objective %.6g",
+            done,
+            converged,
+            objectives[-1] if objectives else float("nan"),
+        )
 
-    def _initial_factors(
-        self, positives: sp.csr_matrix, rng: np.random.Generator
-    ) -> tuple[np.ndarray, np.ndarray]:
+    def _initial_factors(self, positives: sp.csr_matrix, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         m, n = positives.shape
         if self.init == "svd":
             return svd_factors(positives, self.n_factors, rng)
-        return (rng.normal(0.0, self.init_scale, (m, self.n_factors)),
-                rng.normal(0.0, self.init_scale, (n, self.n_factors)))
+        return (
+            rng.normal(0.0, self.init_scale, (m, self.n_factors)),
+            rng.normal(0.0, self.init_scale, (n, self.n_factors)),
+        )
