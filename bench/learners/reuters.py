@@ -280,12 +280,13 @@ def report(results: dict[str, Any], n_train: int) -> str:
             )
     out.append("")
     out.append(
-        "| n | vocabulary trie states | W′ patterns | W′ trie states | W′ trie size | min. aut. states | "
-        "min. aut. arcs | min. aut. size | reduction (size) | reduction (states) | "
+        "| n | training vocabulary: trie size | numbered minimal automaton: states | arcs | size | reduction | "
+        "final W′ (weight ≠ 0): patterns | trie states | trie size | min. weighted aut. states | arcs | size | "
+        "reduction (size) | reduction (states) | "
         "naive: s per gradient | naive: extrapolated fit | per-pair SMO: s per K(x,y) | "
         "per-pair SMO: ≥ l(l+1)/2 values |"
     )
-    out.append("|" + "---|" * 14)
+    out.append("|" + "---|" * 18)
     for n, res in results.items():
         cats = res["categories"]
         sz = [c["trie"] for c in cats.values()]
@@ -299,8 +300,17 @@ def report(results: dict[str, Any], n_train: int) -> str:
             naive_cells = "– | –"
         ps = res.get("pair_seconds")
         smo_cells = f"{ps:.2f} | ≥ {_fmt_time(ps * n_train * (n_train + 1) / 2)}" if ps else "– | –"
+        vocab = 2 * mean("train_trie_states") - 1
+        aut = [c["automaton"] for c in cats.values() if "train_automaton_states" in c.get("automaton", {})]
+        if aut:
+            a_states, a_arcs = aut[0]["train_automaton_states"], aut[0]["train_automaton_arcs"]
+            aut_cells = (
+                f"{a_states:,} | {a_arcs:,} | {a_states + a_arcs:,} | {100 * (1 - (a_states + a_arcs) / vocab):.1f} %"
+            )
+        else:
+            aut_cells = "– | – | – | –"
         out.append(
-            f"| {n} | {mean('train_trie_states'):,.0f} | {mean('patterns'):,.0f} | {mean('trie_states'):,.0f} | "
+            f"| {n} | {vocab:,.0f} | {aut_cells} | {mean('patterns'):,.0f} | {mean('trie_states'):,.0f} | "
             f"{mean('trie_size'):,.0f} | {mean('minimal_states'):,.0f} | {mean('minimal_arcs'):,.0f} | "
             f"{mean('minimal_size'):,.0f} | {100 * (1 - mean('minimal_size') / mean('trie_size')):.1f} % | "
             f"{100 * (1 - mean('minimal_states') / mean('trie_states')):.1f} % | {naive_cells} | {smo_cells} |"
@@ -316,7 +326,8 @@ def targets(results: dict[str, Any]) -> str:
         "| n | max rel. objective diff trie vs LIBLINEAR (≤ 1e-3) | "
         "max accuracy diff, same test features, points (≤ 0.2) | "
         "trie / LIBLINEAR time: worst category, total (≤ 2) | Gram SVC / trie time: worst category, total (≥ 3) | "
-        "max accuracy diff trie vs Gram SVC, points | min. aut. reduction, size (≥ 50 % for n ≥ 5) |",
+        "max accuracy diff trie vs Gram SVC, points | min. aut. reduction in size (≥ 50 % for n ≥ 5): "
+        "training structures; final W′ |",
         "|" + "---|" * 7,
     ]
     for n, res in results.items():
@@ -336,9 +347,17 @@ def targets(results: dict[str, Any]) -> str:
         else:
             gram = gacc = "–"
         red = 1 - np.mean([c["trie"]["minimal_size"] for c in cats]) / np.mean([c["trie"]["trie_size"] for c in cats])
+        aut = [c["automaton"] for c in cats if "train_automaton_states" in c.get("automaton", {})]
+        if aut:
+            vocab = 2 * cats[0]["trie"]["train_trie_states"] - 1
+            train_red = (
+                f"{100 * (1 - (aut[0]['train_automaton_states'] + aut[0]['train_automaton_arcs']) / vocab):.1f} %"
+            )
+        else:
+            train_red = "–"
         out.append(
             f"| {n} | {rel:.1e} | {100 * acc:.2f} | {ratio_ll:.2f}, {sum(t_trie) / sum(t_ll):.2f} | {gram} | {gacc} | "
-            f"{100 * red:.1f} % |"
+            f"{train_red}; {100 * red:.1f} % |"
         )
     return "\n".join(out)
 
