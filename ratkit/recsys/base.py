@@ -156,11 +156,9 @@ class Recommender(abc.ABC):
                     "filter_already_liked_items=True needs the users × items matrix: pass it "
                     "as user_items, or set filter_already_liked_items=False."
                 )
-            matrix = getattr(user_items, "matrix", user_items)
-            if not sp.issparse(matrix):
-                raise DataFormatError(f"user_items must be a scipy.sparse matrix; got {type(matrix).__name__}.")
+            matrix = check_user_items(user_items, name="user_items")  # stored zeros are not liked items
             check_shape_matches(matrix, self.n_users_, self.n_items_, name="user_items", fitted_on="the fitted model")
-            exclude_rows(scores, sp.csr_matrix(matrix), users)
+            exclude_rows(scores, matrix, users)
         ids, values = top_n(scores, n)
         missing = np.isneginf(values)
         ids[missing] = -1

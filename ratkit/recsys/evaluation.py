@@ -111,7 +111,7 @@ def _per_user(
     if not isinstance(model, Recommender):
         raise TypeError(f"model must be a ratkit Recommender; got {type(model).__name__}.")
     model._check_fitted()
-    train_m = sp.csr_matrix(getattr(train, "matrix", train))
+    train_m = check_user_items(train, name="train")  # stored zeros dropped: they are not training items
     test_m = check_user_items(test, name="test")
     for name, matrix in (("train", train_m), ("test", test_m)):
         check_shape_matches(matrix, model.n_users_, model.n_items_, name=name, fitted_on="the fitted model")
@@ -258,9 +258,10 @@ def prepare_leave_k_out(
     users with fewer than ``min_positives`` positives are dropped; each remaining user
     holds out ``n_test`` random positives (seeded by ``random_state``).
     """
-    positives = (
-        to_one_class(data, threshold) if threshold is not None else data.replace((data.matrix > 0).astype(np.float64))
-    )
+    if threshold is None:
+        positives = data.replace((check_user_items(data, name="data") > 0).astype(np.float64))
+    else:
+        positives = to_one_class(data, threshold)
     kept = keep_users_with(positives, min_positives)
     if kept.matrix.nnz == 0:
         raise DataFormatError(

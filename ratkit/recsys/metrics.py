@@ -31,7 +31,7 @@ from collections.abc import Collection, Sequence
 import numpy as np
 from scipy.stats import rankdata
 
-from ratkit.recsys._validation import check_int
+from ratkit.recsys._validation import check_ids, check_int
 
 __all__ = [
     "RANKING_METRICS",
@@ -72,6 +72,12 @@ def ranking_scores(hits: np.ndarray, n_relevant: np.ndarray, k: int) -> dict[str
         hits = np.pad(hits, ((0, 0), (0, k - hits.shape[1])))
     hits = hits[:, :k].astype(np.float64)
     n_relevant = np.asarray(n_relevant, dtype=np.float64)
+    if n_relevant.size and n_relevant.min() < 1:
+        user = int(np.argmin(n_relevant))
+        raise ValueError(
+            f"ranking_scores needs at least one relevant item per user; user row {user} has "
+            f"{n_relevant[user]:g}. Leave users without test items out (recall and NDCG are undefined for them)."
+        )
     ranks = np.arange(1, k + 1, dtype=np.float64)
     n_hits = hits.sum(axis=1)
     precision = n_hits / k
@@ -183,8 +189,8 @@ def auc_score(scores: Sequence[float], relevant: Collection[int], exclude: Colle
     n = scores.shape[1]
     positive = np.zeros((1, n), dtype=bool)
     candidate = np.ones((1, n), dtype=bool)
-    positive[0, list(relevant)] = True
-    candidate[0, list(exclude)] = False
+    positive[0, check_ids(list(relevant), n, kind="relevant item")] = True
+    candidate[0, check_ids(list(exclude), n, kind="excluded item")] = False
     if (positive & ~candidate).any():
         raise ValueError("auc_score: an item is both relevant and excluded.")
     value = float(auc_rows(scores, positive, candidate)[0])

@@ -80,15 +80,13 @@ class RecommenderContract:
 
     def test_unseen_block_items_beat_items_nobody_has(self, fitted, planted):
         X = planted.matrix
-        for users, items in ((planted.big_users, planted.big_items),
-                             (planted.small_users, planted.small_items)):
+        for users, items in ((planted.big_users, planted.big_items), (planted.small_users, planted.small_items)):
             for user in users:
                 unseen = np.setdiff1d(items, X[user].indices)
                 if len(unseen) == 0:
                     continue
                 worst_block = fitted.score(np.full(len(unseen), user), unseen).min()
-                best_cold = fitted.score(np.full(len(planted.cold_items), user),
-                                         planted.cold_items).max()
+                best_cold = fitted.score(np.full(len(planted.cold_items), user), planted.cold_items).max()
                 assert worst_block > best_cold, f"user {user}"
 
     def test_personal_block_items_fill_the_top(self, fitted, planted):

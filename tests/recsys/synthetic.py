@@ -41,8 +41,9 @@ def planted_blocks(seed: int = 0, density: float = 0.6) -> Planted:
     dense[solo_user, big_items] = 1.0
     dense[big_users, solo_item] = 1.0  # a favourite of the big block ...
     dense[solo_user, solo_item] = 0.0  # ... that the solo user has not seen yet
-    return Planted(sp.csr_matrix(dense), big_users, small_users, big_items, small_items,
-                   cold_items, solo_user, solo_item)
+    return Planted(
+        sp.csr_matrix(dense), big_users, small_users, big_items, small_items, cold_items, solo_user, solo_item
+    )
 
 
 def random_one_class(m: int, n: int, density: float, seed: int) -> sp.csr_matrix:

@@ -19,8 +19,7 @@ def test_help_works(argv, capsys):
 @pytest.fixture
 def ratings_file(tmp_path):
     rng = np.random.default_rng(0)
-    lines = [f"{u}\t{i}\t{rng.integers(1, 6)}\t0" for u in range(1, 31) for i in range(1, 21)
-             if rng.random() < 0.7]
+    lines = [f"{u}\t{i}\t{rng.integers(1, 6)}\t0" for u in range(1, 31) for i in range(1, 21) if rng.random() < 0.7]
     path = tmp_path / "u.data"
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -32,9 +31,30 @@ def test_info(ratings_file, capsys):
 
 
 def test_evaluate_prints_every_number_with_its_protocol(ratings_file, capsys):
-    code = main(["recsys", "evaluate", "--data", str(ratings_file), "--model", "mfauc",
-                 "--param", "n_factors=2", "--param", "max_iter=2", "--param", "loss=square",
-                 "--min-positives", "3", "--n-test", "1", "-k", "2", "--seed", "1"])
+    code = main(
+        [
+            "recsys",
+            "evaluate",
+            "--data",
+            str(ratings_file),
+            "--model",
+            "mfauc",
+            "--param",
+            "n_factors=2",
+            "--param",
+            "max_iter=2",
+            "--param",
+            "loss=square",
+            "--min-positives",
+            "3",
+            "--n-test",
+            "1",
+            "-k",
+            "2",
+            "--seed",
+            "1",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     lines = [line for line in out.splitlines() if line.startswith("  ")]

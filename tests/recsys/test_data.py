@@ -12,8 +12,7 @@ from ratkit.recsys.feedback import keep_users_with, preferred_examined, to_one_c
 
 
 def test_movielens_100k_folder_and_file(tmp_path):
-    (tmp_path / "u.data").write_text("196\t242\t3\t881250949\n186\t302\t3\t891717742\n"
-                                     "196\t302\t5\t881250950\n")
+    (tmp_path / "u.data").write_text("196\t242\t3\t881250949\n186\t302\t3\t891717742\n196\t302\t5\t881250950\n")
     for path in (tmp_path, tmp_path / "u.data"):
         data = load_movielens(path)
         assert data.user_ids.tolist() == [186, 196] and data.item_ids.tolist() == [242, 302]
@@ -50,11 +49,11 @@ def test_duplicate_rating_is_an_error(tmp_path):
 
 def test_lastfm_crlf_with_header(tmp_path):
     (tmp_path / "user_artists.dat").write_bytes(
-        b"userID\tartistID\tweight\r\n2\t51\t13883\r\n2\t52\t11690\r\n4\t51\t7\r\n")
+        b"userID\tartistID\tweight\r\n2\t51\t13883\r\n2\t52\t11690\r\n4\t51\t7\r\n"
+    )
     data = load_lastfm(tmp_path)
     np.testing.assert_array_equal(data.matrix.toarray(), [[13883, 11690], [7, 0]])
-    with pytest.raises(MissingDataError,
-                       match="missing' not found.*user_artists.dat.*userID, artistID"):
+    with pytest.raises(MissingDataError, match="missing' not found.*user_artists.dat.*userID, artistID"):
         load_lastfm(tmp_path / "missing")
 
 
@@ -84,8 +83,7 @@ RATINGS = sp.csr_matrix(np.array([[5, 3, 0, 4], [1, 0, 2, 0], [4, 4, 5, 0]], dty
 
 
 def test_to_one_class_keeps_ratings_at_or_above_threshold():
-    np.testing.assert_array_equal(to_one_class(RATINGS, 4).toarray(),
-                                  [[1, 0, 0, 1], [0, 0, 0, 0], [1, 1, 1, 0]])
+    np.testing.assert_array_equal(to_one_class(RATINGS, 4).toarray(), [[1, 0, 0, 1], [0, 0, 0, 0], [1, 1, 1, 0]])
 
 
 def test_preferred_and_examined_partition_the_rated_items():

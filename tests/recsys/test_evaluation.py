@@ -83,8 +83,7 @@ def test_unfitted_model_is_an_error(fitted):
 
 def test_report_prints_the_protocol_next_to_every_number(fitted):
     model, train, test = fitted
-    protocol = Protocol(dataset="toy", positives="rating >= 4", split="leave-1-out", seed=0,
-                        ks=(1, 2))
+    protocol = Protocol(dataset="toy", positives="rating >= 4", split="leave-1-out", seed=0, ks=(1, 2))
     report = evaluate(model, train, test, protocol)
     lines = report.to_text().splitlines()[1:]
     assert len(lines) == 6 * 2 + 1
@@ -102,8 +101,7 @@ def test_prepare_applies_threshold_filter_and_split():
     ratings = rng.integers(1, 6, size=80).astype(float)
     ratings[users == 9] = 1.0  # user 9 has no positive at all
     data = from_triples(users, items, ratings, source="toy")
-    train, test, protocol = prepare_leave_k_out(data, threshold=4, min_positives=2, n_test=1,
-                                                random_state=0)
+    train, test, protocol = prepare_leave_k_out(data, threshold=4, min_positives=2, n_test=1, random_state=0)
     positives = ratings >= 4
     expected_users = [u for u in range(10) if positives[users == u].sum() >= 2]
     assert train.shape == (len(expected_users), 8)
@@ -118,3 +116,36 @@ def test_sparse_input_types_are_accepted():
     X = random_one_class(10, 6, 0.5, seed=0)
     train, test = leave_k_out(sp.coo_matrix(X), 1, random_state=0)
     assert sp.issparse(train) and train.format == "csr"
+
+
+def test_stored_zeros_in_train_are_not_training_items(fitted):
+    """A stored 0 at a test item must not remove it from the candidates (it is no interaction)."""
+    model, train, test = fitted
+    clean = ranking_metrics(model, train, test, k=3)
+    user, item = int(test.tocoo().row[0]), int(test.tocoo().col[0])
+    coo = train.tocoo()
+    with_zero = sp.csr_matrix(
+        (np.append(coo.data, 0.0), (np.append(coo.row, user), np.append(coo.col, item))), shape=train.shape
+    )
+    assert with_zero.nnz == train.nnz + 1  # the zero is stored
+    assert ranking_metrics(model, with_zero, test, k=3) == clean
+    ids, _ = model.recommend(user, with_zero, n=3)
+    assert item in model.recommend(user, train, n=model.n_items_)[0]
+    np.testing.assert_array_equal(ids, model.recommend(user, train, n=3)[0])
+
+
+def test_nan_and_negative_values_in_train_are_named(fitted):
+    model, train, test = fitted
+    bad = train.copy()
+    bad.data[0] = np.nan
+    with pytest.raises(DataFormatError, match=r"train contains 1 NaN or infinite value\(s\)"):
+        ranking_metrics(model, bad, test, k=2)
+    bad.data[0] = -1.0
+    with pytest.raises(DataFormatError, match=r"train contains 1 negative value\(s\)"):
+        ranking_metrics(model, bad, test, k=2)
+
+
+def test_prepare_without_threshold_refuses_nan():
+    data = from_triples([0, 0, 1, 1], [0, 1, 0, 1], [1.0, np.nan, 1.0, 1.0])
+    with pytest.raises(DataFormatError, match="NaN or infinite"):
+        prepare_leave_k_out(data, threshold=None, min_positives=1, n_test=1, random_state=0)

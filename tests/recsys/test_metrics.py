@@ -101,8 +101,9 @@ def test_auc_rows_equals_sklearn_with_ties(raw_scores, data):
         assert got == pytest.approx(expected)
 
 
-@pytest.mark.parametrize("model", [Popularity(), PureSVD(n_factors=3, random_state=0)],
-                         ids=["popularity (ties)", "puresvd"])
+@pytest.mark.parametrize(
+    "model", [Popularity(), PureSVD(n_factors=3, random_state=0)], ids=["popularity (ties)", "puresvd"]
+)
 def test_protocol_auc_is_the_mean_of_sklearn_per_user(model):
     X = random_one_class(25, 30, 0.3, seed=5)
     train, test = leave_k_out(X, 2, random_state=1)
@@ -135,7 +136,7 @@ def test_protocol_topk_metrics_match_a_brute_force_loop():
         sums["recall"] += sum(hits) / len(relevant)
         dcg = sum(h / math.log2(r + 2) for r, h in enumerate(hits))
         sums["ndcg"] += dcg / sum(1 / math.log2(r + 2) for r in range(min(k, len(relevant))))
-        ap = sum(sum(hits[:r + 1]) / (r + 1) for r, h in enumerate(hits) if h)
+        ap = sum(sum(hits[: r + 1]) / (r + 1) for r, h in enumerate(hits) if h)
         sums["map"] += ap / min(k, len(relevant))
         sums["mrr"] += next((1 / (r + 1) for r, h in enumerate(hits) if h), 0.0)
     got = ranking_metrics(model, train, test, k=k)
@@ -150,3 +151,20 @@ def test_empty_test_users_are_not_evaluated():
     # only user 0: candidates 2 (count 2, relevant) and 3 (count 0) → ranked first, AUC 1
     got = ranking_metrics(model, X, test, k=1)
     assert got["precision"] == 1.0 and got["auc"] == 1.0
+
+
+def test_auc_score_refuses_ids_out_of_range():
+    from ratkit.exceptions import IdOutOfRangeError
+
+    s = np.array([0.3, 0.1, 0.9, 0.5])
+    with pytest.raises(IdOutOfRangeError, match=r"relevant item id -1 is out of range: expected an index in \[0, 4\)"):
+        auc_score(s, [-1])
+    with pytest.raises(IdOutOfRangeError, match=r"excluded item id 4 is out of range"):
+        auc_score(s, [2], exclude=[4])
+
+
+def test_ranking_scores_refuses_users_without_relevant_items():
+    from ratkit.recsys.metrics import ranking_scores
+
+    with pytest.raises(ValueError, match="user row 1 has 0"):
+        ranking_scores(np.array([[True, False], [False, False]]), np.array([1, 0]), 2)

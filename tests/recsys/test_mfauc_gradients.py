@@ -110,20 +110,25 @@ def test_square_fast_path_equals_the_exact_sums(problem, tau):
     value, grad = square_user_gradient(U, square_expectations(U, V, X, users, g, gq))
     # θ_i and ∂θ_i/∂u_i from the exact O(|ω||ω̄|) code on a one-user problem, times m=1.
     for i in users:
-        theta_i, dU, _ = exact_objective_and_gradient(U[i:i + 1], V, X[i], g, gq, "square", 1.0,
-                                                      None, 0.0)
+        theta_i, dU, _ = exact_objective_and_gradient(U[i : i + 1], V, X[i], g, gq, "square", 1.0, None, 0.0)
         assert value[i] == pytest.approx(theta_i, rel=1e-10)
         np.testing.assert_allclose(grad[i], dU[0], rtol=1e-9, atol=1e-12)
 
 
 def _settings(loss: str, rho, square_fast=False) -> SGDSettings:
-    return SGDSettings(loss_fn=loss_and_derivative(loss, 1.0), phi_fn=phi_and_derivative(rho),
-                       square_fast=square_fast, lam=0.0, learning_rate=0.1, kappa_users=200,
-                       kappa_items=8, batch_size=4)
+    return SGDSettings(
+        loss_fn=loss_and_derivative(loss, 1.0),
+        phi_fn=phi_and_derivative(rho),
+        square_fast=square_fast,
+        lam=0.0,
+        learning_rate=0.1,
+        kappa_users=200,
+        kappa_items=8,
+        batch_size=4,
+    )
 
 
-@pytest.mark.parametrize("loss,square_fast", [("squared_hinge", False), ("logistic", False),
-                                              ("square", True)])
+@pytest.mark.parametrize("loss,square_fast", [("squared_hinge", False), ("logistic", False), ("square", True)])
 def test_subsampled_gradients_are_unbiased_for_phi_identity(problem, loss, square_fast):
     """With φ(x) = x the κ-sampled gradients average to the exact ones (scaled by m)."""
     X, U, V = problem

@@ -40,8 +40,7 @@ def test_matrix_without_interactions_is_rejected():
 
 def test_ids_out_of_range():
     model = Popularity().fit(X)
-    with pytest.raises(IdOutOfRangeError,
-                       match=r"user id 15 is out of range: expected an index in \[0, 15\)"):
+    with pytest.raises(IdOutOfRangeError, match=r"user id 15 is out of range: expected an index in \[0, 15\)"):
         model.recommend(15, X)
     with pytest.raises(IdOutOfRangeError, match=r"item id -1 is out of range"):
         model.score([0], [-1])
@@ -76,17 +75,20 @@ def test_fitting_does_not_mutate_the_input():
     assert (X != before).nnz == 0 and X.dtype == before.dtype
 
 
-@pytest.mark.parametrize("params,match", [
-    (dict(loss="cubic"), r"'loss' parameter of MFAUC must be one of 'square'.*Got 'cubic'"),
-    (dict(n_factors=0), r"'n_factors' parameter of MFAUC must be an int in \[1, inf\)"),
-    (dict(lam=-1.0), r"'lam' parameter of MFAUC must be a float in \[0.0, inf\)"),
-    (dict(rho=0.0), r"'rho' parameter of MFAUC must be a float in \(0.0, inf\)"),
-    (dict(learning_rate=float("nan")), "'learning_rate' parameter"),
-    (dict(init="zeros"), "'init' parameter of MFAUC must be one of 'gaussian', 'svd'"),
-    (dict(loss="sigmoid", beta=[4.0, 2.0]), "schedule of MFAUC must be strictly increasing"),
-    (dict(loss="hinge", beta=[1.0, 2.0]), "only applies to the logistic and sigmoid"),
-    (dict(loss="sigmoid", beta=[1.0, 2.0, 4.0], max_iter=2), "smaller than the 3 stages"),
-])
+@pytest.mark.parametrize(
+    "params,match",
+    [
+        (dict(loss="cubic"), r"'loss' parameter of MFAUC must be one of 'square'.*Got 'cubic'"),
+        (dict(n_factors=0), r"'n_factors' parameter of MFAUC must be an int in \[1, inf\)"),
+        (dict(lam=-1.0), r"'lam' parameter of MFAUC must be a float in \[0.0, inf\)"),
+        (dict(rho=0.0), r"'rho' parameter of MFAUC must be a float in \(0.0, inf\)"),
+        (dict(learning_rate=float("nan")), "'learning_rate' parameter"),
+        (dict(init="zeros"), "'init' parameter of MFAUC must be one of 'gaussian', 'svd'"),
+        (dict(loss="sigmoid", beta=[4.0, 2.0]), "schedule of MFAUC must be strictly increasing"),
+        (dict(loss="hinge", beta=[1.0, 2.0]), "only applies to the logistic and sigmoid"),
+        (dict(loss="sigmoid", beta=[1.0, 2.0, 4.0], max_iter=2), "smaller than the 3 stages"),
+    ],
+)
 def test_mfauc_parameter_errors(params, match):
     with pytest.raises(ValueError, match=match):
         MFAUC(**params).fit(X)
@@ -102,15 +104,13 @@ def test_mfauc_is_reproducible_and_reports_convergence():
 
 
 def test_mfauc_sigmoid_beta_schedule_runs_every_stage():
-    model = MFAUC(n_factors=3, loss="sigmoid", beta=[1.0, 4.0], max_iter=6, tol=0.0,
-                  random_state=0).fit(X)
+    model = MFAUC(n_factors=3, loss="sigmoid", beta=[1.0, 4.0], max_iter=6, tol=0.0, random_state=0).fit(X)
     assert model.n_iter_ == 6 and len(model.objective_) == 3
 
 
 def test_mfauc_decreases_its_objective():
     p = planted_blocks()
-    model = MFAUC(n_factors=4, lam=1e-2, learning_rate=0.3, max_iter=30, tol=0.0,
-                  random_state=0).fit(p.matrix)
+    model = MFAUC(n_factors=4, lam=1e-2, learning_rate=0.3, max_iter=30, tol=0.0, random_state=0).fit(p.matrix)
     assert model.objective_[-1] < 0.6 * model.objective_[0]
 
 
