@@ -142,7 +142,13 @@ class KernelLearner(BaseEstimator):
             raise TrainingDataError(f"{owner}: X holds no sequences; kernel learning needs training data.")
         y = check_labels(y, len(sequences), owner)
         if self.kernel is None:
-            base = count_based(most_frequent_patterns(sequences, self.ngram_length, self.n_patterns))
+            found = most_frequent_patterns(sequences, self.ngram_length, self.n_patterns)
+            if not found:
+                raise TrainingDataError(
+                    f"{owner}: no {self.ngram_length}-gram occurs in X (every sequence is shorter than "
+                    f"{self.ngram_length}); lower ngram_length or pass kernel=count_based(patterns)."
+                )
+            base = count_based(found)
         else:
             base = as_count_based(self.kernel, owner)
         patterns = base.pattern_tuples()

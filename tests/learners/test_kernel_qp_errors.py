@@ -190,3 +190,8 @@ def test_solver_without_values(monkeypatch):
     monkeypatch.setattr(cp.Problem, "solve", fake_solve)
     with pytest.raises(SolverError, match="returned no finite α or multipliers, so μ cannot be recovered"):
         KernelLearner(PATS).fit(SEQS, Y)
+
+
+def test_no_ngram_of_the_default_length_occurs():
+    with pytest.raises(TrainingDataError, match="no 3-gram occurs in X .*lower ngram_length"):
+        KernelLearner(ngram_length=3).fit(["ab", "b", "a", "ba"], [1, -1, 1, -1])
