@@ -36,7 +36,7 @@ def total_native(t: Transducer) -> float:
         check_convergent(a, t.semiring.name)
     # Push the weights towards a fresh initial state whose single ε-arc then carries the
     # total weight; reading it from the binary keeps full precision (float(Weight) does not).
-    f = t._fst.copy()
+    f = pynini.connect(t._fst.copy())  # only useful states: check_convergent vetted just those
     old = f.start()
     new = f.add_state()
     f.set_start(new)

@@ -31,7 +31,7 @@ from ratkit.exceptions import FstFormatError, RatkitError
 __all__ = ["read_att", "to_att", "write_att", "read_fst", "write_fst"]
 
 WeightDomain = Literal["natural", "openfst"]
-_EPS_NAMES = {"<eps>", "ε", EPSILON}
+_EPS_NAMES = {"<eps>", EPSILON}  # OpenFst's name only: "ε" may be a symbol of the alphabet
 _TABLE_PREFIX = "ratkit:"
 
 

@@ -142,6 +142,11 @@ def _check_probability(value: Any) -> float:
             "weights cannot be stored in OpenFst log weights: keep signed quantities "
             "outside the automaton or split them by sign."
         )
+    if math.isinf(x):  # +inf: its log weight −ln(+inf) = −inf is no valid OpenFst weight
+        raise SemiringError(
+            f"The probability semiring holds finite non-negative reals; got {value!r}. An infinite "
+            "probability weight has no OpenFst log weight (it would be read back as 0)."
+        )
     return x
 
 

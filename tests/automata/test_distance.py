@@ -125,3 +125,10 @@ def test_long_string_keeps_precision():
     n = 10_000
     t = from_arcs([(i, "a", 0.999, i + 1) for i in range(n)], 0, {n: 1.0}, alphabet=Alphabet("a"))
     assert shortest_distance(t) == pytest.approx(0.999**n, rel=1e-9)
+
+
+def test_unreachable_unit_loop_does_not_stall_the_sum():
+    # state 2 (not reachable from the start) loops with probability 1 and leads to the
+    # final state: its infinite sum is off every accepting path, so it must not matter
+    t = from_arcs([(0, "a", "a", 0.5, 1), (2, "a", "a", 1.0, 2), (2, "b", "b", 0.5, 1)], 0, {1: 1.0})
+    assert shortest_distance(t) == pytest.approx(0.5, rel=1e-12)

@@ -108,3 +108,10 @@ def test_tropical_infinity_and_symbols_with_spaces():
     with pytest.raises(FstFormatError, match="contains whitespace"):
         to_att(from_arcs([(0, "new york", 1.0, 1)], 0, {1: 1.0}))
     assert math.isinf(evaluate(read_att(to_att(t), "tropical"), "aa"))
+
+
+def test_a_symbol_spelt_epsilon_survives_att():
+    t = from_arcs([(0, "ε", "ε", 0.5, 1)], 0, {1: 1.0})
+    back = read_att(to_att(t))
+    assert back.alphabet.symbols == ("ε",)
+    assert evaluate(back, "ε", "ε") == pytest.approx(0.5)

@@ -230,3 +230,35 @@ def test_long_strings_stay_exact_or_correctly_scaled():
     assert gappy(2, lam)(x, x) == pytest.approx(t * t, rel=1e-12)
     y = "".join(random.Random(1).choice("ab") for _ in range(L))
     assert np.isfinite(gappy(2, 0.99)(y, y)) and gappy(2, 0.99)(y, y) > 0
+
+
+def test_set_params_rebuilds_the_transducer_even_when_reprs_agree():
+    # two transducers of the same size (same repr), counting different symbols
+    t_a = from_arcs([(0, "a", "a", 1.0, 1), (0, "b", "", 1.0, 0), (1, "b", "", 1.0, 1)], 0, {1: 1.0})
+    t_b = from_arcs([(0, "b", "b", 1.0, 1), (0, "a", "", 1.0, 0), (1, "a", "", 1.0, 1)], 0, {1: 1.0})
+    assert repr(t_a) == repr(t_b)
+    k = from_transducer(t_a)
+    X = ["ab", "b", "a"]  # one a (t_a) / one b (t_b): [1, 0, 1] against [1, 1, 0]
+    for strategy in ("features", "intersection", "composition"):
+        before = k.gram(X, strategy=strategy)
+        k.set_params(transducer=t_b)
+        np.testing.assert_allclose(k.gram(X, strategy=strategy), from_transducer(t_b).gram(X, strategy=strategy))
+        assert not np.allclose(before, k.gram(X, strategy=strategy))
+        k.set_params(transducer=t_a)
+
+
+def test_count_based_patterns_with_symbols_absent_from_the_data():
+    X = ["abab", "ab", "ba"]
+    want = np.array([[sum(x.count(p) * y.count(p) for p in ("ab",)) for y in X] for x in X], dtype=float)
+    for strategy in ("specialized", "features", "intersection", "composition"):
+        np.testing.assert_allclose(count_based(["ab", "c"]).gram(X, strategy=strategy), want)
+
+
+def test_gappy_codes_too_long_for_int64_fall_back_to_automata():
+    # 41 distinct tokens and n = 12: 42^12 > 2^62, so pattern codes would overflow int64
+    x = tuple(f"t{i}" for i in range(14))
+    y = x[:6] + ("u0",) + x[6:]  # one extra token inside: the 12-subsequences of x survive, with gaps
+    X = [x, y, tuple(f"u{i}" for i in range(1, 14)), tuple(f"v{i}" for i in range(13))]
+    assert len({t for s in X for t in s}) == 41
+    want = np.array([[gappy_kernel(a, b, 12, 0.5) for b in X] for a in X])
+    np.testing.assert_allclose(gappy(12, 0.5).gram(X), want, rtol=1e-9)

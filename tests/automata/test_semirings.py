@@ -113,3 +113,12 @@ def test_get_semiring_by_name_and_unknown_name():
     assert get_semiring("Probability") is PROBABILITY
     with pytest.raises(SemiringError, match="Unknown semiring 'real'.*'boolean', 'probability'"):
         get_semiring("real")
+
+
+def test_infinite_probability_is_refused():
+    from ratkit.automata import from_arcs
+
+    with pytest.raises(SemiringError, match="holds finite non-negative reals; got inf"):
+        PROBABILITY.to_native(math.inf)
+    with pytest.raises(SemiringError, match="got inf"):
+        from_arcs([(0, "a", "a", math.inf, 1)], 0, {1: 1.0})

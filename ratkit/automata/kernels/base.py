@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from numbers import Real
 from typing import Any, Literal
 
+import joblib
 import numpy as np
 import pynini
 import scipy.sparse as sp
@@ -235,16 +236,26 @@ class RationalKernel(Kernel):
             return Alphabet(fixed)
         return alphabet if isinstance(alphabet, Alphabet) else Alphabet(alphabet)
 
+    def _params_key(self) -> str:
+        """A digest of the parameters' contents (repr() truncates long arrays and names
+        transducers by their size only, so equal reprs may hide different kernels)."""
+        return joblib.hash(self.get_params())
+
+    def set_params(self, **params: Any) -> Any:
+        self.__dict__.pop("_factor_cache", None)
+        self.__dict__.pop("_transducer_cache", None)
+        return super().set_params(**params)
+
     def _cached_factor(self, alphabet: Alphabet) -> Transducer | None:
         cache = self.__dict__.setdefault("_factor_cache", {})
-        key = (alphabet.symbols, repr(self.get_params()))
+        key = (alphabet.symbols, self._params_key())
         if key not in cache:
             cache[key] = self._build_factor(alphabet)
         return cache[key]
 
     def _cached_transducer(self, alphabet: Alphabet) -> Transducer:
         cache = self.__dict__.setdefault("_transducer_cache", {})
-        key = (alphabet.symbols, repr(self.get_params()))
+        key = (alphabet.symbols, self._params_key())
         if key not in cache:
             cache[key] = self._build_transducer(alphabet)
         return cache[key]

@@ -27,10 +27,15 @@ __all__ = ["CountBasedKernel", "count_based", "pattern_counter"]
 
 
 def pattern_counter(patterns: Sequence[tuple[str, ...]], weights: Sequence[float], alphabet: Alphabet) -> Transducer:
-    """T(x, p_k) = w_k · |x|_k: skip a prefix (σ:ε), copy p_k with weight w_k, skip the rest."""
+    """T(x, p_k) = w_k · |x|_k: skip a prefix (σ:ε), copy p_k with weight w_k, skip the rest.
+
+    Patterns holding a symbol outside ``alphabet`` occur in no string over it; they get no path.
+    """
     arcs = [(("pre",), s, "", 1.0, ("pre",)) for s in alphabet]
     arcs += [(("post",), s, "", 1.0, ("post",)) for s in alphabet]
     for k, (p, w) in enumerate(zip(patterns, weights)):
+        if not all(sym in alphabet for sym in p):
+            continue
         states = [("pre",)] + [(k, i) for i in range(1, len(p))] + [("post",)]
         for i, sym in enumerate(p):
             arcs.append((states[i], sym, sym, float(w) if i == 0 else 1.0, states[i + 1]))

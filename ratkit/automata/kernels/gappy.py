@@ -18,6 +18,7 @@ from scipy.signal import lfilter
 
 from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.construct import from_arcs
+from ratkit.automata.kernels._paths import TooManyPaths, max_code_length
 from ratkit.automata.kernels._validation import check_int, check_real
 from ratkit.automata.kernels._windows import encode
 from ratkit.automata.kernels.base import RationalKernel, Strategy
@@ -117,6 +118,8 @@ class GappyKernel(RationalKernel):
         """Exact DP: D_k(j) = Σ_{i<j} λ^{j−i−1} R_k(i), R_{k+1}(j) = D_k(j) ⊗ e_{x_j}."""
         self._validate()
         n, lam, base = self.n, float(self.decay), len(symbols) + 1
+        if n > max_code_length(len(symbols)):
+            raise TooManyPaths(f"gappy {n}-grams over {len(symbols)} symbols have codes beyond int64")
         labels, offsets = encode(sequences, symbols)
         rows, codes, vals = [], [], []
         for i in range(len(sequences)):
