@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from numbers import Integral, Real
+from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -13,6 +13,7 @@ from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from ratkit._validation import check_int
 from ratkit.exceptions import NotFittedError, TrainingDataError
 
 __all__ = ["DualSVCBase", "check_positive", "check_max_iter", "EstimatorNotFittedError"]
@@ -30,9 +31,7 @@ def check_positive(value: Any, name: str, owner: str) -> float:
 
 
 def check_max_iter(value: Any, owner: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
-        raise ValueError(f"The 'max_iter' parameter of {owner} must be an int ≥ 1. Got {value!r} instead.")
-    return int(value)
+    return check_int(value, "max_iter", owner, low=1)
 
 
 class DualSVCBase(ClassifierMixin, BaseEstimator):

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from ratkit._validation import check_int
 from ratkit.automata.kernels import count_based, ngram
 from ratkit.automata.kernels.base import as_collection
 
@@ -47,8 +48,7 @@ def most_frequent_patterns(sequences: Any, n: int = 2, p: int = 1000) -> list[tu
 
     Fewer than ``p`` are returned when the sequences hold fewer distinct n-grams.
     """
-    if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or p < 1:
-        raise ValueError(f"The 'p' parameter of most_frequent_patterns must be an int ≥ 1. Got {p!r} instead.")
+    check_int(p, "p", "most_frequent_patterns", low=1)
     fmap, F = ngram(n).fit_features(as_collection(sequences))
     totals = np.asarray(F.sum(axis=0)).ravel()
     pats = fmap.patterns()

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from ratkit._validation import check_int
 from ratkit.exceptions import DataFormatError, IdOutOfRangeError
 
 __all__ = [
@@ -115,17 +116,6 @@ def check_ids(ids: Any, upper: int, *, kind: str) -> np.ndarray:
             f"Use the dataset's id maps to translate raw ids to indices."
         )
     return arr
-
-
-def check_int(value: Any, name: str, owner: str, *, low: int | None = None, high: int | None = None) -> int:
-    """Check an integer parameter; the message follows the scikit-learn wording."""
-    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
-    ok = ok and (low is None or value >= low) and (high is None or value <= high)
-    if not ok:
-        raise ValueError(
-            f"The {name!r} parameter of {owner} must be an int in {_interval(low, high)}. Got {value!r} instead."
-        )
-    return int(value)
 
 
 def check_float(

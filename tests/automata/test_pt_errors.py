@@ -63,7 +63,7 @@ def test_bound_exceeded_on_a_later_step_gives_the_bound_for_the_whole_list():
 
 @pytest.mark.parametrize("bad", [-1, 2.5, "8", True])
 def test_max_len_must_be_a_non_negative_int(bad):
-    msg = r"The 'max_len' parameter of decision_list must be a non-negative int. Got"
+    msg = r"The 'max_len' parameter of decision_list must be an int ≥ 0. Got"
     with pytest.raises(ValueError, match=msg):
         decision_list(ideal("a"), "ab", max_len=bad)
 
@@ -170,7 +170,7 @@ def test_decision_list_entries_are_checked():
 
 
 def test_subsequences_max_len_is_checked():
-    msg = "The 'max_len' parameter of subsequences must be a non-negative int"
+    msg = "The 'max_len' parameter of subsequences must be an int ≥ 0"
     with pytest.raises(ValueError, match=msg):
         subsequences("ab", -1)
 

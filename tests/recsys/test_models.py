@@ -79,7 +79,7 @@ def test_fitting_does_not_mutate_the_input():
     "params,match",
     [
         (dict(loss="cubic"), r"'loss' parameter of MFAUC must be one of 'square'.*Got 'cubic'"),
-        (dict(n_factors=0), r"'n_factors' parameter of MFAUC must be an int in \[1, inf\)"),
+        (dict(n_factors=0), r"'n_factors' parameter of MFAUC must be an int ≥ 1"),
         (dict(lam=-1.0), r"'lam' parameter of MFAUC must be a float in \[0.0, inf\)"),
         (dict(rho=0.0), r"'rho' parameter of MFAUC must be a float in \(0.0, inf\)"),
         (dict(learning_rate=float("nan")), "'learning_rate' parameter"),

@@ -10,7 +10,6 @@ product with a fitted feature vector unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,28 +18,11 @@ import scipy.sparse as sp
 __all__ = [
     "FeatureMap",
     "coo_to_csr",
-    "decode",
-    "symbol_labels",
     "inner_products",
+    "row_sq_norms",
     "sorted_unique",
     "vocabulary_matrix",
 ]
-
-
-def symbol_labels(sequences: Sequence[Sequence[str]], symbols: dict[str, int]) -> list[np.ndarray]:
-    """Labels (1..L) of each sequence's symbols; symbols missing from ``symbols`` get 0."""
-    get = symbols.get
-    return [np.fromiter((get(s, 0) for s in seq), dtype=np.int64, count=len(seq)) for seq in sequences]
-
-
-def decode(code: int, symbols: Sequence[str]) -> tuple[str, ...]:
-    """The pattern (tuple of symbols) of a base-(L + 1) code with digits 1..L."""
-    base = len(symbols) + 1
-    out = []
-    while code:
-        code, digit = divmod(code, base)
-        out.append(symbols[digit - 1])
-    return tuple(reversed(out))
 
 
 def sorted_unique(values: np.ndarray, *, presorted: bool = False) -> np.ndarray:

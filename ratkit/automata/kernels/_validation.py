@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 from typing import Any
 
+from ratkit._validation import check_int
+
 __all__ = ["check_int", "check_real"]
-
-
-def check_int(value: Any, name: str, owner: str, minimum: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral) or (minimum is not None and value < minimum):
-        bound = f" ≥ {minimum}" if minimum is not None else ""
-        raise ValueError(f"The {name!r} parameter of {owner} must be an int{bound}. Got {value!r} instead.")
-    return int(value)
 
 
 def check_real(

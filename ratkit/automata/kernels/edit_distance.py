@@ -97,10 +97,7 @@ class EditDistanceKernel(RationalKernel):
         for op, default in _DEFAULTS[self.semiring].items():
             value = getattr(self, op)
             value = default if value is None else value
-            if self.semiring == "probability":
-                out[op] = check_real(value, op, "edit_distance (probability)", 0.0, float("inf"))
-            else:
-                out[op] = check_real(value, op, "edit_distance (tropical)", 0.0, float("inf"))
+            out[op] = check_real(value, op, f"edit_distance ({self.semiring})", 0.0, float("inf"))
         return out
 
     def _build_transducer(self, alphabet: Alphabet) -> Transducer:

@@ -102,7 +102,7 @@ class GappyKernel(RationalKernel):
         self.show_progress = show_progress
 
     def _validate(self) -> None:
-        check_int(self.n, "n", "gappy", minimum=1)
+        check_int(self.n, "n", "gappy", low=1)
         check_real(self.decay, "decay", "gappy", 0.0, 1.0, low_open=True)
 
     def _build_factor(self, alphabet: Alphabet) -> Transducer:

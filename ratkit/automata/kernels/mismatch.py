@@ -86,8 +86,8 @@ class MismatchKernel(RationalKernel):
         self.show_progress = show_progress
 
     def _validate(self) -> None:
-        check_int(self.k, "k", "mismatch", minimum=1)
-        check_int(self.m, "m", "mismatch", minimum=0)
+        check_int(self.k, "k", "mismatch", low=1)
+        check_int(self.m, "m", "mismatch", low=0)
         if self.m > self.k:
             raise ValueError(
                 f"The 'm' parameter of mismatch must be ≤ k (at most k mismatches in a "

@@ -57,7 +57,7 @@ class NgramKernel(RationalKernel):
         self.show_progress = show_progress
 
     def _validate(self) -> None:
-        check_int(self.n, "n", "ngram", minimum=1)
+        check_int(self.n, "n", "ngram", low=1)
 
     def _build_factor(self, alphabet: Alphabet) -> Transducer:
         self._validate()

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ratkit._validation import check_int
 from ratkit.automata.alphabet import Alphabet, SequenceLike
 from ratkit.automata.operations import difference, intersect, minimize, sigma_star
 from ratkit.automata.pt import _lang
@@ -287,10 +288,7 @@ def decision_list(language: Any, alphabet: Any, max_len: int = 8) -> DecisionLis
     DecisionList([({'ba'}, False), ({'ab'}, True), ({''}, False)], alphabet='ab')
     """
     sigma = as_sigma(alphabet)
-    if isinstance(max_len, bool) or not isinstance(max_len, (int, np.integer)) or max_len < 0:
-        raise ValueError(
-            f"The 'max_len' parameter of decision_list must be a non-negative int. Got {max_len!r} instead."
-        )
+    max_len = check_int(max_len, "max_len", "decision_list", low=0)
     lang = _lang.as_language(language, sigma)
     comp = _lang.complement_of(lang, sigma)
     as_str = shows_as_str(sigma)

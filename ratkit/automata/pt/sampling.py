@@ -11,17 +11,12 @@ from typing import Any
 
 import numpy as np
 
+from ratkit._validation import check_int
 from ratkit.automata.pt import _lang
 from ratkit.automata.pt._common import Shown, as_sigma, show, shows_as_str
 from ratkit.automata.transducer import Transducer
 
 __all__ = ["sample"]
-
-
-def _check_int(value: Any, name: str, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"The '{name}' parameter of sample must be an int ≥ {low}. Got {value!r} instead.")
-    return int(value)
 
 
 class _Counter:
@@ -102,9 +97,9 @@ def sample(
     [False, False, True, True]
     """
     sigma = as_sigma(alphabet)
-    n = _check_int(n, "n", 0)
-    max_len = _check_int(max_len, "max_len", 0)
-    min_len = _check_int(min_len, "min_len", 0)
+    n = check_int(n, "n", "sample", low=0)
+    max_len = check_int(max_len, "max_len", "sample", low=0)
+    min_len = check_int(min_len, "min_len", "sample", low=0)
     if min_len > max_len:
         raise ValueError(f"The 'min_len' parameter of sample must be ≤ max_len={max_len}. Got {min_len!r} instead.")
     lang = _lang.as_language(language, sigma)

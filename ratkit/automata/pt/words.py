@@ -7,6 +7,7 @@ A. Ghose, *Rational kernels: a survey*, §IV-A1, eq. (25); §IV-A3 (the feature 
 
 from __future__ import annotations
 
+from ratkit._validation import check_int
 from ratkit.automata.alphabet import SequenceLike, as_symbols
 from ratkit.automata.pt._common import Shown, Word, subsequence_of
 
@@ -44,10 +45,8 @@ def subsequences(x: SequenceLike, max_len: int | None = None) -> set[Shown]:
     word = as_symbols(x, "string x")
     if max_len is None:
         max_len = len(word)
-    elif isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 0:
-        raise ValueError(
-            f"The 'max_len' parameter of subsequences must be a non-negative int or None. Got {max_len!r} instead."
-        )
+    else:
+        max_len = check_int(max_len, "max_len", "subsequences", low=0)
     found: set[Word] = {()}
     for s in word:
         found |= {u + (s,) for u in found if len(u) < max_len}
