@@ -156,9 +156,7 @@ def from_pynini(
     if not isinstance(fst, pynini.Fst):
         raise TypeError(f"from_pynini expects a pynini.Fst; got {type(fst).__name__}.")
     arc_type = fst.arc_type()
-    if semiring is None:
-        semiring = "tropical" if arc_type == "standard" else "log"
-    semiring = get_semiring(semiring)
+    semiring = pynini_semiring(fst) if semiring is None else get_semiring(semiring)
     compatible = {"standard": ("standard",), "log64": ("log", "log64")}[semiring.arc_type]
     if arc_type not in compatible:
         raise SemiringMismatchError(
@@ -204,6 +202,12 @@ def _label_symbol(label: int, table: Any, alphabet: Alphabet | None) -> str:
             raise ValueError(f"Label {label} is outside the given alphabet of {len(alphabet)} symbols.")
         return alphabet.symbol(label)
     return chr(label)
+
+
+def pynini_semiring(fst: pynini.Fst) -> Semiring:
+    """The semiring a pynini FST is read in when none is given: TROPICAL for ``standard``
+    arcs, LOG for ``log``/``log64`` arcs."""
+    return get_semiring("tropical" if fst.arc_type() == "standard" else "log")
 
 
 def as_transducer(obj: Any, semiring: Semiring | None = None, what: str = "operand") -> Transducer:

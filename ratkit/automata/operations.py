@@ -18,7 +18,7 @@ from typing import Any, Literal
 import pynini
 
 from ratkit.automata.alphabet import Alphabet
-from ratkit.automata.construct import as_transducer
+from ratkit.automata.construct import as_transducer, pynini_semiring
 from ratkit.automata.transducer import Transducer
 from ratkit.exceptions import OperationError
 
@@ -47,9 +47,13 @@ _DELTA = 1e-12
 
 
 def _semiring_of(*operands: Any):
+    """The semiring of the first Transducer operand, else of the first pynini FST, else None."""
     for op in operands:
         if isinstance(op, Transducer):
             return op.semiring
+    for op in operands:
+        if isinstance(op, pynini.Fst):
+            return pynini_semiring(op)
     return None
 
 

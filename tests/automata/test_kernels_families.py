@@ -26,6 +26,7 @@ from .kernel_oracles import (
     gappy_kernel,
     levenshtein,
     mismatch_kernel,
+    ngram_kernel,
     random_strings,
     subsequence_kernel,
 )
@@ -199,8 +200,16 @@ def _enumerate_acceptor(arcs, start, finals):
     return out
 
 
-@pytest.mark.parametrize("make", [lambda: ngram(2), lambda: gappy(2, 0.6), subsequence])
-def test_lattice_kernel_is_the_double_sum_of_eq4(make):
+@pytest.mark.parametrize(
+    "make, oracle",
+    [
+        (lambda: ngram(2), lambda x, y: ngram_kernel(x, y, 2)),
+        (lambda: gappy(2, 0.6), lambda x, y: gappy_kernel(x, y, 2, 0.6)),
+        (subsequence, subsequence_kernel),
+    ],
+)
+def test_lattice_kernel_is_the_double_sum_of_eq4(make, oracle):
+    """K(A, B) = Σ_x Σ_y A(x) K(x, y) B(y), with K(x, y) from the brute-force oracles."""
     rng = random.Random(10)
     k = make()
     for _ in range(5):
@@ -215,7 +224,7 @@ def test_lattice_kernel_is_the_double_sum_of_eq4(make):
             finals = {4: 1.0, 3: 0.5}
             lattices.append((from_arcs(arcs, 0, finals, alphabet=Alphabet("ab")), _enumerate_acceptor(arcs, 0, finals)))
         (A, a), (B, b) = lattices
-        want = sum(wa * wb * k(x, y) for x, wa in a.items() for y, wb in b.items())
+        want = sum(wa * wb * oracle(x, y) for x, wa in a.items() for y, wb in b.items())
         assert k(A, B) == pytest.approx(want, rel=1e-9, abs=1e-12)
 
 
@@ -228,8 +237,18 @@ def test_long_strings_stay_exact_or_correctly_scaled():
     lam = 0.5
     t = sum((L - 1 - g) * lam**g for g in range(L - 1))
     assert gappy(2, lam)(x, x) == pytest.approx(t * t, rel=1e-12)
+    # a random string: T(y, z) for every bigram z by the O(L) recurrence
+    # S_b(j) = λ S_b(j − 1) + [y_{j−1} = b] over the positions, summed in float64
     y = "".join(random.Random(1).choice("ab") for _ in range(L))
-    assert np.isfinite(gappy(2, 0.99)(y, y)) and gappy(2, 0.99)(y, y) > 0
+    lam = 0.99
+    feats = dict.fromkeys(("aa", "ab", "ba", "bb"), 0.0)
+    run = {"a": 0.0, "b": 0.0}  # Σ_{i<j, y_i = c} λ^{j − i − 1}
+    for ch in y:
+        for c in "ab":
+            feats[c + ch] += run[c]
+        for c in "ab":
+            run[c] = lam * run[c] + (1.0 if c == ch else 0.0)
+    assert gappy(2, lam)(y, y) == pytest.approx(sum(v * v for v in feats.values()), rel=1e-9)
 
 
 def test_set_params_rebuilds_the_transducer_even_when_reprs_agree():
@@ -262,3 +281,11 @@ def test_gappy_codes_too_long_for_int64_fall_back_to_automata():
     assert len({t for s in X for t in s}) == 41
     want = np.array([[gappy_kernel(a, b, 12, 0.5) for b in X] for a in X])
     np.testing.assert_allclose(gappy(12, 0.5).gram(X), want, rtol=1e-9)
+
+
+def test_mismatch_alphabet_is_not_fixed_by_inputs_without_symbols():
+    km = mismatch(2, 1)
+    assert km.gram([""]).tolist() == [[0.0]]
+    want = [[mismatch_kernel(x, y, 2, 1, "ab") for y in ("ab", "ba")] for x in ("ab", "ba")]
+    assert km.gram(["ab", "ba"]).tolist() == want
+    assert km.alphabet_ == ("a", "b")

@@ -240,3 +240,13 @@ def test_difference_refuses_transducers():
     t = from_arcs([(0, "a", "b", 1.0, 1)], 0, {1: 1.0})
     with pytest.raises(OperationError, match="difference needs acceptors"):
         difference(t, acceptor("a"))
+
+
+def test_pynini_operand_sets_the_semiring_of_string_operands():
+    import pynini
+
+    from ratkit.automata import TROPICAL, shortest_distance
+
+    for t in (compose(pynini.accep("ab"), "ab"), compose("ab", pynini.accep("ab"))):
+        assert t.semiring is TROPICAL
+        assert shortest_distance(t) == 0.0  # one path of weight 1̄ = 0 in the tropical semiring

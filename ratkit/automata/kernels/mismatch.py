@@ -100,7 +100,9 @@ class MismatchKernel(RationalKernel):
         """Fix the alphabet to the symbols of X when none was given."""
         self._validate()
         if self.alphabet is None:
-            self.alphabet_ = tuple(super().alphabet_for(X).symbols)
+            symbols = tuple(super().alphabet_for(X).symbols)
+            if symbols:  # inputs without a symbol (e.g. only empty strings) fix nothing yet
+                self.alphabet_ = symbols
         return self
 
     def _alphabet_symbols(self) -> tuple[str, ...] | None:
@@ -121,7 +123,7 @@ class MismatchKernel(RationalKernel):
         """Every k-window and each z within m substitutions of it, over the fixed Σ."""
         self._validate()
         k, m, base = self.k, self.m, len(symbols) + 1
-        sigma = np.array([symbols[s] for s in self._alphabet_symbols() if s in symbols], dtype=np.int64)
+        sigma = np.array([symbols[s] for s in self._alphabet_symbols() or () if s in symbols], dtype=np.int64)
         labels, offsets = encode(sequences, symbols)
         rows, codes = window_codes(labels, offsets, k, base)
         digits = np.array([(codes // base ** (k - 1 - p)) % base for p in range(k)])  # (k, W)
