@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from numbers import Real
 from typing import Any
@@ -84,6 +84,31 @@ class DualSVCBase(ClassifierMixin, BaseEstimator):
         if classes.shape[0] == 2:
             return np.where(codes == 1, 1.0, -1.0)[None, :]
         return np.where(codes[None, :] == np.arange(classes.shape[0])[:, None], 1.0, -1.0)
+
+    def _solve_problems(
+        self, Y: np.ndarray, make_epoch: Callable[[int, np.ndarray], Callable], tol: float, max_iter: int, rng: Any
+    ) -> list[Any]:
+        """Run the DCD driver on each binary problem (row c of Y, epoch ``make_epoch(c, Y[c])``)
+        in turn with one random stream; set ``n_iter_`` and ``converged_``."""
+        from ratkit.learners.dcd import solve
+
+        results = [
+            solve(
+                make_epoch(c, yb),
+                Y.shape[1],
+                tol=tol,
+                max_iter=max_iter,
+                rng=rng,
+                shrinking=bool(self.shrinking),
+                show_progress=self.show_progress,
+                desc=f"DCD problem {c + 1}/{Y.shape[0]}",
+                owner=type(self).__name__,
+            )
+            for c, yb in enumerate(Y)
+        ]
+        self.n_iter_ = int(max(r.n_iter for r in results))
+        self.converged_ = bool(all(r.converged for r in results))
+        return results
 
     @contextmanager
     def _fitting(self) -> Iterator[None]:

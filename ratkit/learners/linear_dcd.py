@@ -19,7 +19,6 @@ from sklearn.utils.validation import validate_data
 from ratkit.automata.kernels._features import row_sq_norms
 from ratkit.learners._base import DualSVCBase, check_positive
 from ratkit.learners._epochs import epoch_indexed
-from ratkit.learners.dcd import solve
 from ratkit.plugins import register
 
 __all__ = ["LinearDCDSVC", "csr_arrays", "inverse_diagonal"]
@@ -158,34 +157,17 @@ class LinearDCDSVC(DualSVCBase):
             Xs = sp.hstack([Xs, np.full((n, 1), scale)], format="csr")
         indptr, indices, data = csr_arrays(Xs)
         qinv = inverse_diagonal(row_sq_norms(Xs))
-        rng = check_random_state(self.random_state)
-        alphas, W, iters, conv = [], [], [], []
-        for c, yb in enumerate(Y):
-            alpha = np.zeros(n)
-            w = np.zeros(Xs.shape[1])
-            res = solve(
-                lambda act, size, hi, lo: epoch_indexed(
-                    act, size, hi, lo, indptr, indices, data, yb, qinv, C, alpha, w
-                ),
-                n,
-                tol=tol,
-                max_iter=max_iter,
-                rng=rng,
-                shrinking=bool(self.shrinking),
-                show_progress=self.show_progress,
-                desc=f"DCD problem {c + 1}/{Y.shape[0]}",
-                owner="LinearDCDSVC",
+        alphas, W = np.zeros(Y.shape), np.zeros((Y.shape[0], Xs.shape[1]))
+
+        def make_epoch(c: int, yb: np.ndarray):
+            return lambda act, size, hi, lo: epoch_indexed(
+                act, size, hi, lo, indptr, indices, data, yb, qinv, C, alphas[c], W[c]
             )
-            alphas.append(alpha)
-            W.append(w)
-            iters.append(res.n_iter)
-            conv.append(res.converged)
-        W = np.vstack(W)
-        self.alpha_ = np.vstack(alphas)
+
+        self._solve_problems(Y, make_epoch, tol, max_iter, check_random_state(self.random_state))
+        self.alpha_ = alphas
         self.coef_ = W[:, :p].copy()
         self.intercept_ = W[:, p] * scale if self.fit_intercept else np.zeros(W.shape[0])
-        self.n_iter_ = int(max(iters))
-        self.converged_ = bool(all(conv))
         return self
 
     def _scores(self, X: Any) -> np.ndarray:

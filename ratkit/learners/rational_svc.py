@@ -29,7 +29,6 @@ from ratkit.learners._epochs import epoch_automaton, epoch_indexed
 from ratkit.learners._kernel_rows import KernelRows, epoch_rows
 from ratkit.learners._patterns import code_labels, sorted_lcp
 from ratkit.learners.automaton import PatternAutomaton, wprime_sizes
-from ratkit.learners.dcd import DualResult, solve
 from ratkit.learners.linear_dcd import csr_arrays, inverse_diagonal
 from ratkit.learners.naive import NaiveUnion, dot_native, naive_epoch
 from ratkit.learners.trie import PatternTrie
@@ -275,26 +274,6 @@ class RationalSVC(DualSVCBase):
             log.info("%s is not of the form T∘T⁻¹: training on kernel rows", type(kernel).__name__)
         return self._fit_rows(X, kernel, Y, run)
 
-    def _solve_all(self, Y: np.ndarray, make_epoch, run: _Run) -> list[DualResult]:
-        results = []
-        for c, yb in enumerate(Y):
-            results.append(
-                solve(
-                    make_epoch(c, yb),
-                    Y.shape[1],
-                    tol=run.tol,
-                    max_iter=run.max_iter,
-                    rng=run.rng,
-                    shrinking=bool(self.shrinking),
-                    show_progress=self.show_progress,
-                    desc=f"DCD problem {c + 1}/{Y.shape[0]}",
-                    owner="RationalSVC",
-                )
-            )
-        self.n_iter_ = int(max(r.n_iter for r in results))
-        self.converged_ = bool(all(r.converged for r in results))
-        return results
-
     def _fit_primal(
         self,
         fmap: FeatureMap | None,
@@ -350,7 +329,7 @@ class RationalSVC(DualSVCBase):
 
         t1 = time.perf_counter()
         alphas, weights = np.zeros(Y.shape), np.zeros((Y.shape[0], size))
-        self._solve_all(Y, lambda c, yb: make_epoch(c, yb, alphas[c], weights[c]), run)
+        self._solve_problems(Y, lambda c, yb: make_epoch(c, yb, alphas[c], weights[c]), run.tol, run.max_iter, run.rng)
         W = weights[:, position]
         self.alpha_ = alphas
         self.intercept_ = W[:, 0] * scale if self.fit_intercept else np.zeros(Y.shape[0])
@@ -381,7 +360,7 @@ class RationalSVC(DualSVCBase):
             sizes.append(union.n_states)
             return naive_epoch(union, phis, yb, c, shift, qinv, run.C, alphas[k])
 
-        self._solve_all(Y, make_epoch, run)
+        self._solve_problems(Y, make_epoch, run.tol, run.max_iter, run.rng)
         self.wprime_size_ = {"naive_states": int(max(sizes))}
         self._set_dual(X, alphas, Y)
         self.representation_ = "naive"
@@ -406,7 +385,7 @@ class RationalSVC(DualSVCBase):
             grad = -np.ones(n)
             return lambda act, size, hi, lo: epoch_rows(act, size, hi, lo, rows, yb, qinv, run.C, alphas[k], grad)
 
-        self._solve_all(Y, make_epoch, run)
+        self._solve_problems(Y, make_epoch, run.tol, run.max_iter, run.rng)
         self.wprime_size_ = {}
         self._set_dual(X, alphas, Y)
         self.representation_ = "rows"
