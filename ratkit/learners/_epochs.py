@@ -77,6 +77,17 @@ def coordinate(G: float, a: float, qinv: float, C: float, max_old: float, min_ol
 
 
 @njit
+def _advance(active, s, size, shrink, PG, pgmax, pgmin):
+    """Move past coordinate ``active[s]``: a shrunk one is swapped behind the active set
+    (which loses it), any other records its ∇^P. Returns (s, size, pgmax, pgmin)."""
+    if shrink:
+        size -= 1
+        active[s], active[size] = active[size], active[s]
+        return s, size, pgmax, pgmin
+    return s + 1, size, max(pgmax, PG), min(pgmin, PG)
+
+
+@njit
 def _row_step(i, idx, vals, y, qinv, C, alpha, w, max_old, min_old):
     """Coordinate i with Φ′_i stored as (positions in W′, values); negative positions are
     patterns W′ does not hold. G = y_i ⟨W′, Φ′_i⟩ − 1; on a step W′ += Δα_i y_i Φ′_i.
@@ -110,11 +121,7 @@ def epoch_indexed(active, size, max_old, min_old, indptr, indices, data, y, qinv
         i = active[s]
         lo, hi = indptr[i], indptr[i + 1]
         shrink, PG = _row_step(i, indices[lo:hi], data[lo:hi], y, qinv, C, alpha, w, max_old, min_old)
-        if shrink:
-            size -= 1
-            active[s], active[size] = active[size], active[s]
-        else:
-            pgmax, pgmin, s = max(pgmax, PG), min(pgmin, PG), s + 1
+        s, size, pgmax, pgmin = _advance(active, s, size, shrink, PG, pgmax, pgmin)
     return pgmax, pgmin, size
 
 
@@ -203,11 +210,7 @@ def epoch_automaton(active, size, max_old, min_old, phi, dfa, scratch, y, qinv, 
         intersect_slots(i, phi, dfa, scratch)
         lo, hi = indptr[i], indptr[i + 1]
         shrink, PG = _row_step(i, slots[: hi - lo], data[lo:hi], y, qinv, C, alpha, w, max_old, min_old)
-        if shrink:
-            size -= 1
-            active[s], active[size] = active[size], active[s]
-        else:
-            pgmax, pgmin, s = max(pgmax, PG), min(pgmin, PG), s + 1
+        s, size, pgmax, pgmin = _advance(active, s, size, shrink, PG, pgmax, pgmin)
     return pgmax, pgmin, size
 
 
@@ -224,16 +227,13 @@ def epoch_gram(active, size, max_old, min_old, K, y, qinv, C, alpha, grad):
     while s < size:
         i = active[s]
         shrink, PG, new = coordinate(grad[i], alpha[i], qinv[i], C, max_old, min_old)
-        if shrink:
-            size -= 1
-            active[s], active[size] = active[size], active[s]
-            continue
-        d = (new - alpha[i]) * y[i]
-        alpha[i] = new
-        if d != 0.0:
-            for j in range(n):
-                grad[j] += d * y[j] * K[i, j]
-        pgmax, pgmin, s = max(pgmax, PG), min(pgmin, PG), s + 1
+        if not shrink:
+            d = (new - alpha[i]) * y[i]
+            alpha[i] = new
+            if d != 0.0:
+                for j in range(n):
+                    grad[j] += d * y[j] * K[i, j]
+        s, size, pgmax, pgmin = _advance(active, s, size, shrink, PG, pgmax, pgmin)
     return pgmax, pgmin, size
 
 
@@ -245,13 +245,10 @@ def epoch_python(active, size, max_old, min_old, y, qinv, C, alpha, gradient, up
     while s < size:
         i = int(active[s])
         shrink, PG, new = coordinate(gradient(i), alpha[i], qinv[i], C, max_old, min_old)
-        if shrink:
-            size -= 1
-            active[s], active[size] = active[size], active[s]
-            continue
-        d = (new - alpha[i]) * y[i]
-        alpha[i] = new
-        if d != 0.0:
-            update(i, d, new)
-        pgmax, pgmin, s = max(pgmax, PG), min(pgmin, PG), s + 1
+        if not shrink:
+            d = (new - alpha[i]) * y[i]
+            alpha[i] = new
+            if d != 0.0:
+                update(i, d, new)
+        s, size, pgmax, pgmin = _advance(active, s, size, shrink, PG, pgmax, pgmin)
     return pgmax, pgmin, size
