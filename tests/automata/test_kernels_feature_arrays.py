@@ -123,3 +123,4 @@ def test_row_sq_norms_equal_dense_sums():
     np.testing.assert_allclose(row_sq_norms(F), (F.toarray() ** 2).sum(axis=1), rtol=1e-14)
     dup = sp.csr_matrix((np.array([1.0, 2.0]), np.array([0, 0]), np.array([0, 2, 2])), shape=(2, 3))
     assert row_sq_norms(dup).tolist() == [9.0, 0.0]  # duplicates are summed before squaring
+    assert dup.nnz == 2 and dup.data.tolist() == [1.0, 2.0]  # the caller's matrix is left as it was

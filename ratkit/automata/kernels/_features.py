@@ -45,9 +45,11 @@ def sorted_unique(values: np.ndarray, *, presorted: bool = False) -> np.ndarray:
 
 
 def row_sq_norms(F: sp.spmatrix) -> np.ndarray:
-    """‖F_i‖² for every row of a sparse matrix (one pass over the stored values)."""
-    F = sp.csr_matrix(F)
-    F.sum_duplicates()
+    """‖F_i‖² for every row of a sparse matrix (one pass over the stored values; F unchanged)."""
+    F = sp.csr_matrix(F)  # shares a CSR input's arrays: canonicalise a copy, never the caller's
+    if not F.has_canonical_format:
+        F = F.copy()
+        F.sum_duplicates()
     out = np.zeros(F.shape[0])
     nonempty = np.diff(F.indptr) > 0
     if F.nnz:
