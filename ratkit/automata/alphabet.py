@@ -53,6 +53,27 @@ def _listing(symbols: Iterable[str]) -> str:
     return shown + (f", ... ({len(items)} in all)" if len(items) > _MAX_LISTED else "")
 
 
+#: Largest code point for which characters are looked up in a dense table.
+_TABLE_CODEPOINTS = 1 << 17
+
+
+def codepoint_labels(text: str, keys: np.ndarray, vals: np.ndarray) -> np.ndarray:
+    """The label of every character of ``text``: ``vals[j]`` (≥ 1) where its code point is
+    ``keys[j]`` (``keys`` sorted, non-empty), 0 for a character not in ``keys``.
+
+    One gather through a dense code-point table when the text is long enough to pay for
+    the table and its code points stay below 2¹⁷, otherwise a binary search per character.
+    """
+    points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    top = max(int(points.max(initial=0)), int(keys[-1]))
+    if top < _TABLE_CODEPOINTS and 8 * points.shape[0] >= top:
+        table = np.zeros(top + 1, dtype=np.int64)
+        table[keys] = vals
+        return table[points]
+    pos = np.minimum(np.searchsorted(keys, points), keys.size - 1)
+    return np.where(keys[pos] == points, vals[pos], 0)
+
+
 class Alphabet:
     """An ordered, immutable set of symbols; symbol ``i`` has OpenFst label ``i + 1``.
 
@@ -162,12 +183,10 @@ class Alphabet:
         keys, vals = self._points
         if keys.size == 0:
             return None
-        points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
-        pos = np.minimum(np.searchsorted(keys, points), keys.size - 1)
-        hit = keys[pos] == points
-        if not hit.all():
+        labels = codepoint_labels(text, keys, vals)
+        if not labels.all():
             return None  # let the slow path name the unknown symbol
-        return vals[pos]
+        return labels
 
     def symbol_table(self) -> pynini.SymbolTable:
         """This alphabet as a pynini ``SymbolTable`` (``<eps>`` = 0)."""

@@ -124,3 +124,15 @@ def test_row_sq_norms_equal_dense_sums():
     dup = sp.csr_matrix((np.array([1.0, 2.0]), np.array([0, 0]), np.array([0, 2, 2])), shape=(2, 3))
     assert row_sq_norms(dup).tolist() == [9.0, 0.0]  # duplicates are summed before squaring
     assert dup.nnz == 2 and dup.data.tolist() == [1.0, 2.0]  # the caller's matrix is left as it was
+
+
+def test_codepoint_labels_table_and_search_agree():
+    from ratkit.automata.alphabet import codepoint_labels
+
+    keys = np.array([ord("a"), ord("é"), ord("😀")], dtype=np.int64)
+    vals = np.array([1, 2, 3], dtype=np.int64)
+    for text in ("a?é😀a", "aé" * 40, "zzz", "😀" * 3):
+        want = [dict(zip("aé😀", (1, 2, 3))).get(ch, 0) for ch in text]
+        assert codepoint_labels(text, keys, vals).tolist() == want
+    ascii_keys = keys[:2]  # no astral key: long ASCII text takes the table path
+    assert codepoint_labels("a?" * 50, ascii_keys, vals[:2]).tolist() == [1, 0] * 50

@@ -8,12 +8,10 @@ from typing import Any
 import numpy as np
 
 from ratkit._jit import njit
+from ratkit.automata.alphabet import codepoint_labels
 from ratkit.automata.kernels._paths import TooManyPaths, max_code_length
 
 __all__ = ["encode", "window_codes"]
-
-#: Largest code point for which single-character symbols are looked up in a dense table.
-_TABLE_CODEPOINTS = 1 << 17
 
 
 def encode(sequences: Sequence[Any], index: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -24,19 +22,11 @@ def encode(sequences: Sequence[Any], index: dict[str, int]) -> tuple[np.ndarray,
     np.cumsum(lengths, out=offsets[1:])
     chars = all(len(sym) == 1 for sym in index)
     if chars and all(isinstance(s, str) for s in sequences):
-        text = "".join(sequences)
-        points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
         keys = np.array(sorted(ord(c) for c in index), dtype=np.int64)
-        vals = np.array([index[chr(k)] for k in keys], dtype=np.int64)
         if keys.size == 0:
-            return np.zeros(points.shape[0], dtype=np.int64), offsets
-        top = int(points.max(initial=0))
-        if top < _TABLE_CODEPOINTS:  # one gather instead of a binary search per character
-            table = np.zeros(max(top, int(keys[-1])) + 1, dtype=np.int64)
-            table[keys] = vals
-            return table[points], offsets
-        pos = np.minimum(np.searchsorted(keys, points), keys.size - 1)
-        return np.where(keys[pos] == points, vals[pos], 0), offsets
+            return np.zeros(int(offsets[-1]), dtype=np.int64), offsets
+        vals = np.array([index[chr(k)] for k in keys], dtype=np.int64)
+        return codepoint_labels("".join(sequences), keys, vals), offsets
     get = index.get
     labels = np.fromiter((get(t, 0) for s in sequences for t in s), dtype=np.int64, count=int(offsets[-1]))
     return labels, offsets
