@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from ratkit.automata import kernels
 from ratkit.automata.kernels import FeatureMap, Kernel, RationalKernel, TooManyPaths
-from ratkit.automata.kernels._features import row_sq_norms
+from ratkit.automata.kernels._features import inverse_norms, row_sq_norms
 
 __all__ = [
     "unwrap",
@@ -37,9 +37,7 @@ def is_pds(kernel: Any) -> bool | None:
 
 
 def _row_normalise(F: sp.csr_matrix, sq_norms: np.ndarray) -> sp.csr_matrix:
-    norms = np.sqrt(np.maximum(np.asarray(sq_norms, dtype=np.float64), 0.0))
-    inv = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
-    return sp.csr_matrix(sp.diags(inv) @ F)
+    return sp.csr_matrix(sp.diags(inverse_norms(sq_norms)) @ F)
 
 
 def explicit_features(

@@ -20,7 +20,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
 from ratkit.automata.kernels import FeatureMap, Kernel
-from ratkit.automata.kernels._features import row_sq_norms
+from ratkit.automata.kernels._features import inverse_norms, row_sq_norms
 from ratkit.automata.kernels.base import as_collection
 from ratkit.exceptions import NotPDSKernelError, TrainingDataError
 from ratkit.learners import _kernel_view as view
@@ -348,7 +348,7 @@ class RationalSVC(DualSVCBase):
         run: _Run,
     ) -> RationalSVC:
         raw = np.array([dot_native(f, f) for f in phis])  # K(x_i, x_i) = D(Φ′_i ⋄ Φ′_i)
-        c = np.where(raw > 0, 1.0 / np.sqrt(np.where(raw > 0, raw, 1.0)), 0.0) if cosine else np.ones(len(phis))
+        c = inverse_norms(raw) if cosine else np.ones(len(phis))
         shift = self.shift_
         qinv = inverse_diagonal(raw * c * c + shift)
         t1 = time.perf_counter()

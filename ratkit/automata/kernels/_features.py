@@ -19,6 +19,7 @@ __all__ = [
     "FeatureMap",
     "coo_to_csr",
     "inner_products",
+    "inverse_norms",
     "row_sq_norms",
     "sorted_unique",
     "vocabulary_matrix",
@@ -42,6 +43,12 @@ def sorted_unique(values: np.ndarray, *, presorted: bool = False) -> np.ndarray:
     keep[0] = True
     np.not_equal(a[1:], a[:-1], out=keep[1:])
     return a[keep]
+
+
+def inverse_norms(sq_norms: np.ndarray) -> np.ndarray:
+    """1/√s for each squared norm s > 0, and 0 where s ≤ 0 (the cosine normalisation factors)."""
+    d = np.asarray(sq_norms, dtype=np.float64)
+    return np.divide(1.0, np.sqrt(d, where=d > 0, out=np.ones_like(d)), where=d > 0, out=np.zeros_like(d))
 
 
 def row_sq_norms(F: sp.spmatrix) -> np.ndarray:

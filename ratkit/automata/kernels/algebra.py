@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ratkit.automata.kernels._features import inverse_norms
 from ratkit.automata.kernels.base import Kernel, as_collection
 
 __all__ = [
@@ -186,14 +187,9 @@ class CosineKernel(Kernel):
 
 def _normalise(G: np.ndarray, dx: np.ndarray, dy: np.ndarray) -> np.ndarray:
     """G_ij / √(dx_i dy_j), 0 where dx_i or dy_j is ≤ 0; scales G (a fresh matrix) in place."""
-
-    def inverse_roots(d: np.ndarray) -> np.ndarray:
-        d = np.asarray(d, dtype=np.float64)
-        return np.divide(1.0, np.sqrt(d, where=d > 0, out=np.ones_like(d)), where=d > 0, out=np.zeros_like(d))
-
     G = np.asarray(G, dtype=np.float64)
-    G *= inverse_roots(dx)[:, None]
-    G *= inverse_roots(dy)[None, :]
+    G *= inverse_norms(dx)[:, None]
+    G *= inverse_norms(dy)[None, :]
     return G
 
 
