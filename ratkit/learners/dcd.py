@@ -36,11 +36,13 @@ log = logging.getLogger(__name__)
 
 Epoch = Callable[[np.ndarray, int, float, float], tuple[float, float, int]]
 
-#: With shrinking, every coordinate is visited again at least once every this many passes.
-#: LIBLINEAR only lets shrunk coordinates back in once the active ones meet the stopping
-#: rule; on degenerate problems the active ones can stall just above a tight ``tol`` while
-#: a shrunk coordinate has come to violate its optimality condition badly.
-UNSHRINK_EVERY = 10
+#: With shrinking, every coordinate is visited again once the passes over the shrunk active
+#: set have visited this many times n coordinates (so the safety passes cost at most about
+#: 1/UNSHRINK_WORK of the run). LIBLINEAR only lets shrunk coordinates back in once the
+#: active ones meet the stopping rule; on degenerate problems the active ones can stall
+#: just above a tight ``tol`` while a shrunk coordinate has come to violate its optimality
+#: condition badly.
+UNSHRINK_WORK = 5
 
 
 @dataclass
@@ -81,8 +83,10 @@ def solve(
     active ones and returns (max ∇^P, min ∇^P, new size). With ``shrinking`` the bounds
     of the next pass are the extreme projected gradients of this one (LIBLINEAR's rule);
     once the active coordinates meet the stopping rule, all coordinates are reactivated
-    and the rule is checked on them, so a run only converges on the whole problem; they are
-    also reactivated every :data:`UNSHRINK_EVERY` passes. A run that stops at ``max_iter``
+    and the rule is checked on them, so a run only converges on the whole problem. They are
+    also reactivated once the shrunk passes have done :data:`UNSHRINK_WORK` full passes'
+    worth of coordinate visits; that pass keeps the shrinking bounds, so coordinates still
+    beyond them drop out again at once. A run that stops at ``max_iter``
     warns with a :class:`~sklearn.exceptions.ConvergenceWarning`.
     """
     gap = np.inf
@@ -90,13 +94,13 @@ def solve(
     active = np.arange(n, dtype=np.int64)
     size = n
     max_old, min_old = np.inf, -np.inf
-    since_full = 0
+    shrunk_work = 0  # coordinates visited by shrunk passes since every coordinate was active
     bar = tqdm(total=max_iter, desc=desc, disable=not show_progress, unit="pass", leave=False)
     try:
         while it < max_iter:
-            if size < n and since_full >= UNSHRINK_EVERY:  # let shrunk coordinates back in
-                size, max_old, min_old = n, np.inf, -np.inf
-            since_full = 0 if size == n else since_full + 1
+            if size < n and shrunk_work >= UNSHRINK_WORK * n:  # let shrunk coordinates back in
+                size = n
+            shrunk_work = 0 if size == n else shrunk_work + size
             active[:size] = active[:size][rng.permutation(size)]
             pgmax, pgmin, kept = epoch(active, size, max_old, min_old)
             it += 1
