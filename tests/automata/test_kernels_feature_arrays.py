@@ -40,6 +40,8 @@ def test_vocabulary_matrix_sums_duplicates_like_scipy(case):
     assert np.array_equal(uniq, want_codes)
     assert F.shape == want.shape and isinstance(F, sp.csr_matrix)
     np.testing.assert_array_equal(F.toarray(), want)
+    for i in range(n_rows):  # canonical CSR: strictly increasing columns in every row
+        assert np.all(np.diff(F.indices[F.indptr[i] : F.indptr[i + 1]]) > 0)
 
 
 def test_vocabulary_matrix_with_codes_too_large_for_the_combined_key():

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from ratkit._jit import njit
+
 __all__ = [
     "FeatureMap",
     "coo_to_csr",
@@ -71,6 +73,51 @@ def coo_to_csr(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, shape: tu
     return m
 
 
+@njit
+def _count_sorted_keys(keys, span, row_counts):  # pragma: no cover - compiled
+    """Over sorted keys code · span + row: add each row's distinct keys to
+    ``row_counts[row + 1]``; return the number of distinct codes."""
+    n_codes = 0
+    prev_key = -1
+    prev_code = -1
+    for t in range(keys.shape[0]):
+        k = keys[t]
+        if k != prev_key:
+            code = k // span
+            row_counts[k - code * span + 1] += 1
+            if code != prev_code:
+                n_codes += 1
+                prev_code = code
+            prev_key = k
+    return n_codes
+
+
+@njit
+def _fill_sorted_keys(keys, span, value, indptr, indices, data, uniq):  # pragma: no cover - compiled
+    """Second pass: each run of equal keys is one entry (value · run length) of row
+    ``key % span`` in the column of code ``key // span``; columns come in increasing
+    order, so every row's indices are sorted."""
+    fill = indptr[:-1].copy()
+    col = -1
+    prev_code = -1
+    t = 0
+    m = keys.shape[0]
+    while t < m:
+        k = keys[t]
+        s = t
+        while t < m and keys[t] == k:
+            t += 1
+        code = k // span
+        if code != prev_code:
+            col += 1
+            uniq[col] = code
+            prev_code = code
+        p = fill[k - code * span]
+        indices[p] = col
+        data[p] = value * (t - s)
+        fill[k - code * span] = p + 1
+
+
 def vocabulary_matrix(
     rows: np.ndarray, codes: np.ndarray, values: np.ndarray, n_rows: int
 ) -> tuple[np.ndarray, sp.csr_matrix]:
@@ -79,7 +126,8 @@ def vocabulary_matrix(
     Duplicate (row, code) triplets are summed. When every value is the same (counts,
     the common case) and code · n_rows fits in int64, one sort of the keys
     code · n_rows + row does the work of an argsort: runs of equal keys are the
-    entries, in column-major order.
+    entries, in column-major order, and two compiled passes over them write the CSR
+    arrays (with sorted indices).
     """
     rows = np.asarray(rows, dtype=np.int64)
     codes = np.asarray(codes, dtype=np.int64)
@@ -89,15 +137,21 @@ def vocabulary_matrix(
     if not uniform or int(codes.min()) < 0 or int(codes.max()) >= np.iinfo(np.int64).max // span:
         uniq, cols = np.unique(codes, return_inverse=True)
         return uniq, coo_to_csr(rows, cols, values, (n_rows, uniq.shape[0]))
-    keys = np.sort(codes * span + rows)
-    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
-    counts = np.diff(np.append(starts, keys.shape[0]))
-    entry_codes, entry_rows = np.divmod(keys[starts], span)
-    first = np.flatnonzero(np.concatenate(([True], entry_codes[1:] != entry_codes[:-1])))
-    indptr = np.append(first, entry_codes.shape[0])
-    data = counts * values[0]
-    by_column = sp.csc_matrix((data, entry_rows, indptr), shape=(n_rows, first.shape[0]))
-    return entry_codes[first], by_column.tocsr()
+    keys = codes * span
+    keys += rows
+    keys.sort()
+    indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    n_codes = _count_sorted_keys(keys, span, indptr)
+    np.cumsum(indptr, out=indptr)
+    nnz = int(indptr[-1])
+    index_dtype = np.int32 if max(nnz, n_codes) < np.iinfo(np.int32).max else np.int64
+    indices = np.empty(nnz, dtype=index_dtype)
+    data = np.empty(nnz, dtype=np.float64)
+    uniq = np.empty(n_codes, dtype=np.int64)
+    _fill_sorted_keys(keys, span, float(values[0]), indptr, indices, data, uniq)
+    F = sp.csr_matrix((data, indices, indptr.astype(index_dtype, copy=False)), shape=(n_rows, n_codes))
+    F.has_sorted_indices = True
+    return uniq, F
 
 
 def inner_products(FX: sp.csr_matrix, FY: sp.csr_matrix | None = None, blocks: int = 8) -> np.ndarray:
