@@ -17,6 +17,7 @@ CIAA 2010.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -32,16 +33,20 @@ class PatternTrie:
 
     Node k spells the pattern of code ``node_codes[k]``; nodes are sorted by code, so
     the root (the empty string, code 0) is node 0 and parents come before children.
+    Training on the trie needs only the nodes; the structure below is derived from
+    them when first asked for.
 
     Attributes
     ----------
     base
         L + 1 for an alphabet numbered 1..L.
-    node_codes, parent, label, depth
-        Per node: its code, its parent (−1 for the root), the label of the arc into it
-        (0 for the root) and its depth.
+    node_codes
+        The code of every node, ascending.
     final
         True for the nodes that spell one of the patterns.
+    parent, label, depth
+        Per node: its parent (−1 for the root), the label of the arc into it (0 for the
+        root) and its depth.
     child_offsets, children
         Children of node k are ``children[child_offsets[k]:child_offsets[k + 1]]``,
         sorted by label.
@@ -49,12 +54,7 @@ class PatternTrie:
 
     base: int
     node_codes: np.ndarray
-    parent: np.ndarray
-    label: np.ndarray
-    depth: np.ndarray
     final: np.ndarray
-    child_offsets: np.ndarray
-    children: np.ndarray
 
     @classmethod
     def from_codes(cls, codes: np.ndarray, base: int) -> PatternTrie:
@@ -67,17 +67,36 @@ class PatternTrie:
             cur = cur[cur > 0]
             prefixes.append(cur)
         nodes = sorted_unique(np.concatenate(prefixes))
-        parent = np.searchsorted(nodes, nodes // base)
-        parent[0] = -1
-        label = nodes % base
-        label[0] = 0
         final = np.zeros(nodes.shape[0], dtype=bool)
         final[np.searchsorted(nodes, codes)] = True
-        order = np.argsort(parent[1:], kind="stable") + 1  # children grouped by parent, by label
-        counts = np.bincount(parent[1:], minlength=nodes.shape[0])
-        offsets = np.zeros(nodes.shape[0] + 1, dtype=np.int64)
+        return cls(base, nodes, final)
+
+    @cached_property
+    def parent(self) -> np.ndarray:
+        parent = np.searchsorted(self.node_codes, self.node_codes // self.base)
+        parent[0] = -1
+        return parent
+
+    @cached_property
+    def label(self) -> np.ndarray:
+        label = self.node_codes % self.base
+        label[0] = 0
+        return label
+
+    @cached_property
+    def depth(self) -> np.ndarray:
+        return code_lengths(self.node_codes, self.base)
+
+    @cached_property
+    def child_offsets(self) -> np.ndarray:
+        counts = np.bincount(self.parent[1:], minlength=self.n_states)
+        offsets = np.zeros(self.n_states + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
-        return cls(base, nodes, parent, label, code_lengths(nodes, base), final, offsets, order)
+        return offsets
+
+    @cached_property
+    def children(self) -> np.ndarray:
+        return np.argsort(self.parent[1:], kind="stable") + 1  # grouped by parent, by label
 
     @property
     def n_states(self) -> int:
