@@ -16,6 +16,7 @@ from ratkit.automata._checks import check_regulated
 from ratkit.automata._fstbytes import FstArrays, fst_to_arrays
 from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.semirings import Semiring, get_semiring
+from ratkit.exceptions import AlphabetMismatchError
 
 __all__ = ["Arc", "Transducer"]
 
@@ -47,7 +48,8 @@ class Transducer:
     alphabet
         The symbols of both tapes; label ``i + 1`` is ``alphabet.symbols[i]``.
     check
-        Verify that the transducer is regulated (no ε:ε cycle on a useful path).
+        Verify that every label belongs to ``alphabet`` and that the transducer is
+        regulated (no ε:ε cycle on a useful path).
     """
 
     __slots__ = ("_fst", "semiring", "alphabet", "_arrays")
@@ -64,8 +66,22 @@ class Transducer:
         self.semiring = semiring
         self.alphabet = alphabet
         self._arrays: FstArrays | None = None
-        if check and fst.properties(pynini.EPSILONS, True) == pynini.EPSILONS:
-            check_regulated(self.arrays())
+        if check:
+            self._check_labels()
+            if fst.properties(pynini.EPSILONS, True) == pynini.EPSILONS:
+                check_regulated(self.arrays())
+
+    def _check_labels(self) -> None:
+        """Every label must be 0 (ε) or the label of a symbol of the alphabet (1..|Σ|)."""
+        a = self.arrays()
+        labels = np.concatenate([a.ilabel, a.olabel])
+        bad = labels[(labels < 0) | (labels > len(self.alphabet))]
+        if bad.size:
+            raise AlphabetMismatchError(
+                f"The FST has label {int(bad[0])}, but its alphabet has {len(self.alphabet)} symbols "
+                f"(labels 1..{len(self.alphabet)}, 0 for ε). Build transducers with from_arcs or "
+                "from_pynini, which number the symbols, or pass an alphabet that covers every label."
+            )
 
     # -- inspection ----------------------------------------------------------------
     def arrays(self) -> FstArrays:

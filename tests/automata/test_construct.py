@@ -12,6 +12,7 @@ from ratkit.automata import (
     PROBABILITY,
     TROPICAL,
     Alphabet,
+    Transducer,
     acceptor,
     compose,
     evaluate,
@@ -156,3 +157,13 @@ def test_bad_sequence_types():
         compose(3.5, acceptor("a"))
     with pytest.raises(TypeError, match="give the output sequence too"):
         evaluate(from_arcs([(0, "a", "b", 1.0, 1)], 0, {1: 1.0}), "a")
+
+
+def test_transducer_refuses_labels_outside_its_alphabet():
+    """Label 97 ('a' as a code point) over a two-symbol alphabet would never match a
+    symbol in composition: refused, naming the label and the valid range."""
+    fst = pynini.accep("a", token_type="byte")
+    with pytest.raises(AlphabetMismatchError, match=r"label 97, but its alphabet has 2 symbols \(labels 1\.\.2"):
+        Transducer(fst, TROPICAL, Alphabet(["a", "b"]))
+    ok = pynini.accep("[1][2]", token_type="byte")  # labels 1 and 2: the alphabet's a, b
+    assert evaluate(Transducer(ok, TROPICAL, Alphabet(["a", "b"])), "ab") == 0.0
