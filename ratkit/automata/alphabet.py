@@ -57,6 +57,18 @@ def _listing(symbols: Iterable[str]) -> str:
 _TABLE_CODEPOINTS = 1 << 17
 
 
+def _codepoints(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
+
+
+def distinct_characters(text: str) -> list[str]:
+    """The distinct characters of ``text``, in code-point order (one pass over the text)."""
+    points = _codepoints(text)
+    if points.size and points.max() < _TABLE_CODEPOINTS:
+        return [chr(c) for c in np.flatnonzero(np.bincount(points))]
+    return [chr(c) for c in np.unique(points)]
+
+
 def codepoint_labels(text: str, keys: np.ndarray, vals: np.ndarray) -> np.ndarray:
     """The label of every character of ``text``: ``vals[j]`` (≥ 1) where its code point is
     ``keys[j]`` (``keys`` sorted, non-empty), 0 for a character not in ``keys``.
@@ -64,7 +76,7 @@ def codepoint_labels(text: str, keys: np.ndarray, vals: np.ndarray) -> np.ndarra
     One gather through a dense code-point table when the text is long enough to pay for
     the table and its code points stay below 2¹⁷, otherwise a binary search per character.
     """
-    points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    points = _codepoints(text)
     top = max(int(points.max(initial=0)), int(keys[-1]))
     if top < _TABLE_CODEPOINTS and 8 * points.shape[0] >= top:
         table = np.zeros(top + 1, dtype=np.int64)

@@ -138,3 +138,18 @@ def test_codepoint_labels_table_and_search_agree():
         assert codepoint_labels(text, keys, vals).tolist() == want
     ascii_keys = keys[:2]  # no astral key: long ASCII text takes the table path
     assert codepoint_labels("a?" * 50, ascii_keys, vals[:2]).tolist() == [1, 0] * 50
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(codec=None), max_size=40))
+def test_distinct_characters_are_the_sorted_set(text):
+    from ratkit.automata.alphabet import distinct_characters
+
+    assert distinct_characters(text) == sorted(set(text))
+    assert distinct_characters(text + chr(0x1F600)) == sorted(set(text) | {chr(0x1F600)})  # beyond the table
+
+
+def test_inferred_alphabet_is_the_sorted_characters_of_strings_and_tokens():
+    k = ngram(2)
+    assert k.alphabet_for(["cab", "b\u20acz"]).symbols == ("a", "b", "c", "z", "\u20ac")
+    assert k.alphabet_for([("to", "be"), "ab"]).symbols == ("a", "b", "be", "to")

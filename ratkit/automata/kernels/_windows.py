@@ -71,4 +71,4 @@ def window_codes(labels: np.ndarray, offsets: np.ndarray, n: int, base: int) -> 
     labels = np.ascontiguousarray(labels, dtype=np.int64)
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
     k = _fill_windows(labels, offsets, n, base, base ** (n - 1), rows, codes)
-    return rows[:k].copy(), codes[:k].copy()
+    return rows[:k], codes[:k]  # views: the tail left over is n − 1 entries per sequence

@@ -34,7 +34,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ratkit.automata._fstbytes import fst_to_arrays
-from ratkit.automata.alphabet import Alphabet, as_symbols
+from ratkit.automata.alphabet import Alphabet, as_symbols, distinct_characters
 from ratkit.automata.construct import _chain, from_pynini
 from ratkit.automata.distance import total_native
 from ratkit.automata.kernels._features import FeatureMap, inner_products, row_sq_norms, vocabulary_matrix
@@ -199,11 +199,14 @@ class RationalKernel(Kernel):
         """
         fixed = self._alphabet_symbols()
         seen: dict[str, None] = {}
-        for x in sequences:
-            if _is_lattice(x):
-                seen.update(dict.fromkeys(_lattice(x).alphabet.symbols))
-            else:
-                seen.update(dict.fromkeys(as_symbols(x)))
+        if all(isinstance(x, str) for x in sequences):
+            seen = dict.fromkeys(distinct_characters("".join(sequences)))
+        else:
+            for x in sequences:
+                if _is_lattice(x):
+                    seen.update(dict.fromkeys(_lattice(x).alphabet.symbols))
+                else:
+                    seen.update(dict.fromkeys(as_symbols(x)))
         if fixed is None:
             return Alphabet(sorted(seen))
         alphabet = Alphabet(fixed)
