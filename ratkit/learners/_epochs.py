@@ -88,15 +88,16 @@ def _advance(active, s, size, shrink, PG, pgmax, pgmin):
 
 
 @njit
-def _row_step(i, idx, vals, y, qinv, C, alpha, w, max_old, min_old):
+def _row_step(i, idx, vals, own, y, qinv, C, alpha, w, max_old, min_old):
     """Coordinate i with Φ′_i stored as (positions in W′, values); negative positions are
-    patterns W′ does not hold. G = y_i ⟨W′, Φ′_i⟩ − 1; on a step W′ += Δα_i y_i Φ′_i.
-    Returns (shrink?, ∇^P)."""
+    patterns W′ does not hold, and ``own`` = Σ Φ′_i(z)² over patterns kept out of W′'s
+    array because only Φ′_i has them (their weight is α_i y_i Φ′_i(z)).
+    G = y_i ⟨W′, Φ′_i⟩ + α_i·own − 1; on a step W′ += Δα_i y_i Φ′_i. Returns (shrink?, ∇^P)."""
     g = 0.0
     for p in range(idx.shape[0]):
         if idx[p] >= 0:
             g += w[idx[p]] * vals[p]
-    shrink, PG, new = coordinate(y[i] * g - 1.0, alpha[i], qinv[i], C, max_old, min_old)
+    shrink, PG, new = coordinate(y[i] * g + alpha[i] * own - 1.0, alpha[i], qinv[i], C, max_old, min_old)
     if not shrink:
         d = (new - alpha[i]) * y[i]
         alpha[i] = new
@@ -108,11 +109,14 @@ def _row_step(i, idx, vals, y, qinv, C, alpha, w, max_old, min_old):
 
 
 @njit
-def epoch_indexed(active, size, max_old, min_old, indptr, indices, data, y, qinv, C, alpha, w):
-    """Algorithm 3 on rows x_i stored as CSR: G = y_i ⟨w, x_i⟩ − 1; w += Δα_i y_i x_i.
+def epoch_indexed(active, size, max_old, min_old, indptr, indices, data, own, y, qinv, C, alpha, w):
+    """Algorithm 3 on rows x_i stored as CSR: G = y_i ⟨w, x_i⟩ + α_i own_i − 1;
+    w += Δα_i y_i x_i.
 
-    With ``indices`` the trie nodes of Φ′_i's patterns, this is Algorithm 4 with W′ a
-    weighted trie indexed once (``w`` holds the node weights).
+    The rows are those of :class:`~ratkit.learners._indexed_rows.IndexedRows`: ``w``
+    holds the weights of the features several rows share, ``own_i`` = ‖x_i‖² over the
+    features only x_i has. With the features the patterns of the trie of W′, this is
+    Algorithm 4 with W′ a weighted trie indexed once.
     """
     pgmax = -np.inf
     pgmin = np.inf
@@ -120,7 +124,7 @@ def epoch_indexed(active, size, max_old, min_old, indptr, indices, data, y, qinv
     while s < size:
         i = active[s]
         lo, hi = indptr[i], indptr[i + 1]
-        shrink, PG = _row_step(i, indices[lo:hi], data[lo:hi], y, qinv, C, alpha, w, max_old, min_old)
+        shrink, PG = _row_step(i, indices[lo:hi], data[lo:hi], own[i], y, qinv, C, alpha, w, max_old, min_old)
         s, size, pgmax, pgmin = _advance(active, s, size, shrink, PG, pgmax, pgmin)
     return pgmax, pgmin, size
 
@@ -209,7 +213,7 @@ def epoch_automaton(active, size, max_old, min_old, phi, dfa, scratch, y, qinv, 
         i = active[s]
         intersect_slots(i, phi, dfa, scratch)
         lo, hi = indptr[i], indptr[i + 1]
-        shrink, PG = _row_step(i, slots[: hi - lo], data[lo:hi], y, qinv, C, alpha, w, max_old, min_old)
+        shrink, PG = _row_step(i, slots[: hi - lo], data[lo:hi], 0.0, y, qinv, C, alpha, w, max_old, min_old)
         s, size, pgmax, pgmin = _advance(active, s, size, shrink, PG, pgmax, pgmin)
     return pgmax, pgmin, size
 

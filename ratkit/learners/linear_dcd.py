@@ -19,6 +19,7 @@ from sklearn.utils.validation import validate_data
 from ratkit.automata.kernels._features import row_sq_norms
 from ratkit.learners._base import DualSVCBase, check_positive
 from ratkit.learners._epochs import epoch_indexed
+from ratkit.learners._indexed_rows import IndexedRows
 from ratkit.plugins import register
 
 __all__ = ["LinearDCDSVC", "csr_arrays", "inverse_diagonal"]
@@ -97,6 +98,11 @@ class LinearDCDSVC(DualSVCBase):
     its gradient is always −1 and its α goes straight to C (§V-A). The compiled loop
     needs numba; without it the same code runs in Python, about 100× slower.
 
+    A feature only one sample has is not stored in w while training: its weight is
+    α_i y_i x_ij throughout, so its share of the gradient is α_i Σ_j x_ij², and it is
+    written into ``coef_`` at the end (:mod:`ratkit.learners._indexed_rows`). The steps
+    are those of Algorithm 3.
+
     References
     ----------
     A. Ghose, *Rational kernels: a survey*, §V-A eq. (36)–(44), Algorithm 3.
@@ -153,21 +159,21 @@ class LinearDCDSVC(DualSVCBase):
         n, p = X.shape
         Y = self._encode_targets(y, n)
         Xs = sp.csr_matrix(X)
-        if self.fit_intercept:
-            Xs = sp.hstack([Xs, np.full((n, 1), scale)], format="csr")
         indptr, indices, data = csr_arrays(Xs)
-        qinv = inverse_diagonal(row_sq_norms(Xs))
-        alphas, W = np.zeros(Y.shape), np.zeros((Y.shape[0], Xs.shape[1]))
+        bias = scale if self.fit_intercept else 0.0
+        rows = IndexedRows.from_csr(indptr, indices, data, p, bias)
+        qinv = inverse_diagonal(row_sq_norms(Xs) + bias**2)
+        alphas, W = np.zeros(Y.shape), np.zeros((Y.shape[0], rows.n_slots))
 
         def make_epoch(c: int, yb: np.ndarray):
             return lambda act, size, hi, lo: epoch_indexed(
-                act, size, hi, lo, indptr, indices, data, yb, qinv, C, alphas[c], W[c]
+                act, size, hi, lo, rows.indptr, rows.slots, rows.data, rows.own, yb, qinv, C, alphas[c], W[c]
             )
 
         self._solve_problems(Y, make_epoch, tol, max_iter, check_random_state(self.random_state))
         self.alpha_ = alphas
-        self.coef_ = W[:, :p].copy()
-        self.intercept_ = W[:, p] * scale if self.fit_intercept else np.zeros(W.shape[0])
+        self.coef_ = np.array([rows.column_weights(W[c], alphas[c], Y[c]) for c in range(Y.shape[0])]).reshape(-1, p)
+        self.intercept_ = W[:, 0] * scale if self.fit_intercept else np.zeros(W.shape[0])
         return self
 
     def _scores(self, X: Any) -> np.ndarray:

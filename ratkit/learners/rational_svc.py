@@ -26,6 +26,7 @@ from ratkit.exceptions import NotPDSKernelError, TrainingDataError
 from ratkit.learners import _kernel_view as view
 from ratkit.learners._base import DualSVCBase, check_positive
 from ratkit.learners._epochs import epoch_automaton, epoch_indexed
+from ratkit.learners._indexed_rows import IndexedRows
 from ratkit.learners._kernel_rows import KernelRows, epoch_rows
 from ratkit.learners._patterns import code_labels, sorted_lcp
 from ratkit.learners.automaton import PatternAutomaton, wprime_sizes
@@ -74,7 +75,9 @@ class RationalSVC(DualSVCBase):
         Penalty of the hinge losses, > 0.
     representation
         How W′ is held (Table II): ``"trie"`` — a weighted trie over the patterns,
-        looked up once (indexed features), O(n(Φ′_i)) per gradient and update;
+        looked up once (indexed features), O(n(Φ′_i)) per gradient and update; the
+        weights of patterns that only one Φ′_i has are kept implicitly as α_i y_i Φ′_i
+        (see :mod:`ratkit.learners._indexed_rows`);
         ``"automaton"`` — the minimal deterministic automaton of the patterns with
         numbered paths, each gradient an intersection Φ′_i ⋄ W′
         (:mod:`ratkit.learners.automaton`); ``"naive"`` — the ε-union of the feature
@@ -287,34 +290,40 @@ class RationalSVC(DualSVCBase):
             codes, base = np.arange(1, p + 1, dtype=np.int64), p + 1
         else:
             codes, base = np.asarray(fmap.codes, dtype=np.int64), len(fmap.symbols) + 1
-        if self.fit_intercept:
-            if codes.size and codes[0] == 0:
-                raise ValueError(
-                    "fit_intercept=True adds the empty pattern ε to every Φ′_i, but this kernel's "
-                    "features already contain ε; use fit_intercept=False."
-                )
-            F = sp.hstack([sp.csr_matrix(np.full((n, 1), scale)), F], format="csr")
-            codes = np.concatenate([[0], codes])
+        if self.fit_intercept and codes.size and codes[0] == 0:
+            raise ValueError(
+                "fit_intercept=True adds the empty pattern ε to every Φ′_i, but this kernel's "
+                "features already contain ε; use fit_intercept=False."
+            )
+        bias = scale if self.fit_intercept else 0.0  # the weight of ε in every Φ′_i
         indptr, cols, data = csr_arrays(F)
-        qinv = inverse_diagonal(row_sq_norms(F))
-        trie = PatternTrie.from_codes(codes, base)
+        qinv = inverse_diagonal(row_sq_norms(F) + bias**2)
+        trie = PatternTrie.from_codes(np.concatenate([[0], codes]) if self.fit_intercept else codes, base)
         self.wprime_size_ = {"trie_states": trie.n_states, "trie_arcs": trie.n_arcs}
+        alphas = np.zeros(Y.shape)
         if self.representation == "trie":
-            position = trie.nodes_of(codes)
-            idx = position[cols]
-            size = trie.n_states
+            rows = IndexedRows.from_csr(indptr, cols, data, p, bias)
+            weights = np.zeros((Y.shape[0], rows.n_slots))
 
             def make_epoch(c, yb, alpha, w):
                 return lambda act, size, hi, lo: epoch_indexed(
-                    act, size, hi, lo, indptr, idx, data, yb, qinv, run.C, alpha, w
+                    act, size, hi, lo, rows.indptr, rows.slots, rows.data, rows.own, yb, qinv, run.C, alpha, w
                 )
+
+            def results():
+                coef = np.array([rows.column_weights(weights[c], alphas[c], Y[c]) for c in range(Y.shape[0])])
+                return (weights[:, 0] * scale if self.fit_intercept else np.zeros(Y.shape[0])), coef.reshape(-1, p)
         else:
+            if self.fit_intercept:
+                F = sp.hstack([sp.csr_matrix(np.full((n, 1), scale)), F], format="csr")
+                codes = np.concatenate([[0], codes])
+                indptr, cols, data = csr_arrays(F)
             aut = PatternAutomaton.from_trie(trie)
             self.wprime_size_.update(automaton_states=aut.n_states, automaton_arcs=aut.n_arcs)
             vlab, vlen = code_labels(codes, base)
             lcp = sorted_lcp(indptr, cols, vlab)
             position = aut.slots(vlab, vlen)
-            size = aut.n_paths
+            weights = np.zeros((Y.shape[0], aut.n_paths))
             width = vlab.shape[1] + 1
             st_state, st_slot = np.zeros(width, np.int64), np.zeros(width, np.int64)
             slots = np.zeros(max(int(np.diff(indptr).max(initial=0)), 1), np.int64)
@@ -327,13 +336,14 @@ class RationalSVC(DualSVCBase):
                     act, size, hi, lo, phi, aut.arrays, scratch, yb, qinv, run.C, alpha, w
                 )
 
+            def results():
+                W = weights[:, position]
+                return (W[:, 0] * scale, W[:, 1:]) if self.fit_intercept else (np.zeros(Y.shape[0]), W)
+
         t1 = time.perf_counter()
-        alphas, weights = np.zeros(Y.shape), np.zeros((Y.shape[0], size))
         self._solve_problems(Y, lambda c, yb: make_epoch(c, yb, alphas[c], weights[c]), run.tol, run.max_iter, run.rng)
-        W = weights[:, position]
         self.alpha_ = alphas
-        self.intercept_ = W[:, 0] * scale if self.fit_intercept else np.zeros(Y.shape[0])
-        self.coef_ = W[:, 1:] if self.fit_intercept else W
+        self.intercept_, self.coef_ = results()
         self.feature_map_ = fmap
         self.representation_ = self.representation
         self.fit_time_ = {"features": t1 - run.t0, "solver": time.perf_counter() - t1}
