@@ -5,7 +5,9 @@ reached by spelling z from the root. Looking up the s(Φ′_i) nodes of each of 
 n(Φ′_i) paths of Φ′_i is done once, when training starts (Φ′_i is fixed), so every
 gradient D(Φ′_i ⋄ W′) and update W′ += Δ Φ′_i of Algorithm 4 then costs O(n(Φ′_i)):
 the trie is an index of the features. The weights y_i α_i are signed, so they are
-kept outside OpenFst, in a float64 array.
+kept outside OpenFst, in a float64 array. While training, that array holds the pattern
+nodes several Φ′_i reach, most used first; the weight of a node only Φ′_i reaches is
+α_i y_i Φ′_i(z) and is written out at the end (:mod:`ratkit.learners._indexed_rows`).
 
 References
 ----------
