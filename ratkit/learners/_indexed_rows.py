@@ -95,7 +95,9 @@ class IndexedRows:
     own_vals: np.ndarray
 
     @classmethod
-    def from_csr(cls, indptr: np.ndarray, cols: np.ndarray, data: np.ndarray, n_cols: int, bias: float = 0.0) -> IndexedRows:
+    def from_csr(
+        cls, indptr: np.ndarray, cols: np.ndarray, data: np.ndarray, n_cols: int, bias: float = 0.0
+    ) -> IndexedRows:
         """Lay out the CSR rows (indptr, cols, data) of an (n, ``n_cols``) matrix; ``bias`` > 0
         adds the constant feature ``bias`` to every row (slot 0)."""
         n = indptr.shape[0] - 1

@@ -86,12 +86,16 @@ def test_an_epoch_on_the_layout_takes_the_steps_of_plain_algorithm_3():
     alpha = np.zeros(40)
     w = np.zeros(plain.n_slots)
     for _ in range(5):
-        epoch_indexed(order.copy(), 40, np.inf, -np.inf, plain.indptr, plain.slots, plain.data, plain.own, y, qinv, 1.0, alpha, w)
+        epoch_indexed(
+            order.copy(), 40, np.inf, -np.inf, plain.indptr, plain.slots, plain.data, plain.own, y, qinv, 1.0, alpha, w
+        )
     # the same passes on rows that keep every column in w (no folding)
     Xb = sp.hstack([np.ones((40, 1)), X], format="csr")
     indptr, idx, data = csr_arrays(Xb)
     alpha_ref, w_ref = np.zeros(40), np.zeros(61)
     for _ in range(5):
-        epoch_indexed(order.copy(), 40, np.inf, -np.inf, indptr, idx, data, np.zeros(40), y, qinv, 1.0, alpha_ref, w_ref)
+        epoch_indexed(
+            order.copy(), 40, np.inf, -np.inf, indptr, idx, data, np.zeros(40), y, qinv, 1.0, alpha_ref, w_ref
+        )
     np.testing.assert_allclose(alpha, alpha_ref, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(plain.column_weights(w, alpha, y), w_ref[1:], rtol=1e-10, atol=1e-12)
