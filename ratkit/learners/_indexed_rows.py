@@ -34,10 +34,12 @@ __all__ = ["IndexedRows"]
 
 
 @njit
-def _split_entries(indptr, cols, data, col_slot, bias, out_indptr, out_slots, out_data, own, own_pos, own_row):
+def _split_entries(
+    indptr, cols, data, col_slot, bias, out_indptr, out_slots, out_data, own, sq_norms, own_pos, own_row
+):
     """Write the shared entries (slot ≥ 0) of every row, the bias first when ``bias`` > 0,
-    and u_i = Σ x² over the row's own entries, whose positions and rows go to ``own_pos``
-    and ``own_row``.
+    u_i = Σ x² over the row's own entries, whose positions and rows go to ``own_pos``
+    and ``own_row``, and the squared norm of the whole (augmented) row.
     Returns (number of shared entries, number of own entries)."""
     q = 0
     r = 0
@@ -48,9 +50,11 @@ def _split_entries(indptr, cols, data, col_slot, bias, out_indptr, out_slots, ou
             out_data[q] = bias
             q += 1
         u = 0.0
+        total = bias * bias
         for p in range(indptr[i], indptr[i + 1]):
             s = col_slot[cols[p]]
             x = data[p]
+            total += x * x
             if s >= 0:
                 out_slots[q] = s
                 out_data[q] = x
@@ -61,6 +65,7 @@ def _split_entries(indptr, cols, data, col_slot, bias, out_indptr, out_slots, ou
                 own_row[r] = i
                 r += 1
         own[i] = u
+        sq_norms[i] = total
     out_indptr[indptr.shape[0] - 1] = q
     return q, r
 
@@ -76,6 +81,8 @@ class IndexedRows:
         the pattern whose weight is ``w[slots[p]]``.
     own
         u_i = Σ_z Φ′_i(z)² over the patterns only Φ′_i contains.
+    sq_norms
+        ‖Φ′_i‖² of the whole row, the intercept's feature included: Q_ii.
     col_slot
         The slot of every column of the input matrix; −1 for a column of one row.
     n_slots
@@ -88,6 +95,7 @@ class IndexedRows:
     slots: np.ndarray
     data: np.ndarray
     own: np.ndarray
+    sq_norms: np.ndarray
     col_slot: np.ndarray
     n_slots: int
     own_rows: np.ndarray
@@ -113,16 +121,17 @@ class IndexedRows:
         out_indptr = np.empty(n + 1, dtype=np.int64)
         out_slots = np.empty(nnz + (n if bias > 0 else 0), dtype=np.int64)
         out_data = np.empty(out_slots.shape[0], dtype=np.float64)
-        own = np.empty(n, dtype=np.float64)
+        own, sq_norms = np.empty(n, dtype=np.float64), np.empty(n, dtype=np.float64)
         own_pos, own_row = np.empty(nnz, dtype=np.int64), np.empty(nnz, dtype=np.int64)
         q, r = _split_entries(
-            indptr, cols, data, col_slot, float(bias), out_indptr, out_slots, out_data, own, own_pos, own_row
+            indptr, cols, data, col_slot, float(bias), out_indptr, out_slots, out_data, own, sq_norms, own_pos, own_row
         )
         return cls(
             out_indptr,
             out_slots[:q],
             out_data[:q],
             own,
+            sq_norms,
             col_slot,
             first + order.shape[0],
             own_row[:r].copy(),

@@ -16,7 +16,6 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
-from ratkit.automata.kernels._features import row_sq_norms
 from ratkit.learners._base import DualSVCBase, check_positive
 from ratkit.learners._epochs import epoch_indexed
 from ratkit.learners._indexed_rows import IndexedRows
@@ -162,7 +161,7 @@ class LinearDCDSVC(DualSVCBase):
         indptr, indices, data = csr_arrays(Xs)
         bias = scale if self.fit_intercept else 0.0
         rows = IndexedRows.from_csr(indptr, indices, data, p, bias)
-        qinv = inverse_diagonal(row_sq_norms(Xs) + bias**2)
+        qinv = inverse_diagonal(rows.sq_norms)
         alphas, W = np.zeros(Y.shape), np.zeros((Y.shape[0], rows.n_slots))
 
         def make_epoch(c: int, yb: np.ndarray):

@@ -297,12 +297,12 @@ class RationalSVC(DualSVCBase):
             )
         bias = scale if self.fit_intercept else 0.0  # the weight of ε in every Φ′_i
         indptr, cols, data = csr_arrays(F)
-        qinv = inverse_diagonal(row_sq_norms(F) + bias**2)
         trie = PatternTrie.from_codes(np.concatenate([[0], codes]) if self.fit_intercept else codes, base)
         self.wprime_size_ = {"trie_states": trie.n_states, "trie_arcs": trie.n_arcs}
         alphas = np.zeros(Y.shape)
         if self.representation == "trie":
             rows = IndexedRows.from_csr(indptr, cols, data, p, bias)
+            qinv = inverse_diagonal(rows.sq_norms)
             weights = np.zeros((Y.shape[0], rows.n_slots))
 
             def make_epoch(c, yb, alpha, w):
@@ -314,6 +314,7 @@ class RationalSVC(DualSVCBase):
                 coef = np.array([rows.column_weights(weights[c], alphas[c], Y[c]) for c in range(Y.shape[0])])
                 return (weights[:, 0] * scale if self.fit_intercept else np.zeros(Y.shape[0])), coef.reshape(-1, p)
         else:
+            qinv = inverse_diagonal(row_sq_norms(F) + bias**2)
             if self.fit_intercept:
                 F = sp.hstack([sp.csr_matrix(np.full((n, 1), scale)), F], format="csr")
                 codes = np.concatenate([[0], codes])

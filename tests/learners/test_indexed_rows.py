@@ -50,6 +50,7 @@ def test_gradients_and_weights_match_the_dense_products(args):
         ]
     )
     np.testing.assert_allclose(grads, y * (Xb @ w_dense), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(rows.sq_norms, (Xb**2).sum(axis=1), rtol=1e-12, atol=1e-12)
     coef = rows.column_weights(w, alpha, y)
     np.testing.assert_allclose(coef, w_dense[1:] if bias else w_dense, rtol=1e-12, atol=1e-12)
     if bias:
