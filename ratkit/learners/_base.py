@@ -15,6 +15,8 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ratkit._validation import check_int
 from ratkit.exceptions import NotFittedError, TrainingDataError
+from ratkit.learners._epochs import epoch_indexed, inverse_diagonal
+from ratkit.learners._indexed_rows import IndexedRows
 
 __all__ = ["DualSVCBase", "check_positive", "check_max_iter", "EstimatorNotFittedError"]
 
@@ -109,6 +111,28 @@ class DualSVCBase(ClassifierMixin, BaseEstimator):
         self.n_iter_ = int(max(r.n_iter for r in results))
         self.converged_ = bool(all(r.converged for r in results))
         return results
+
+    def _fit_indexed(
+        self, rows: IndexedRows, Y: np.ndarray, C: float, tol: float, max_iter: int, rng: Any, scale: float
+    ) -> None:
+        """Algorithm 3 (Algorithm 4 on an indexed W′) on every binary problem of Y, on rows laid
+        out by :class:`IndexedRows` (with the intercept's feature ``scale`` when
+        ``fit_intercept``); sets ``alpha_``, ``coef_`` and ``intercept_``."""
+        qinv = inverse_diagonal(rows.sq_norms)
+        alphas, W = np.zeros(Y.shape), np.zeros((Y.shape[0], rows.n_slots))
+
+        def make_epoch(c: int, yb: np.ndarray) -> Callable:
+            return lambda act, size, hi, lo: epoch_indexed(
+                act, size, hi, lo, rows.indptr, rows.slots, rows.data, rows.own, yb, qinv, C, alphas[c], W[c]
+            )
+
+        self._solve_problems(Y, make_epoch, tol, max_iter, rng)
+        self.alpha_ = alphas
+        coef = np.zeros((Y.shape[0], rows.col_slot.shape[0]))
+        for c in range(Y.shape[0]):
+            coef[c] = rows.column_weights(W[c], alphas[c], Y[c])
+        self.coef_ = coef
+        self.intercept_ = W[:, 0] * scale if self.fit_intercept else np.zeros(Y.shape[0])
 
     @contextmanager
     def _fitting(self) -> Iterator[None]:

@@ -34,6 +34,7 @@ __all__ = [
     "epoch_automaton",
     "epoch_gram",
     "epoch_python",
+    "inverse_diagonal",
     "coordinate",
     "projected_gradient",
     "newton_step",
@@ -43,6 +44,14 @@ __all__ = [
 
 #: |∇^P| below this counts as zero: no step is taken (LIBLINEAR's 1e-12).
 PG_ZERO = 1e-12
+
+
+def inverse_diagonal(q: np.ndarray) -> np.ndarray:
+    """1 / Q_ii, with +∞ where Q_ii ≤ 0 (the boundary case of §V-A: the step goes to a bound)."""
+    q = np.asarray(q, dtype=np.float64)
+    out = np.full(q.shape, np.inf)
+    np.divide(1.0, q, out=out, where=q > 0)
+    return out
 
 
 @njit

@@ -17,11 +17,10 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
 from ratkit.learners._base import DualSVCBase, check_positive
-from ratkit.learners._epochs import epoch_indexed
 from ratkit.learners._indexed_rows import IndexedRows
 from ratkit.plugins import register
 
-__all__ = ["LinearDCDSVC", "csr_arrays", "inverse_diagonal"]
+__all__ = ["LinearDCDSVC", "csr_arrays"]
 
 log = logging.getLogger(__name__)
 
@@ -35,14 +34,6 @@ def csr_arrays(X: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         np.ascontiguousarray(X.indices, dtype=np.int64),
         np.ascontiguousarray(X.data, dtype=np.float64),
     )
-
-
-def inverse_diagonal(q: np.ndarray) -> np.ndarray:
-    """1 / Q_ii, with +∞ where Q_ii ≤ 0 (the boundary case of §V-A: the step goes to a bound)."""
-    q = np.asarray(q, dtype=np.float64)
-    out = np.full(q.shape, np.inf)
-    np.divide(1.0, q, out=out, where=q > 0)
-    return out
 
 
 @register("learner", "linear-dcd")
@@ -159,20 +150,8 @@ class LinearDCDSVC(DualSVCBase):
         Y = self._encode_targets(y, n)
         Xs = sp.csr_matrix(X)
         indptr, indices, data = csr_arrays(Xs)
-        bias = scale if self.fit_intercept else 0.0
-        rows = IndexedRows.from_csr(indptr, indices, data, p, bias)
-        qinv = inverse_diagonal(rows.sq_norms)
-        alphas, W = np.zeros(Y.shape), np.zeros((Y.shape[0], rows.n_slots))
-
-        def make_epoch(c: int, yb: np.ndarray):
-            return lambda act, size, hi, lo: epoch_indexed(
-                act, size, hi, lo, rows.indptr, rows.slots, rows.data, rows.own, yb, qinv, C, alphas[c], W[c]
-            )
-
-        self._solve_problems(Y, make_epoch, tol, max_iter, check_random_state(self.random_state))
-        self.alpha_ = alphas
-        self.coef_ = np.array([rows.column_weights(W[c], alphas[c], Y[c]) for c in range(Y.shape[0])]).reshape(-1, p)
-        self.intercept_ = W[:, 0] * scale if self.fit_intercept else np.zeros(W.shape[0])
+        rows = IndexedRows.from_csr(indptr, indices, data, p, scale if self.fit_intercept else 0.0)
+        self._fit_indexed(rows, Y, C, tol, max_iter, check_random_state(self.random_state), scale)
         return self
 
     def _scores(self, X: Any) -> np.ndarray:

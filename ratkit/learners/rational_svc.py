@@ -25,12 +25,12 @@ from ratkit.automata.kernels.base import as_collection
 from ratkit.exceptions import NotPDSKernelError, TrainingDataError
 from ratkit.learners import _kernel_view as view
 from ratkit.learners._base import DualSVCBase, check_positive
-from ratkit.learners._epochs import epoch_automaton, epoch_indexed
+from ratkit.learners._epochs import epoch_automaton, inverse_diagonal
 from ratkit.learners._indexed_rows import IndexedRows
 from ratkit.learners._kernel_rows import KernelRows, epoch_rows
 from ratkit.learners._patterns import code_labels, sorted_lcp
 from ratkit.learners.automaton import PatternAutomaton, wprime_sizes
-from ratkit.learners.linear_dcd import csr_arrays, inverse_diagonal
+from ratkit.learners.linear_dcd import csr_arrays
 from ratkit.learners.naive import NaiveUnion, dot_native, naive_epoch
 from ratkit.learners.trie import PatternTrie
 from ratkit.plugins import register
@@ -299,20 +299,10 @@ class RationalSVC(DualSVCBase):
         indptr, cols, data = csr_arrays(F)
         trie = PatternTrie.from_codes(np.concatenate([[0], codes]) if self.fit_intercept else codes, base)
         self.wprime_size_ = {"trie_states": trie.n_states, "trie_arcs": trie.n_arcs}
-        alphas = np.zeros(Y.shape)
         if self.representation == "trie":
             rows = IndexedRows.from_csr(indptr, cols, data, p, bias)
-            qinv = inverse_diagonal(rows.sq_norms)
-            weights = np.zeros((Y.shape[0], rows.n_slots))
-
-            def make_epoch(c, yb, alpha, w):
-                return lambda act, size, hi, lo: epoch_indexed(
-                    act, size, hi, lo, rows.indptr, rows.slots, rows.data, rows.own, yb, qinv, run.C, alpha, w
-                )
-
-            def results():
-                coef = np.array([rows.column_weights(weights[c], alphas[c], Y[c]) for c in range(Y.shape[0])])
-                return (weights[:, 0] * scale if self.fit_intercept else np.zeros(Y.shape[0])), coef.reshape(-1, p)
+            t1 = time.perf_counter()
+            self._fit_indexed(rows, Y, run.C, run.tol, run.max_iter, run.rng, scale)
         else:
             qinv = inverse_diagonal(row_sq_norms(F) + bias**2)
             if self.fit_intercept:
@@ -324,7 +314,7 @@ class RationalSVC(DualSVCBase):
             vlab, vlen = code_labels(codes, base)
             lcp = sorted_lcp(indptr, cols, vlab)
             position = aut.slots(vlab, vlen)
-            weights = np.zeros((Y.shape[0], aut.n_paths))
+            alphas, weights = np.zeros(Y.shape), np.zeros((Y.shape[0], aut.n_paths))
             width = vlab.shape[1] + 1
             st_state, st_slot = np.zeros(width, np.int64), np.zeros(width, np.int64)
             slots = np.zeros(max(int(np.diff(indptr).max(initial=0)), 1), np.int64)
@@ -332,19 +322,17 @@ class RationalSVC(DualSVCBase):
             phi = (indptr, cols, data, lcp, vlab, vlen)
             scratch = (st_state, st_slot, slots)
 
-            def make_epoch(c, yb, alpha, w):
+            def make_epoch(c, yb):
                 return lambda act, size, hi, lo: epoch_automaton(
-                    act, size, hi, lo, phi, aut.arrays, scratch, yb, qinv, run.C, alpha, w
+                    act, size, hi, lo, phi, aut.arrays, scratch, yb, qinv, run.C, alphas[c], weights[c]
                 )
 
-            def results():
-                W = weights[:, position]
-                return (W[:, 0] * scale, W[:, 1:]) if self.fit_intercept else (np.zeros(Y.shape[0]), W)
-
-        t1 = time.perf_counter()
-        self._solve_problems(Y, lambda c, yb: make_epoch(c, yb, alphas[c], weights[c]), run.tol, run.max_iter, run.rng)
-        self.alpha_ = alphas
-        self.intercept_, self.coef_ = results()
+            t1 = time.perf_counter()
+            self._solve_problems(Y, make_epoch, run.tol, run.max_iter, run.rng)
+            W = weights[:, position]
+            self.alpha_ = alphas
+            self.intercept_ = W[:, 0] * scale if self.fit_intercept else np.zeros(Y.shape[0])
+            self.coef_ = W[:, 1:] if self.fit_intercept else W
         self.feature_map_ = fmap
         self.representation_ = self.representation
         self.fit_time_ = {"features": t1 - run.t0, "solver": time.perf_counter() - t1}

@@ -198,10 +198,11 @@ class RationalKernel(Kernel):
         a kernel with a fixed alphabet checks that every symbol belongs to it.
         """
         fixed = self._alphabet_symbols()
-        seen: dict[str, None] = {}
+        seen: dict[str, None]
         if all(isinstance(x, str) for x in sequences):
             seen = dict.fromkeys(distinct_characters("".join(sequences)))
         else:
+            seen = {}
             for x in sequences:
                 if _is_lattice(x):
                     seen.update(dict.fromkeys(_lattice(x).alphabet.symbols))
