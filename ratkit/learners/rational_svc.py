@@ -297,9 +297,10 @@ class RationalSVC(DualSVCBase):
             )
         bias = scale if self.fit_intercept else 0.0  # the weight of ε in every Φ′_i
         indptr, cols, data = csr_arrays(F)
-        trie = PatternTrie.from_codes(np.concatenate([[0], codes]) if self.fit_intercept else codes, base)
-        self.wprime_size_ = {"trie_states": trie.n_states, "trie_arcs": trie.n_arcs}
+        patterns = np.concatenate([[0], codes]) if self.fit_intercept else codes
         if self.representation == "trie":
+            states = PatternTrie.count_states(patterns, base)
+            self.wprime_size_ = {"trie_states": states, "trie_arcs": states - 1}
             rows = IndexedRows.from_csr(indptr, cols, data, p, bias)
             t1 = time.perf_counter()
             self._fit_indexed(rows, Y, run.C, run.tol, run.max_iter, run.rng, scale)
@@ -307,8 +308,10 @@ class RationalSVC(DualSVCBase):
             qinv = inverse_diagonal(row_sq_norms(F) + bias**2)
             if self.fit_intercept:
                 F = sp.hstack([sp.csr_matrix(np.full((n, 1), scale)), F], format="csr")
-                codes = np.concatenate([[0], codes])
+                codes = patterns
                 indptr, cols, data = csr_arrays(F)
+            trie = PatternTrie.from_codes(patterns, base)
+            self.wprime_size_ = {"trie_states": trie.n_states, "trie_arcs": trie.n_arcs}
             aut = PatternAutomaton.from_trie(trie)
             self.wprime_size_.update(automaton_states=aut.n_states, automaton_arcs=aut.n_arcs)
             vlab, vlen = code_labels(codes, base)

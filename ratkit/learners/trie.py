@@ -73,6 +73,28 @@ class PatternTrie:
         final[np.searchsorted(nodes, codes)] = True
         return cls(base, nodes, final)
 
+    @staticmethod
+    def count_states(codes: np.ndarray, base: int) -> int:
+        """The number of nodes of the trie of ``codes``, without building it.
+
+        When the patterns all have one length (a code's length grows with its value, so
+        the smallest and largest code tell), depth d holds the distinct quotients of the
+        sorted codes by base^(n−d), and no two depths share a node; otherwise the trie
+        is built.
+        """
+        codes = sorted_unique(np.asarray(codes, dtype=np.int64))
+        codes = codes[codes > 0]  # the empty pattern is the root
+        if not codes.size:
+            return 1
+        first, last = code_lengths(codes[[0, -1]], base)
+        if first != last:
+            return PatternTrie.from_codes(codes, base).n_states
+        total, cur = 1, codes
+        while cur[0] > 0:
+            total += cur.shape[0]
+            cur = sorted_unique(cur // base, presorted=True)
+        return total
+
     @cached_property
     def parent(self) -> np.ndarray:
         parent = np.searchsorted(self.node_codes, self.node_codes // self.base)

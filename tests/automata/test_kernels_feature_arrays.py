@@ -9,7 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ratkit.automata.kernels import ngram
-from ratkit.automata.kernels._features import FeatureMap, row_sq_norms, sorted_unique, vocabulary_matrix
+from ratkit.automata.kernels._features import (
+    FeatureMap,
+    row_sq_norms,
+    sorted_unique,
+    uniform_values,
+    vocabulary_matrix,
+)
 from ratkit.automata.kernels._paths import TooManyPaths
 from ratkit.automata.kernels._windows import encode, window_codes
 from ratkit.automata.kernels.algebra import cosine
@@ -31,8 +37,11 @@ def test_vocabulary_matrix_sums_duplicates_like_scipy(case):
     n_rows, entries, uniform = case
     rows = np.array([r for r, _, _ in entries], dtype=np.int64)
     codes = np.array([c % 37 * 10**10 + c % 5 for _, c, _ in entries], dtype=np.int64)  # many repeats
-    values = np.ones(len(entries)) if uniform else np.array([v for _, _, v in entries])
+    values = uniform_values(len(entries)) if uniform else np.array([v for _, _, v in entries])
     uniq, F = vocabulary_matrix(rows, codes, values, n_rows)
+    # forming the keys in the codes' own memory gives the same matrix
+    uniq2, F2 = vocabulary_matrix(rows, codes.copy(), values, n_rows, overwrite_codes=True)
+    assert np.array_equal(uniq2, uniq) and np.array_equal(F2.toarray(), F.toarray())
     want_codes = np.array(sorted(set(codes.tolist())), dtype=np.int64)
     want = sp.coo_matrix(
         (values, (rows, np.searchsorted(want_codes, codes))), shape=(n_rows, want_codes.shape[0])

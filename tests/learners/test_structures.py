@@ -37,6 +37,7 @@ def test_trie_and_minimal_automaton_against_brute_force(seed):
     assert [trie.final[trie.nodes_of(np.array([_code(q, base)]))[0]] for q in sorted(prefixes)] == [
         q in pats for q in sorted(prefixes)
     ]
+    assert PatternTrie.count_states(codes, base) == len(prefixes)
     aut = PatternAutomaton.from_trie(trie)
     # Myhill–Nerode: the minimal DFA (with its dead state removed) has one state per
     # distinct non-empty right language of a prefix, plus the empty one if reachable.
@@ -85,3 +86,15 @@ def test_minimal_weighted_automaton_merges_proportional_suffixes():
     # root, {a, b} merged, one final state: 3 states; arcs root→·(a), root→·(b), ·→f (a), ·→f (b)
     assert minimal_weighted_size(trie, w) == (3, 4)
     assert trie.n_states == 7
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_count_states_of_one_length_patterns_against_brute_force(seed):
+    """The fast path (every pattern of one length, with or without ε) counts the prefixes."""
+    rng = random.Random(seed)
+    L, n = rng.randint(1, 4), rng.randint(1, 5)
+    pats = {tuple(rng.randint(1, L) for _ in range(n)) for _ in range(rng.randint(1, 30))}
+    with_root = rng.random() < 0.5
+    codes = np.array([_code(p, L + 1) for p in pats] + ([0] if with_root else []), dtype=np.int64)
+    prefixes = {p[:k] for p in pats for k in range(n + 1)}
+    assert PatternTrie.count_states(codes, L + 1) == len(prefixes)

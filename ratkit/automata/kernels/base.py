@@ -313,7 +313,7 @@ class RationalKernel(Kernel):
         strategy, n_jobs, show_progress = self._options(strategy, n_jobs, show_progress)
         symbols = tuple(self.alphabet_for(X))
         rows, codes, vals = self._raw_features(X, symbols, strategy, n_jobs, show_progress)
-        uniq, F = vocabulary_matrix(rows, codes, vals, len(X))
+        uniq, F = vocabulary_matrix(rows, codes, vals, len(X), overwrite_codes=True)
         return FeatureMap(symbols, uniq), F
 
     def transform_features(
@@ -374,7 +374,7 @@ class RationalKernel(Kernel):
                     raise
                 log.info("falling back to pairwise intersection: %s", exc)
             else:
-                _, F = vocabulary_matrix(rows, codes, vals, len(both))
+                _, F = vocabulary_matrix(rows, codes, vals, len(both), overwrite_codes=True)
                 if Y is None:
                     return self._psi_features(inner_products(F))
                 return self._psi_features(inner_products(F[: len(X)], F[len(X) :]))
@@ -396,7 +396,7 @@ class RationalKernel(Kernel):
             except TooManyPaths:
                 pass
             else:
-                _, F = vocabulary_matrix(rows, codes, vals, len(X))
+                _, F = vocabulary_matrix(rows, codes, vals, len(X), overwrite_codes=True)
                 return self._psi_features(row_sq_norms(F))
         return np.array([self.gram([x], [x], strategy=strategy, n_jobs=1)[0, 0] for x in X])
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from ratkit.automata.alphabet import Alphabet, as_symbols
 from ratkit.automata.construct import from_arcs
+from ratkit.automata.kernels._features import uniform_values
 from ratkit.automata.kernels._validation import check_int
 from ratkit.automata.kernels._windows import encode, window_codes
 from ratkit.automata.kernels.base import RationalKernel, Strategy
@@ -142,7 +143,7 @@ class MismatchKernel(RationalKernel):
                     out_rows.append(rows[ok])
                     out_codes.append(new)
         all_codes = np.concatenate(out_codes)
-        return np.concatenate(out_rows), all_codes, np.ones(all_codes.shape[0])
+        return np.concatenate(out_rows), all_codes, uniform_values(all_codes.shape[0])
 
 
 def mismatch(k: int = 5, m: int = 1, alphabet: str | Sequence[str] | None = None, **options: Any) -> MismatchKernel:

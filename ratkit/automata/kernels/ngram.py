@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.construct import from_arcs
+from ratkit.automata.kernels._features import uniform_values
 from ratkit.automata.kernels._validation import check_int
 from ratkit.automata.kernels._windows import encode, window_codes
 from ratkit.automata.kernels.base import RationalKernel, Strategy
@@ -67,7 +66,7 @@ class NgramKernel(RationalKernel):
         self._validate()
         labels, offsets = encode(sequences, symbols)
         rows, codes = window_codes(labels, offsets, self.n, len(symbols) + 1)
-        return rows, codes, np.ones(codes.shape[0])
+        return rows, codes, uniform_values(codes.shape[0])
 
 
 def ngram(n: int = 3, **options: Any) -> NgramKernel:
