@@ -15,7 +15,8 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ratkit._validation import check_int
 from ratkit.exceptions import NotFittedError, TrainingDataError
-from ratkit.learners._epochs import epoch_indexed, inverse_diagonal
+from ratkit.learners._active_gram import ActiveGramEpoch, cache_capacity
+from ratkit.learners._epochs import inverse_diagonal
 from ratkit.learners._indexed_rows import IndexedRows
 
 __all__ = ["DualSVCBase", "check_positive", "check_max_iter", "EstimatorNotFittedError"]
@@ -46,6 +47,7 @@ class DualSVCBase(ClassifierMixin, BaseEstimator):
         owner = type(self).__name__
         C = check_positive(self.C, "C", owner)
         tol = check_positive(self.tol, "tol", owner)
+        check_positive(self.cache_size, "cache_size", owner)
         return C, tol, check_max_iter(self.max_iter, owner)
 
     def _check_lengths(self, X: Any, y: Any) -> None:
@@ -94,20 +96,24 @@ class DualSVCBase(ClassifierMixin, BaseEstimator):
         in turn with one random stream; set ``n_iter_`` and ``converged_``."""
         from ratkit.learners.dcd import solve
 
-        results = [
-            solve(
-                make_epoch(c, yb),
-                Y.shape[1],
-                tol=tol,
-                max_iter=max_iter,
-                rng=rng,
-                shrinking=bool(self.shrinking),
-                show_progress=self.show_progress,
-                desc=f"DCD problem {c + 1}/{Y.shape[0]}",
-                owner=type(self).__name__,
+        results = []
+        for c, yb in enumerate(Y):
+            epoch = make_epoch(c, yb)
+            results.append(
+                solve(
+                    epoch,
+                    Y.shape[1],
+                    tol=tol,
+                    max_iter=max_iter,
+                    rng=rng,
+                    shrinking=bool(self.shrinking),
+                    show_progress=self.show_progress,
+                    desc=f"DCD problem {c + 1}/{Y.shape[0]}",
+                    owner=type(self).__name__,
+                )
             )
-            for c, yb in enumerate(Y)
-        ]
+            if hasattr(epoch, "finish"):
+                epoch.finish()
         self.n_iter_ = int(max(r.n_iter for r in results))
         self.converged_ = bool(all(r.converged for r in results))
         return results
@@ -117,14 +123,15 @@ class DualSVCBase(ClassifierMixin, BaseEstimator):
     ) -> None:
         """Algorithm 3 (Algorithm 4 on an indexed W′) on every binary problem of Y, on rows laid
         out by :class:`IndexedRows` (with the intercept's feature ``scale`` when
-        ``fit_intercept``); sets ``alpha_``, ``coef_`` and ``intercept_``."""
+        ``fit_intercept``), switching to cached inner products of the active rows within
+        ``cache_size`` MB when that pays (:mod:`ratkit.learners._active_gram`); sets
+        ``alpha_``, ``coef_`` and ``intercept_``."""
         qinv = inverse_diagonal(rows.sq_norms)
         alphas, W = np.zeros(Y.shape), np.zeros((Y.shape[0], rows.n_slots))
+        capacity = cache_capacity(self.cache_size, Y.shape[1])
 
         def make_epoch(c: int, yb: np.ndarray) -> Callable:
-            return lambda act, size, hi, lo: epoch_indexed(
-                act, size, hi, lo, rows.indptr, rows.slots, rows.data, rows.own, yb, qinv, C, alphas[c], W[c]
-            )
+            return ActiveGramEpoch(rows, yb, qinv, C, alphas[c], W[c], capacity)
 
         self._solve_problems(Y, make_epoch, tol, max_iter, rng)
         self.alpha_ = alphas

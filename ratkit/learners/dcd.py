@@ -37,11 +37,12 @@ log = logging.getLogger(__name__)
 Epoch = Callable[[np.ndarray, int, float, float], tuple[float, float, int]]
 
 #: With shrinking, every coordinate is visited again once the passes over the shrunk active
-#: set have visited this many times n coordinates (so the safety passes cost at most about
-#: 1/UNSHRINK_WORK of the run). LIBLINEAR only lets shrunk coordinates back in once the
-#: active ones meet the stopping rule; on degenerate problems the active ones can stall
-#: just above a tight ``tol`` while a shrunk coordinate has come to violate its optimality
-#: condition badly.
+#: set have done the work of this many full passes (so the safety passes cost at most about
+#: 1/UNSHRINK_WORK of the run). A visit counts as one, or as the epoch's ``visit_cost`` when
+#: it has one (the cost of its last pass's visits relative to a visit of a full pass).
+#: LIBLINEAR only lets shrunk coordinates back in once the active ones meet the stopping
+#: rule; on degenerate problems the active ones can stall just above a tight ``tol`` while a
+#: shrunk coordinate has come to violate its optimality condition badly.
 UNSHRINK_WORK = 5
 
 
@@ -85,8 +86,9 @@ def solve(
     once the active coordinates meet the stopping rule, all coordinates are reactivated
     and the rule is checked on them, so a run only converges on the whole problem. They are
     also reactivated once the shrunk passes have done :data:`UNSHRINK_WORK` full passes'
-    worth of coordinate visits; that pass keeps the shrinking bounds, so coordinates still
-    beyond them drop out again at once. A run that stops at ``max_iter``
+    worth of work (coordinate visits, weighted by ``epoch.visit_cost`` if it exists); that
+    pass keeps the shrinking bounds, so coordinates still beyond them drop out again at
+    once. A run that stops at ``max_iter``
     warns with a :class:`~sklearn.exceptions.ConvergenceWarning`.
     """
     gap = np.inf
@@ -94,15 +96,18 @@ def solve(
     active = np.arange(n, dtype=np.int64)
     size = n
     max_old, min_old = np.inf, -np.inf
-    shrunk_work = 0  # coordinates visited by shrunk passes since every coordinate was active
+    shrunk_work = 0.0  # work of the shrunk passes since every coordinate was active, in visits
     bar = tqdm(total=max_iter, desc=desc, disable=not show_progress, unit="pass", leave=False)
     try:
         while it < max_iter:
             if size < n and shrunk_work >= UNSHRINK_WORK * n:  # let shrunk coordinates back in
                 size = n
-            shrunk_work = 0 if size == n else shrunk_work + size
+            if size == n:
+                shrunk_work = 0.0
             active[:size] = active[:size][rng.permutation(size)]
             pgmax, pgmin, kept = epoch(active, size, max_old, min_old)
+            if size < n:
+                shrunk_work += size * getattr(epoch, "visit_cost", 1.0)
             it += 1
             gap = float(pgmax - pgmin) if kept else 0.0
             bar.update(1)

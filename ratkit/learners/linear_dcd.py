@@ -64,6 +64,11 @@ class LinearDCDSVC(DualSVCBase):
         (Hsieh et al. 2008, §3.2, as LIBLINEAR does); False runs plain Algorithm 3.
     random_state
         Seed or RandomState of the coordinate permutations.
+    cache_size
+        Megabytes for the inner products among the active samples, > 0. Once shrinking has
+        left few samples active, the passes read x_iᵀx_j from a float32 matrix instead of
+        updating w (the same steps, cheaper), when building it pays for itself
+        (:mod:`ratkit.learners._active_gram`).
     show_progress
         Show a progress bar over passes.
 
@@ -117,6 +122,7 @@ class LinearDCDSVC(DualSVCBase):
         max_iter: int = 1000,
         shrinking: bool = True,
         random_state: Any = None,
+        cache_size: float = 200.0,
         show_progress: bool = False,
     ) -> None:
         self.C = C
@@ -126,6 +132,7 @@ class LinearDCDSVC(DualSVCBase):
         self.max_iter = max_iter
         self.shrinking = shrinking
         self.random_state = random_state
+        self.cache_size = cache_size
         self.show_progress = show_progress
 
     def __sklearn_tags__(self):

@@ -96,7 +96,10 @@ class RationalSVC(DualSVCBase):
         passes, whether coordinates stuck at a bound are skipped between checks of the
         stopping rule, and the seed of the coordinate permutations (as in LinearDCDSVC).
     cache_size
-        Megabytes for kernel rows in the fallback (the whole matrix when it fits).
+        Megabytes for kernel rows, > 0: in the fallback, the kernel matrix (whole when it
+        fits); with ``"trie"``, the inner products among the active coordinates once
+        shrinking has left few of them, when building them pays for itself (the same
+        steps, cheaper; :mod:`ratkit.learners._active_gram`).
     n_jobs
         Processes for feature extraction and kernel matrices (joblib convention).
     show_progress
@@ -240,7 +243,6 @@ class RationalSVC(DualSVCBase):
                 f"'naive'. Got {self.representation!r} instead."
             )
         scale = check_positive(self.intercept_scaling, "intercept_scaling", "RationalSVC")
-        check_positive(self.cache_size, "cache_size", "RationalSVC")
         kernel = self._resolve_kernel()
         if view.is_pds(kernel) is False:
             raise NotPDSKernelError(

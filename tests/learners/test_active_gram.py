@@ -1,0 +1,174 @@
+"""Cached inner products of the active rows: Q against the dense product y_a y_b x_aᵀx_b,
+and runs that switch to the cache against runs that never do (the same steps)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ratkit.learners import LinearDCDSVC
+from ratkit.learners import _active_gram as ag
+from ratkit.learners._epochs import epoch_indexed, inverse_diagonal
+from ratkit.learners._indexed_rows import IndexedRows
+from ratkit.learners.dcd import solve
+from ratkit.learners.linear_dcd import csr_arrays
+
+
+def _dense_q(X: sp.csr_matrix, bias: float, y: np.ndarray, members: np.ndarray) -> np.ndarray:
+    Xb = X.toarray()
+    if bias:
+        Xb = np.hstack([np.full((X.shape[0], 1), bias), Xb])
+    Xm = Xb[members]
+    return (y[members, None] * y[None, members]) * (Xm @ Xm.T)
+
+
+problems = st.tuples(
+    st.integers(2, 30),  # rows
+    st.integers(1, 15),  # columns
+    st.floats(0.05, 0.9),  # density
+    st.sampled_from([0.0, 1.0]),  # bias
+    st.integers(0, 2**31 - 1),  # seed
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(problems)
+def test_active_gram_is_the_dense_product_and_newcomers_extend_it(args):
+    n, p, density, bias, seed = args
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, p, density=density, format="csr", random_state=rng, data_rvs=lambda k: rng.normal(size=k))
+    y = rng.choice([-1.0, 1.0], size=n)
+    rows = IndexedRows.from_csr(*csr_arrays(X), p, bias)
+    members = rng.permutation(n)[: rng.integers(1, n + 1)]
+    expected = _dense_q(X, bias, y, members)
+    scale = max(1.0, np.abs(expected).max())
+    np.testing.assert_allclose(ag.active_gram(rows, members, y), expected, rtol=1e-6, atol=1e-6 * scale)
+    # the first k rows built at once, the others added as newcomers
+    m, k = members.shape[0], int(rng.integers(1, members.shape[0] + 1))
+    Q = np.full((m + 3, m + 3), np.nan, dtype=np.float32)  # a cache larger than its rows
+    df = ag._slot_counts(members, k, rows.indptr, rows.slots, rows.n_slots)
+    ag._gram_rows(members, k, rows.indptr, rows.slots, rows.data, rows.sq_norms, y, df, Q)
+    ag._fill_rows(k, members, m, rows.indptr, rows.slots, rows.data, rows.sq_norms, y, rows.n_slots, Q)
+    np.testing.assert_allclose(Q[:m, :m], expected, rtol=1e-6, atol=1e-6 * scale)
+
+
+def _problem(seed: int, n: int = 300, p: int = 400):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, p, density=0.03, format="csr", random_state=rng)
+    w = rng.normal(size=p)
+    y = np.where(X @ w + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    return X, y
+
+
+def _run(rows: IndexedRows, y: np.ndarray, C: float, capacity: int | None):
+    qinv = inverse_diagonal(rows.sq_norms)
+    alpha, w = np.zeros(y.shape[0]), np.zeros(rows.n_slots)
+    if capacity is None:
+
+        def epoch(act, size, hi, lo):
+            return epoch_indexed(act, size, hi, lo, rows.indptr, rows.slots, rows.data, rows.own, y, qinv, C, alpha, w)
+
+    else:
+        epoch = ag.ActiveGramEpoch(rows, y, qinv, C, alpha, w, capacity)
+    result = solve(epoch, y.shape[0], tol=1e-6, max_iter=5000, rng=np.random.RandomState(0))
+    if capacity is not None:
+        epoch.finish()
+    return result, alpha, w, epoch
+
+
+@pytest.fixture
+def build_at_once(monkeypatch):
+    """Make building Q free, so that the cache is built at the first shrunk pass."""
+    for name in ("ENTRY_COST", "PAIR_COST"):
+        monkeypatch.setattr(ag, name, 0.0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("capacity", [40, 120, 300])
+def test_a_run_on_the_cache_takes_the_steps_of_a_run_on_the_rows(build_at_once, seed, capacity):
+    X, y = _problem(seed)
+    rows = IndexedRows.from_csr(*csr_arrays(X), X.shape[1], 1.0)
+    ref, alpha_ref, w_ref, _ = _run(rows, y, 10.0, None)
+    res, alpha, w, epoch = _run(rows, y, 10.0, capacity)
+    assert ref.converged and res.converged
+    # float32 inner products steer the passes, the stopping rule is checked on exact
+    # gradients: both runs end at the optimum to within the tolerance
+    np.testing.assert_allclose(alpha, alpha_ref, atol=1e-4)
+    # W′ = Σ α_i y_i x_i, brought up to date after the cached passes
+    Xb = np.hstack([np.ones((X.shape[0], 1)), X.toarray()])
+    dense = Xb.T @ (alpha * y)
+    np.testing.assert_allclose(w[0], dense[0], atol=1e-9)
+    np.testing.assert_allclose(rows.column_weights(w, alpha, y), dense[1:], atol=1e-9)
+    assert epoch.Q is None  # finish() frees the cache
+    if capacity == 300:
+        assert epoch.builds >= 1
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_cache_built_extended_and_dropped_along_a_scripted_run(build_at_once, seed):
+    """Passes over chosen coordinate sets (no shrinking), on the cache and on the rows:
+    a set within capacity builds Q, newcomers extend it, a set that does not fit drops it."""
+    X, y = _problem(seed, n=60, p=80)
+    rows = IndexedRows.from_csr(*csr_arrays(X), X.shape[1], 1.0)
+    qinv = inverse_diagonal(rows.sq_norms)
+    alpha, w = np.zeros(60), np.zeros(rows.n_slots)
+    alpha_ref, w_ref = np.zeros(60), np.zeros(rows.n_slots)
+    epoch = ag.ActiveGramEpoch(rows, y, qinv, 1.0, alpha, w, capacity=30)
+    order = np.random.default_rng(seed).permutation(60)
+    script = [order, order, order[:20], order[:20], order[:26], order[:26], order[20:32], order[20:32], order]
+    for coords in script:
+        epoch(coords.copy(), coords.shape[0], np.inf, -np.inf)
+        epoch_indexed(
+            coords.copy(),
+            coords.shape[0],
+            np.inf,
+            -np.inf,
+            rows.indptr,
+            rows.slots,
+            rows.data,
+            rows.own,
+            y,
+            qinv,
+            1.0,
+            alpha_ref,
+            w_ref,
+        )
+        np.testing.assert_allclose(alpha, alpha_ref, atol=1e-5)
+    epoch.finish()
+    np.testing.assert_allclose(w, w_ref, atol=1e-5)
+    assert (epoch.builds, epoch.extensions, epoch.drops) == (2, 1, 1)
+
+
+def test_no_cache_without_room(build_at_once):
+    X, y = _problem(0)
+    rows = IndexedRows.from_csr(*csr_arrays(X), X.shape[1], 1.0)
+    *_, epoch = _run(rows, y, 10.0, 0)
+    assert epoch.builds == 0
+
+
+def test_cache_capacity_from_megabytes():
+    assert ag.cache_capacity(200.0, 10**6) == int(np.sqrt(200 * 2**20 / 4))
+    assert ag.cache_capacity(200.0, 50) == 50
+    assert ag.cache_capacity(1e-9, 50) == 0
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_linear_dcd_with_and_without_the_cache(build_at_once, seed):
+    X, y = _problem(seed, n=400, p=300)
+    kw = dict(C=5.0, tol=1e-6, max_iter=5000, random_state=0)
+    with_cache = LinearDCDSVC(**kw).fit(X, y)
+    without = LinearDCDSVC(cache_size=1e-9, **kw).fit(X, y)
+    np.testing.assert_allclose(with_cache.alpha_, without.alpha_, atol=1e-4)
+    np.testing.assert_allclose(with_cache.coef_, without.coef_, atol=1e-3)
+    # and the model is w = Σ α_i y_i x_i of its own α
+    yy = np.where(y > 0, 1.0, -1.0)
+    np.testing.assert_allclose(with_cache.coef_[0], X.T @ (with_cache.alpha_[0] * yy), atol=1e-9)
+
+
+def test_cache_size_must_be_positive():
+    X, y = _problem(0, n=20, p=10)
+    with pytest.raises(ValueError, match=r"'cache_size' parameter of LinearDCDSVC must be a float > 0"):
+        LinearDCDSVC(cache_size=0.0).fit(X, y)
