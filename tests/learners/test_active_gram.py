@@ -8,6 +8,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.exceptions import ConvergenceWarning
 
 from ratkit.learners import LinearDCDSVC
 from ratkit.learners import _active_gram as ag
@@ -172,3 +173,29 @@ def test_cache_size_must_be_positive():
     X, y = _problem(0, n=20, p=10)
     with pytest.raises(ValueError, match=r"'cache_size' parameter of LinearDCDSVC must be a float > 0"):
         LinearDCDSVC(cache_size=0.0).fit(X, y)
+
+
+class _ScriptedEpoch:
+    """Never converges (gap 1); keeps 10 of the n coordinates after every pass."""
+
+    def __init__(self, visit_cost: float) -> None:
+        self.visit_cost, self.sizes = visit_cost, []
+
+    def __call__(self, active, size, max_old, min_old):
+        self.sizes.append(size)
+        return 1.0, 0.0, min(size, 10)
+
+
+@pytest.mark.parametrize(("visit_cost", "full_passes"), [(1.0, 6), (0.25, 2)])
+def test_unshrink_counts_the_work_of_shrunk_passes_by_visit_cost(visit_cost, full_passes):
+    """UNSHRINK_WORK · n visits' worth of work between full passes: 50 passes of 10 cheap
+    visits at cost 1 (n = 100), 200 at cost 0.25."""
+    from ratkit.learners.dcd import UNSHRINK_WORK
+
+    assert UNSHRINK_WORK == 5
+    epoch = _ScriptedEpoch(visit_cost)
+    with pytest.warns(ConvergenceWarning):
+        solve(epoch, 100, tol=1e-3, max_iter=300, rng=np.random.RandomState(0))
+    full = [k for k, s in enumerate(epoch.sizes) if s == 100]
+    assert len(full) == full_passes
+    assert np.diff(full).tolist() == [int(50 / visit_cost) + 1] * (full_passes - 1)
