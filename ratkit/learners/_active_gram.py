@@ -109,14 +109,17 @@ def _mirror(Q, first, m):
 
 
 @njit
-def _gram_rows(members, m, indptr, slots, data, sq_norms, y, df, Q):
-    """Q[:m, :m] = [y_a y_b ⟨x_a, x_b⟩] over the rows ``members[:m]`` (df: pattern counts
-    over them), from the postings of the patterns two rows or more hold.
+def _gram_rows(first, members, m, indptr, slots, data, sq_norms, y, df, Q):
+    """Rows and columns ``first..m-1`` of Q = [y_a y_b ⟨x_a, x_b⟩] over the rows
+    ``members[:m]``, rows ``0..first-1`` among themselves being there already (first = 0:
+    all of Q; first > 0: the rows of newcomers to the cache). ``df`` counts the patterns
+    over the m rows; only the patterns two rows or more hold are walked.
 
     Patterns are numbered by first occurrence (rows in order), so the postings of the
     patterns row t brings in lie side by side; each entry keeps where it sits in its
-    pattern's postings and where they end, so the walk to its later partners b > t needs
-    no search and the last occurrence of a pattern reads nothing."""
+    pattern's postings (ascending positions) and where they start and end, so the walk to
+    its partners b > t — and, for a newcomer, b < ``first`` — needs no search, and the
+    last occurrence of a pattern reads nothing."""
     local = np.full(df.shape[0], -1, dtype=np.int64)
     start = np.zeros(df.shape[0] + 1, dtype=np.int64)
     k = 0
@@ -138,6 +141,7 @@ def _gram_rows(members, m, indptr, slots, data, sq_norms, y, df, Q):
     val = np.empty(nnz, dtype=np.float64)
     ent_ptr = np.empty(m + 1, dtype=np.int64)
     ent_q = np.empty(nnz, dtype=np.int64)
+    ent_start = np.empty(nnz, dtype=np.int64)
     ent_end = np.empty(nnz, dtype=np.int64)
     e = 0
     for a in range(m):
@@ -151,59 +155,23 @@ def _gram_rows(members, m, indptr, slots, data, sq_norms, y, df, Q):
                 pos[q] = a
                 val[q] = data[p]
                 ent_q[e] = q
+                ent_start[e] = start[u]
                 ent_end[e] = start[u + 1]
                 e += 1
     ent_ptr[m] = e
     acc = np.empty(m, dtype=np.float64)
-    for t in range(m):
+    for t in range(first, m):
         acc[:] = 0.0
         for e in range(ent_ptr[t], ent_ptr[t + 1]):
             q0 = ent_q[e]
             v = val[q0]
+            if first > 0:  # partners among the rows already cached
+                q = ent_start[e]
+                while q < q0 and pos[q] < first:
+                    acc[pos[q]] += v * val[q]
+                    q += 1
             for q in range(q0 + 1, ent_end[e]):
                 acc[pos[q]] += v * val[q]
-        _store_row(Q, t, acc, members, m, y, sq_norms)
-    _mirror(Q, 0, m)
-
-
-@njit
-def _fill_rows(first, members, m, indptr, slots, data, sq_norms, y, n_slots, Q):
-    """Rows and columns ``first..m-1`` of Q over ``members[:m]`` when rows ``0..first-1``
-    among themselves are there already (the rows of newcomers to the cache)."""
-    start = np.zeros(n_slots + 1, dtype=np.int64)
-    for a in range(m):
-        i = members[a]
-        for p in range(indptr[i], indptr[i + 1]):
-            start[slots[p] + 1] += 1
-    for z in range(n_slots):
-        start[z + 1] += start[z]
-    fill = start[:-1].copy()
-    pos = np.empty(start[n_slots], dtype=np.int64)
-    val = np.empty(start[n_slots], dtype=np.float64)
-    for a in range(m):  # postings: rows by pattern, positions ascending
-        i = members[a]
-        for p in range(indptr[i], indptr[i + 1]):
-            z = slots[p]
-            pos[fill[z]] = a
-            val[fill[z]] = data[p]
-            fill[z] += 1
-    acc = np.empty(m, dtype=np.float64)
-    for t in range(first, m):
-        acc[:] = 0.0
-        i = members[t]
-        for p in range(indptr[i], indptr[i + 1]):
-            z = slots[p]
-            v = data[p]
-            # Partners after t (from the end of the postings), then before ``first``; the
-            # others are the mirror images of pairs already computed.
-            q = start[z + 1] - 1
-            while q >= start[z] and pos[q] > t:
-                acc[pos[q]] += v * val[q]
-                q -= 1
-            q = start[z]
-            while q < start[z + 1] and pos[q] < first:
-                acc[pos[q]] += v * val[q]
-                q += 1
         _store_row(Q, t, acc, members, m, y, sq_norms)
     _mirror(Q, first, m)
 
@@ -214,7 +182,7 @@ def active_gram(rows: IndexedRows, members: np.ndarray, y: np.ndarray) -> np.nda
     m = members.shape[0]
     Q = np.empty((m, m), dtype=np.float32)
     df = _slot_counts(members, m, rows.indptr, rows.slots, rows.n_slots)
-    _gram_rows(members, m, rows.indptr, rows.slots, rows.data, rows.sq_norms, y, df, Q)
+    _gram_rows(0, members, m, rows.indptr, rows.slots, rows.data, rows.sq_norms, y, df, Q)
     return Q
 
 
@@ -379,7 +347,7 @@ class ActiveGramEpoch:
         self.where[members] = np.arange(m)
         self.Q = np.empty((self.capacity, self.capacity), dtype=np.float32)
         self.builds += 1
-        _gram_rows(members, m, r.indptr, r.slots, r.data, r.sq_norms, self.y, df, self.Q)
+        _gram_rows(0, members, m, r.indptr, r.slots, r.data, r.sq_norms, self.y, df, self.Q)
         self.m = m
         self.fresh = False
 
@@ -405,6 +373,7 @@ class ActiveGramEpoch:
     def _extend(self, m: int) -> None:
         """Fill Q for members ``self.m..m-1``; g is recomputed before the next cached pass."""
         r = self.rows
-        _fill_rows(self.m, self.members, m, r.indptr, r.slots, r.data, r.sq_norms, self.y, r.n_slots, self.Q)
+        df = _slot_counts(self.members, m, r.indptr, r.slots, r.n_slots)
+        _gram_rows(self.m, self.members, m, r.indptr, r.slots, r.data, r.sq_norms, self.y, df, self.Q)
         self.m = m
         self.fresh = False

@@ -51,8 +51,9 @@ def test_active_gram_is_the_dense_product_and_newcomers_extend_it(args):
     m, k = members.shape[0], int(rng.integers(1, members.shape[0] + 1))
     Q = np.full((m + 3, m + 3), np.nan, dtype=np.float32)  # a cache larger than its rows
     df = ag._slot_counts(members, k, rows.indptr, rows.slots, rows.n_slots)
-    ag._gram_rows(members, k, rows.indptr, rows.slots, rows.data, rows.sq_norms, y, df, Q)
-    ag._fill_rows(k, members, m, rows.indptr, rows.slots, rows.data, rows.sq_norms, y, rows.n_slots, Q)
+    ag._gram_rows(0, members, k, rows.indptr, rows.slots, rows.data, rows.sq_norms, y, df, Q)
+    df = ag._slot_counts(members, m, rows.indptr, rows.slots, rows.n_slots)
+    ag._gram_rows(k, members, m, rows.indptr, rows.slots, rows.data, rows.sq_norms, y, df, Q)
     np.testing.assert_allclose(Q[:m, :m], expected, rtol=1e-6, atol=1e-6 * scale)
 
 
