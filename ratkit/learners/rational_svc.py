@@ -310,13 +310,12 @@ class RationalSVC(DualSVCBase):
             qinv = inverse_diagonal(row_sq_norms(F) + bias**2)
             if self.fit_intercept:
                 F = sp.hstack([sp.csr_matrix(np.full((n, 1), scale)), F], format="csr")
-                codes = patterns
                 indptr, cols, data = csr_arrays(F)
             trie = PatternTrie.from_codes(patterns, base)
             self.wprime_size_ = {"trie_states": trie.n_states, "trie_arcs": trie.n_arcs}
             aut = PatternAutomaton.from_trie(trie)
             self.wprime_size_.update(automaton_states=aut.n_states, automaton_arcs=aut.n_arcs)
-            vlab, vlen = code_labels(codes, base)
+            vlab, vlen = code_labels(patterns, base)  # the pattern of every column of F
             lcp = sorted_lcp(indptr, cols, vlab)
             position = aut.slots(vlab, vlen)
             alphas, weights = np.zeros(Y.shape), np.zeros((Y.shape[0], aut.n_paths))
