@@ -30,6 +30,9 @@ __all__ = [
     "NotPDSKernelError",
     "ModelFormatError",
     "UnsupportedKernelError",
+    "OutputPathError",
+    "WeightOverflowError",
+    "ResourceLimitError",
 ]
 
 
@@ -115,3 +118,19 @@ class ModelFormatError(DataFormatError):
 
 class UnsupportedKernelError(RatkitError, TypeError):
     """A learner was given a kernel of a family it cannot use (kernel learning needs a count-based kernel)."""
+
+
+class OutputPathError(RatkitError, OSError):
+    """An output path cannot be written: it is a folder, or its folder is missing or read-only."""
+
+
+class WeightOverflowError(RatkitError, OverflowError):
+    """A weight computed from representable ones (a ⊗-product along a path, a sum) leaves its encoding's range.
+
+    Tropical costs are float32 (|x| ≤ 3.4028235e38), log weights and probabilities float64.
+    """
+
+
+class ResourceLimitError(RatkitError, MemoryError):
+    """A computation whose estimated size exceeds a documented limit, refused before it starts
+    (so that it cannot exhaust the memory and abort the interpreter)."""

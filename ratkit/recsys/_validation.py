@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ratkit._validation import check_int
+from ratkit._validation import check_real as check_float
 from ratkit.exceptions import DataFormatError, IdOutOfRangeError
 
 __all__ = [
@@ -118,30 +119,6 @@ def check_ids(ids: Any, upper: int, *, kind: str) -> np.ndarray:
     return arr
 
 
-def check_float(
-    value: Any,
-    name: str,
-    owner: str,
-    *,
-    low: float | None = None,
-    high: float | None = None,
-    low_open: bool = False,
-) -> float:
-    """Check a real parameter in ``[low, high]`` (``(low, high]`` when ``low_open``)."""
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
-    if ok and low is not None:
-        ok = value > low if low_open else value >= low
-    if ok and high is not None:
-        ok = value <= high
-    if not ok:
-        bracket = "(" if low_open else "["
-        raise ValueError(
-            f"The {name!r} parameter of {owner} must be a float in "
-            f"{_interval(low, high, bracket)}. Got {value!r} instead."
-        )
-    return float(value)
-
-
 def check_choice(value: Any, name: str, owner: str, choices: Sequence[str]) -> str:
     """Check a string option against its allowed values, quoting the bad one."""
     if value not in choices:
@@ -149,14 +126,6 @@ def check_choice(value: Any, name: str, owner: str, choices: Sequence[str]) -> s
             f"The {name!r} parameter of {owner} must be one of {', '.join(map(repr, choices))}. Got {value!r} instead."
         )
     return str(value)
-
-
-def _interval(low: float | None, high: float | None, bracket: str = "[") -> str:
-    lo = "-inf" if low is None else repr(low)
-    hi = "inf" if high is None else repr(high)
-    close = "]" if high is not None else ")"
-    opening = "(" if low is None else bracket
-    return f"{opening}{lo}, {hi}{close}"
 
 
 def check_random_state(random_state: Any) -> np.random.Generator:

@@ -80,8 +80,8 @@ def test_fitting_does_not_mutate_the_input():
     [
         (dict(loss="cubic"), r"'loss' parameter of MFAUC must be one of 'square'.*Got 'cubic'"),
         (dict(n_factors=0), r"'n_factors' parameter of MFAUC must be an int ≥ 1"),
-        (dict(lam=-1.0), r"'lam' parameter of MFAUC must be a float in \[0.0, inf\)"),
-        (dict(rho=0.0), r"'rho' parameter of MFAUC must be a float in \(0.0, inf\)"),
+        (dict(lam=-1.0), r"'lam' parameter of MFAUC must be a float ≥ 0. Got -1.0"),
+        (dict(rho=0.0), r"'rho' parameter of MFAUC must be a float > 0. Got 0.0"),
         (dict(learning_rate=float("nan")), "'learning_rate' parameter"),
         (dict(init="zeros"), "'init' parameter of MFAUC must be one of 'gaussian', 'svd'"),
         (dict(loss="sigmoid", beta=[4.0, 2.0]), "schedule of MFAUC must be strictly increasing"),
