@@ -43,8 +43,13 @@ def from_arcs(
     alphabet
         A declared alphabet; by default the symbols of the arcs, in order of appearance.
 
-    State ids are any hashable values; non-negative integers keep their numbers. Arcs of
-    weight 0̄ contribute to no path and are dropped.
+    State ids are any hashable values. When all are non-negative integers and the largest,
+    m, is less than twice the number k of distinct ids, they keep their numbers (states
+    0 … m, of which the m + 1 − k unused ones have no arcs and are not final); otherwise
+    integer ids are numbered 0 … k − 1 in increasing order of id, and ids of any other
+    kind 0 … k − 1 in order of first appearance (``start``, ``finals``, then the arcs'
+    sources and destinations). Either way the machine has O(k) states. Arcs of weight 0̄
+    contribute to no path and are dropped.
 
     Examples
     --------
@@ -107,9 +112,17 @@ def from_arcs(
 
 
 def _state_numbering(states: Sequence[Hashable]) -> dict[Hashable, int]:
-    """Non-negative ints keep their numbers; other ids are numbered in order of appearance."""
+    """The state numbers 0 … n − 1 of ``states`` (ids, repeats allowed), n = O(distinct ids).
+
+    Non-negative ints keep their numbers when they are dense (largest id m < 2k for k
+    distinct ids: at most k filler states are added), and are otherwise numbered in
+    increasing order of id; any other ids are numbered in order of appearance.
+    """
     if all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0 for s in states):
-        return {i: i for i in range(max(int(s) for s in states) + 1)}
+        ids = sorted({int(s) for s in states})
+        if ids[-1] < 2 * len(ids):
+            return {i: i for i in range(ids[-1] + 1)}
+        return {s: k for k, s in enumerate(ids)}
     numbering: dict[Hashable, int] = {}
     for s in states:
         numbering.setdefault(s, len(numbering))
@@ -201,6 +214,11 @@ def _label_symbol(label: int, table: Any, alphabet: Alphabet | None) -> str:
         if not 0 < label <= len(alphabet):
             raise ValueError(f"Label {label} is outside the given alphabet of {len(alphabet)} symbols.")
         return alphabet.symbol(label)
+    if not 0 < label < 0x110000:
+        raise ValueError(
+            f"Label {label} is not a Unicode code point, and the FST has no symbol table to name it; "
+            "pass alphabet= (label i is its symbol i − 1)."
+        )
     return chr(label)
 
 

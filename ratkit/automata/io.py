@@ -1,12 +1,20 @@
-"""Reading and writing transducers: OpenFst AT&T text and OpenFst binary files.
+r"""Reading and writing transducers: OpenFst AT&T text and OpenFst binary files.
 
 AT&T text (as printed by ``fstprint``): one arc per line, ``src dst ilabel olabel
 [weight]`` (``src dst label [weight]`` for an acceptor), one final state per line,
 ``state [weight]``; fields separated by tabs or spaces; the source state of the first
-line is the initial state. Labels are symbols; ``<eps>`` (or ``ε``) is ε. Weights are in
-the semiring's natural domain by default (``weights="natural"``), or in OpenFst's
-native encoding (``weights="openfst"``: −ln p for probabilities, 0/∞ for booleans), as
-``fstprint`` writes them. A missing weight is 1̄.
+line is the initial state. Labels are symbols; only ``<eps>`` is ε (OpenFst's name of
+label 0), and ``ε`` is an ordinary symbol, as in Greek text. :func:`to_att` writes ε as
+``<eps>``, so :func:`read_att` (in the same semiring) gives back the relation of every
+transducer whose symbols hold no whitespace. Weights are in the semiring's natural
+domain by default (``weights="natural"``), or in OpenFst's native encoding
+(``weights="openfst"``: −ln p for probabilities, 0/∞ for booleans), as ``fstprint``
+writes them. A missing weight is 1̄.
+
+>>> from ratkit.automata import evaluate
+>>> t = read_att("0 1 ε <eps> 0.5\n1\n")  # the symbol ε in, nothing (ε) out
+>>> t.alphabet.symbols, evaluate(t, "ε", "")
+(('ε',), 0.5)
 
 Binary files are OpenFst ``vector`` FSTs with the alphabet attached as symbol tables.
 The symbol table's name records ratkit's semiring (``ratkit:probability``) so that
@@ -16,17 +24,20 @@ The symbol table's name records ratkit's semiring (``ratkit:probability``) so th
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
 import pynini
 
+from ratkit._files import atomic_path, atomic_write
+from ratkit.automata._fstbytes import fst_to_arrays, read_fst_bytes
 from ratkit.automata.alphabet import EPSILON, Alphabet
 from ratkit.automata.construct import as_transducer, from_arcs, from_pynini
 from ratkit.automata.semirings import PROBABILITY, Semiring, get_semiring
 from ratkit.automata.transducer import Transducer
-from ratkit.exceptions import FstFormatError, RatkitError
+from ratkit.exceptions import FstFormatError, MissingDataError, RatkitError, SemiringError, SemiringMismatchError
 
 __all__ = ["read_att", "to_att", "write_att", "read_fst", "write_fst"]
 
@@ -37,15 +48,19 @@ _TABLE_PREFIX = "ratkit:"
 
 def _lines(source: str | os.PathLike | Iterable[str]) -> tuple[str, list[str]]:
     """(name for messages, lines) of a path, a str holding AT&T text, or an iterable of lines."""
-    if isinstance(source, str) and "\n" not in source and not Path(source).is_file():
+    if isinstance(source, str) and "\n" not in source and not _is_file(source):
         first = source.split()[:1]
         if not (first and first[0].isdigit()):  # not a one-line AT&T text: a missing file
-            raise FileNotFoundError(f"AT&T file {source!r} does not exist.")
+            what = "is a folder, not a file" if _is_dir(source) else "does not exist"
+            raise MissingDataError(f"AT&T file {source!r} {what}.")
         return "<text>", [source]
     if isinstance(source, (str, os.PathLike)) and (isinstance(source, os.PathLike) or "\n" not in source):
         path = Path(source)
-        try:
-            return str(path), path.read_text(encoding="utf-8").splitlines()
+        if not _is_file(path):
+            what = "is a folder, not a file" if _is_dir(path) else "does not exist"
+            raise MissingDataError(f"AT&T file {str(path)!r} {what}.")
+        try:  # -sig: a byte-order mark written by Windows editors is not part of the first state
+            return str(path), path.read_text(encoding="utf-8-sig").splitlines()
         except UnicodeDecodeError:
             raise FstFormatError(f"{path}: not a UTF-8 text file; is it a binary FST? Use read_fst.") from None
     if isinstance(source, str):
@@ -65,7 +80,8 @@ def read_att(
 
     ``acceptor=None`` infers the layout: 3-field arc lines mean an acceptor, 5-field
     lines a transducer; files whose arc lines all have 4 fields are read as transducers
-    without weights (OpenFst's default) unless ``acceptor=True``.
+    without weights (OpenFst's default) unless ``acceptor=True``. The label ``<eps>`` is
+    ε; every other label, ``ε`` included, is a symbol.
     """
     semiring = get_semiring(semiring)
     if weights not in ("natural", "openfst"):
@@ -164,9 +180,26 @@ def to_att(t: Any, weights: WeightDomain = "natural") -> str:
     return "\n".join(lines) + "\n"
 
 
+def _is_file(path: str | os.PathLike) -> bool:
+    try:
+        return Path(path).is_file()
+    except OSError:  # e.g. a name longer than the system allows: it names no file
+        return False
+
+
+def _is_dir(path: str | os.PathLike) -> bool:
+    try:
+        return Path(path).is_dir()
+    except OSError:
+        return False
+
+
 def write_att(t: Any, path: str | os.PathLike, weights: WeightDomain = "natural") -> None:
-    """Write :func:`to_att` of ``t`` to ``path``."""
-    Path(path).write_text(to_att(t, weights), encoding="utf-8")
+    """Write :func:`to_att` of ``t`` to ``path`` (through a temporary file renamed over it, so a
+    failed write leaves an existing file as it was)."""
+    text = to_att(t, weights)
+    with atomic_write(path, "w", what="AT&T file") as fh:
+        fh.write(text)
 
 
 def write_fst(t: Any, path: str | os.PathLike) -> None:
@@ -178,21 +211,53 @@ def write_fst(t: Any, path: str | os.PathLike) -> None:
         table.add_symbol(sym, label)
     fst.set_input_symbols(table)
     fst.set_output_symbols(table)
-    fst.write(str(path))
+    with atomic_path(path, "FST file") as tmp:  # renamed over path once OpenFst has written it all
+        fst.write(str(tmp))
 
 
 def read_fst(
     path: str | os.PathLike, semiring: Semiring | str | None = None, alphabet: Alphabet | None = None
 ) -> Transducer:
-    """Read an OpenFst binary file (as written by :func:`write_fst`, ``fstcompile``, pynini)."""
+    """Read an OpenFst binary file (as written by :func:`write_fst`, ``fstcompile``, pynini).
+
+    ``vector`` and ``const`` FSTs with ``standard``, ``log`` or ``log64`` arcs are read.
+    The whole file is checked before OpenFst sees it (header, symbol tables, every
+    count against the bytes that remain, states, labels, weights, nothing left over): a
+    truncated or corrupted file raises FstFormatError. The semiring is ``semiring``, else
+    the one recorded in the symbol table's name by :func:`write_fst`, else the arc
+    type's (TROPICAL for ``standard``, LOG for ``log``/``log64``). Labels are symbols of
+    the symbol tables, else of ``alphabet`` (label i is its symbol i − 1), else code points.
+    """
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"FST file {str(path)!r} does not exist.")
-    try:
-        fst = pynini.Fst.read(str(path))
-    except Exception as exc:
-        raise FstFormatError(f"{path}: not a readable OpenFst binary file ({exc}).") from None
+    if not _is_file(path):
+        what = "is a folder, not a file" if _is_dir(path) else "does not exist"
+        raise MissingDataError(f"FST file {str(path)!r} {what}.")
+    fst = read_fst_bytes(path.read_bytes(), str(path))
     table = fst.input_symbols()
-    if semiring is None and table is not None and table.name().startswith(_TABLE_PREFIX):
-        semiring = table.name()[len(_TABLE_PREFIX) :]
-    return from_pynini(fst, semiring, alphabet)
+    recorded = semiring is None and table is not None and table.name().startswith(_TABLE_PREFIX)
+    if recorded:
+        name = table.name()[len(_TABLE_PREFIX) :]
+        try:
+            semiring = get_semiring(name)
+        except SemiringError:
+            raise FstFormatError(
+                f"{path}: the symbol table records the semiring {name!r}, which ratkit does not know; "
+                "pass semiring= to read_fst."
+            ) from None
+    if alphabet is None and (table is None or fst.output_symbols() is None):  # labels are code points
+        a = fst_to_arrays(fst)
+        for tape, labels, symbols in (("input", a.ilabel, table), ("output", a.olabel, fst.output_symbols())):
+            top = int(labels.max(initial=0))
+            if symbols is None and top > sys.maxunicode:
+                raise FstFormatError(
+                    f"{path}: {tape} label {top} is not a Unicode code point, and the file has no {tape} "
+                    "symbol table; pass the alphabet= the labels number (label i is symbol i − 1)."
+                )
+    try:
+        return from_pynini(fst, semiring, alphabet)
+    except (SemiringError, SemiringMismatchError) as exc:  # a recorded semiring the file's arcs contradict
+        raise (FstFormatError if recorded else type(exc))(f"{path}: {exc}") from None
+    except RatkitError as exc:  # the machine itself (NotRegulatedError), or the alphabet= given
+        raise type(exc)(f"{path}: {exc}") from None
+    except ValueError as exc:  # a label outside the given alphabet
+        raise FstFormatError(f"{path}: {exc}") from None

@@ -19,6 +19,14 @@ Log and probability weights use ``log64`` (double precision): the ``log`` (float
 type drifts by ~7e-3 nats along paths of 1 000 arcs. Tropical weights are float32
 (OpenFst registers no 64-bit tropical arc type in pynini), i.e. ~7 significant digits.
 
+Ranges: a tropical cost must be finite with |x| ≤ :data:`TROPICAL_MAX` = 3.4028235e38 (the
+largest float32) or +∞; a larger one is refused with SemiringError instead of becoming +∞
+(0̄, "no path"). A probability is read back as ``e^{−v}`` from its log weight v: above the
+largest float64 (v < −709.78) that raises :class:`~ratkit.exceptions.WeightOverflowError`,
+and below the smallest one (v > 745.13) it underflows to 0 as IEEE arithmetic does (keep
+such values in the LOG semiring). A native −∞ or NaN is no OpenFst weight (it is what an
+overflowed ⊗ leaves behind): reading one back raises WeightOverflowError.
+
 Negative reals are not elements of the probability semiring (nor of the boolean one):
 converting one raises :class:`~ratkit.exceptions.SemiringError` naming the value and the
 semiring. Signed quantities (e.g. an SVM's y_i α_i) must be kept outside OpenFst.
@@ -44,7 +52,7 @@ from typing import Any, Literal
 import numpy as np
 import pynini
 
-from ratkit.exceptions import SemiringError
+from ratkit.exceptions import SemiringError, WeightOverflowError
 
 __all__ = [
     "Semiring",
@@ -55,10 +63,14 @@ __all__ = [
     "TROPICAL",
     "SEMIRINGS",
     "get_semiring",
+    "TROPICAL_MAX",
 ]
 
 SemiringName = Literal["boolean", "probability", "log", "tropical"]
 ArcType = Literal["standard", "log64"]
+
+TROPICAL_MAX = float(np.finfo(np.float32).max)  # the largest |cost| a tropical (float32) weight holds
+_EXP_MAX = math.log(np.finfo(np.float64).max)  # e^{−v} overflows float64 for v < −_EXP_MAX
 
 
 @dataclass(frozen=True, eq=False)
@@ -105,8 +117,18 @@ class Semiring:
         return self._encode(self.check(value))
 
     def from_native(self, native: float) -> Any:
-        """The natural value of an OpenFst float (inverse of :meth:`to_native`)."""
-        return self._decode(float(native))
+        """The natural value of an OpenFst float (inverse of :meth:`to_native`).
+
+        Raises WeightOverflowError for −∞ or NaN (no OpenFst weight: the trace of an
+        overflowed ⊗) and for a probability above the largest float64.
+        """
+        x = float(native)
+        if not x > -math.inf:
+            raise WeightOverflowError(
+                f"{x!r} is not a {self.name} weight: OpenFst holds no -inf or NaN weight, so the operation "
+                "that produced it overflowed in a ⊗-product. Rescale the weights of its operands."
+            )
+        return self._decode(x)
 
     def weight(self, value: Any) -> pynini.Weight:
         """A ``pynini.Weight`` of this semiring's arc type holding ``value``."""
@@ -129,6 +151,11 @@ def _real(value: Any, semiring: str) -> float:
         x = float(value)
     except (TypeError, ValueError):
         raise SemiringError(f"{value!r} is not a number, so it is not a weight of the {semiring} semiring.") from None
+    except OverflowError:
+        raise SemiringError(
+            f"{value!r} is beyond the float64 range (|x| ≤ 1.8e308), so it is not a weight of the {semiring} "
+            "semiring. Rescale the weights."
+        ) from None
     if math.isnan(x):
         raise SemiringError(f"NaN is not a weight of the {semiring} semiring.")
     return x
@@ -150,13 +177,21 @@ def _check_probability(value: Any) -> float:
     return x
 
 
-def _check_cost(name: str) -> Callable[[Any], float]:
+def _check_cost(name: str, limit: float = math.inf) -> Callable[[Any], float]:
+    """The check of a cost semiring whose finite weights must satisfy |x| ≤ ``limit``."""
+
     def check(value: Any) -> float:
         x = _real(value, name)
         if x == -math.inf:
             raise SemiringError(
                 f"-inf is not a weight of the {name} semiring in ratkit: it would make "
                 f"-inf ⊗ +inf undefined. Use a finite value or +inf ({name} zero)."
+            )
+        if math.isfinite(x) and abs(x) > limit:
+            raise SemiringError(
+                f"{name.capitalize()} costs are stored as float32, so a finite one must satisfy |x| ≤ {limit:.8g}; "
+                f"got {value!r}, which would be stored as {math.copysign(math.inf, x)}. Rescale the costs "
+                "(e.g. divide them all by a constant)."
             )
         return x
 
@@ -184,6 +219,12 @@ def _neg_log(p: float) -> float:
 
 
 def _exp_neg(v: float) -> float:
+    """e^{−v}: +∞ ↦ 0; WeightOverflowError above the largest float64 (underflow gives 0, as in IEEE)."""
+    if v < -_EXP_MAX:
+        raise WeightOverflowError(
+            f"The probability e^{-v:g} of the log weight {v:g} exceeds the largest float64 (about 1.8e308), so "
+            "it has no float value. Use the log semiring, whose values are the log weights, or rescale the weights."
+        )
     return 0.0 if v == math.inf else math.exp(-v)
 
 
@@ -241,7 +282,7 @@ TROPICAL = Semiring(
     _encode=lambda v: v,
     _decode=lambda n: n,
     _psi=lambda v: v,
-    _check=_check_cost("tropical"),
+    _check=_check_cost("tropical", TROPICAL_MAX),
     idempotent=True,
 )
 

@@ -13,7 +13,7 @@ import numpy as np
 import pynini
 
 from ratkit.automata._checks import check_regulated
-from ratkit.automata._fstbytes import FstArrays, fst_to_arrays
+from ratkit.automata._fstbytes import FstArrays, fst_to_arrays, read_fst_bytes
 from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.semirings import Semiring, get_semiring
 from ratkit.exceptions import AlphabetMismatchError
@@ -123,7 +123,8 @@ class Transducer:
     def finals(self) -> dict[int, Any]:
         """Final states and their natural final weights."""
         a = self.arrays()
-        return {int(q): self.semiring.from_native(a.final[q]) for q in np.flatnonzero(np.isfinite(a.final))}
+        # != +∞ (not isfinite): a final weight −∞ or NaN is not "not final"; from_native refuses it
+        return {int(q): self.semiring.from_native(a.final[q]) for q in np.flatnonzero(a.final != np.inf)}
 
     def to_pynini(self) -> pynini.Fst:
         """A copy as a pynini FST, with the alphabet attached as its symbol tables."""
@@ -159,7 +160,7 @@ class Transducer:
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self._fst = pynini.Fst.read_from_string(state["fst"])
+        self._fst = read_fst_bytes(state["fst"], "a pickled Transducer")  # checked: OpenFst trusts counts
         self.semiring = get_semiring(state["semiring"])
         self.alphabet = state["alphabet"]
         self._arrays = None

@@ -27,6 +27,7 @@ from ratkit.exceptions import (
     SemiringMismatchError,
     UnknownSymbolError,
 )
+from tests.isolated import run_python
 
 
 def test_from_arcs_reads_back_its_arcs_and_finals():
@@ -167,3 +168,57 @@ def test_transducer_refuses_labels_outside_its_alphabet():
         Transducer(fst, TROPICAL, Alphabet(["a", "b"]))
     ok = pynini.accep("[1][2]", token_type="byte")  # labels 1 and 2: the alphabet's a, b
     assert evaluate(Transducer(ok, TROPICAL, Alphabet(["a", "b"])), "ab") == 0.0
+
+
+# -- state numbering (issue 14, item 15) ------------------------------------------------
+
+
+def test_huge_state_ids_are_numbered_sparsely():
+    """One AT&T line with state 10⁸ once built a dense map of 10⁸ states (MemoryError);
+    the states are now O(distinct ids). Oracle: the closed-form path weights, and the
+    same machine written with the ids 0, 1, 2."""
+    code = """
+    from ratkit.automata import evaluate, from_arcs, read_att
+    t = read_att("0 100000000 a b 0.5\\n100000000\\n")
+    big, huge = 10**8, 3 * 10**12
+    sparse = from_arcs([(0, "a", "b", 0.5, big), (big, "b", "c", 0.25, huge)], 0, {huge: 2.0})
+    dense = from_arcs([(0, "a", "b", 0.5, 1), (1, "b", "c", 0.25, 2)], 0, {2: 2.0})
+    print(t.num_states, evaluate(t, "a", "b"), sparse.num_states, evaluate(sparse, "ab", "bc"),
+          evaluate(dense, "ab", "bc"))
+    """
+    out = run_python(code, timeout=20, memory_mb=1500)
+    assert not out.timed_out and out.returncode == 0, out.stderr[-2000:]
+    n_att, w_att, n_sparse, w_sparse, w_dense = out.stdout.split()
+    assert (int(n_att), int(n_sparse)) == (2, 3)
+    assert float(w_att) == pytest.approx(0.5)
+    assert float(w_sparse) == pytest.approx(0.5 * 0.25 * 2.0) == float(w_dense)
+
+
+def test_sparse_ids_are_numbered_in_increasing_order_and_dense_ids_keep_their_numbers():
+    # {5, 1000}: the largest id is not below twice the 2 distinct ids, so 5 → 0, 1000 → 1
+    t = from_arcs([(1000, "b", 0.5, 5), (5, "a", 0.25, 1000)], start=5, finals={1000: 1.0})
+    assert t.start == 0 and t.num_states == 2
+    assert sorted(tuple(a) for a in t.arcs()) == [(0, "a", "a", 0.25, 1), (1, "b", "b", 0.5, 0)]
+    assert evaluate(t, "aba") == pytest.approx(0.25 * 0.5 * 0.25)
+    # {0, 2, 3}: 3 < 2·3, dense enough: the numbers are kept and state 1 is an unused filler
+    u = from_arcs([(2, "a", 0.5, 3), (0, "b", 1.0, 2)], start=0, finals={3: 1.0})
+    assert u.num_states == 4 and sorted(tuple(a)[0] for a in u.arcs()) == [0, 2]
+    assert evaluate(u, "ba") == pytest.approx(0.5)
+
+
+def test_arrays_beyond_float32_are_refused_for_tropical_arcs():
+    """arrays_to_fst wrote a finite float64 cost such as 1e39 into a float32 field, where it
+    became ∞ ("no path") with only a numpy warning."""
+    import numpy as np
+
+    from ratkit.automata._fstbytes import FstArrays, arrays_to_fst
+    from ratkit.exceptions import WeightOverflowError
+
+    def arrays(weight, final):
+        one = np.array([0], dtype=np.int64)
+        return FstArrays("standard", 0, np.array([np.inf, final]), one, one + 1, one + 1, np.array([weight]), one + 1)
+
+    for weight, final in ((1e39, 0.0), (0.0, -4e38)):
+        with pytest.raises(WeightOverflowError, match=r"beyond the range of float32"):
+            arrays_to_fst(arrays(weight, final))
+    assert arrays_to_fst(arrays(3.4e38, np.inf)).num_states() == 2  # within range, ∞ = 0̄: kept

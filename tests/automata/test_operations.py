@@ -250,3 +250,18 @@ def test_pynini_operand_sets_the_semiring_of_string_operands():
     for t in (compose(pynini.accep("ab"), "ab"), compose("ab", pynini.accep("ab"))):
         assert t.semiring is TROPICAL
         assert shortest_distance(t) == 0.0  # one path of weight 1̄ = 0 in the tropical semiring
+
+
+def test_epsilon_removal_keeps_many_tiny_epsilon_paths():
+    """ε-removal with OpenFst's delta = 1e-12 dropped every ε-path below it: 1 + 10⁴·1e-13
+    came out as 1.0. The oracle is the sum itself (one path of 1, 10⁴ paths of 1e-13)."""
+    from ratkit.automata import determinize, from_arcs, rmepsilon, shortest_distance
+
+    n = 10_000
+    arcs = [(0, "", "", 1.0, 1)] + [(0, "", "", 1e-13, i + 3) for i in range(n)]
+    arcs += [(i + 3, "", "", 1.0, 1) for i in range(n)] + [(1, "a", "a", 1.0, 2)]
+    t = from_arcs(arcs, 0, {2: 1.0})
+    want = 1.0 + n * 1e-13
+    assert shortest_distance(t) == pytest.approx(want, rel=1e-15)
+    assert shortest_distance(rmepsilon(t)) == pytest.approx(want, rel=1e-15)
+    assert shortest_distance(determinize(t)) == pytest.approx(want, rel=1e-15)

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import math
+import re
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ratkit.automata._fstbytes import exact_weight
 from ratkit.automata.semirings import BOOLEAN, LOG, PROBABILITY, TROPICAL, get_semiring
-from ratkit.exceptions import SemiringError
+from ratkit.exceptions import SemiringError, WeightOverflowError
 
 VALUES = {
     BOOLEAN: st.booleans(),
@@ -122,3 +124,49 @@ def test_infinite_probability_is_refused():
         PROBABILITY.to_native(math.inf)
     with pytest.raises(SemiringError, match="got inf"):
         from_arcs([(0, "a", "a", math.inf, 1)], 0, {1: 1.0})
+
+
+# -- the range of each encoding (issue 14, item 4) --------------------------------------------
+
+F32_MAX = float(np.finfo(np.float32).max)
+
+
+@pytest.mark.parametrize("value", [1e39, -3.5e38, 2 * F32_MAX])
+def test_tropical_costs_beyond_float32_are_refused(value):
+    pattern = rf"Tropical costs are stored as float32.*3\.4028235e\+38; got {re.escape(repr(value))}"
+    with pytest.raises(SemiringError, match=pattern):
+        TROPICAL.to_native(value)  # 1e39 used to become +inf (0̄, "no path") on the arc
+
+
+def test_a_tropical_arc_beyond_float32_is_refused_naming_it():
+    from ratkit.automata import from_arcs
+
+    with pytest.raises(SemiringError, match=r"Arc 0 .*got 1e\+39"):
+        from_arcs([(0, "a", 1e39, 1)], 0, {1: 0.0}, "tropical")
+
+
+def test_the_largest_float32_cost_is_kept_exactly():
+    for value in (F32_MAX, -F32_MAX):
+        assert exact_weight(TROPICAL.weight(value)) == value
+
+
+def test_huge_integers_are_refused_as_weights():
+    with pytest.raises(SemiringError, match=r"10{400} is beyond the float64 range"):
+        LOG.to_native(10**400)  # was a bare OverflowError from float()
+
+
+def test_probability_beyond_float64_is_an_overflow_when_read_back():
+    assert PROBABILITY.from_native(-709.0) == pytest.approx(math.exp(709.0))
+    with pytest.raises(WeightOverflowError, match=r"probability e\^800 .*log weight -800.*exceeds the largest float64"):
+        PROBABILITY.from_native(-800.0)  # was OverflowError("math range error")
+    with pytest.raises(WeightOverflowError, match=r"e\^800 .*exceeds the largest float64"):
+        LOG.psi(-800.0)
+
+
+@pytest.mark.parametrize("sr", ALL, ids=repr)
+@pytest.mark.parametrize("native", [-math.inf, math.nan])
+def test_non_weights_read_back_from_openfst_are_refused(sr, native):
+    """−∞ and NaN are no OpenFst weights (an overflowed ⊗ makes them); they used to decode to
+    a value (e.g. LOG −∞, PROBABILITY ∞, BOOLEAN True)."""
+    with pytest.raises(WeightOverflowError, match=rf"{native!r} is not a {sr.name} weight"):
+        sr.from_native(native)

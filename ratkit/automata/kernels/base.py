@@ -266,7 +266,8 @@ class RationalKernel(Kernel):
 
     # -- feature automata -------------------------------------------------------------
     def feature_automaton(self, x: Any, alphabet: Alphabet | None = None) -> Transducer:
-        """Φ_x = Π2(X ∘ T), ε-free: the acceptor of the patterns z with weights ⟦T⟧(x, z)."""
+        """Φ_x = Π2(X ∘ T): the acceptor of the patterns z with weights ⟦T⟧(x, z); ε-free
+        unless x is a cyclic lattice."""
         alphabet = alphabet or self.alphabet_for([x])
         t = self.factor(alphabet)
         if t is None:
@@ -459,12 +460,25 @@ def _sorted(t: Transducer) -> pynini.Fst:
     return pynini.arcsort(t._fst.copy(), sort_type="ilabel")
 
 
+def _cyclic_lattice(x: Any) -> bool:
+    return _is_lattice(x) and not _lattice(x).is_acyclic
+
+
 def _phi_fst(x: Any, t: Transducer, tf: pynini.Fst, sort: bool = True) -> pynini.Fst:
     """Φ_x = Π2(X ∘ T), ε-removed (and arcsorted for intersection when ``sort``);
-    ``tf`` is T's FST from :func:`_sorted`."""
+    ``tf`` is T's FST from :func:`_sorted`.
+
+    ε-removal sums the weights of ε-paths with OpenFst's shortest distance, exactly only
+    with ``delta=0`` (a positive delta drops every term below it relative to the sum). Its
+    ε-subgraph is acyclic unless x is a cyclic lattice (T is regulated, and every ε-arc of
+    Φ_x reads a symbol of x); a cyclic one keeps its ε-arcs, which intersection and
+    :func:`~ratkit.automata.distance.total_native` sum exactly (a linear solve) — with
+    ``delta=0`` OpenFst would iterate until the geometric sums stopped changing.
+    """
     f = pynini.compose(_input_fst(x, t), tf)
     f.project("output")  # in place: f is our own fresh result
-    f.rmepsilon(delta=1e-12)
+    if not _cyclic_lattice(x):
+        f.rmepsilon(delta=0.0)
     return f.arcsort(sort_type="ilabel") if sort else f
 
 
@@ -473,6 +487,8 @@ def _phi_features_chunk(chunk: Sequence[tuple[int, Any]], t: Transducer, n_label
     tf = _sorted(t)
     rows, codes, vals = [], [], []
     for i, x in chunk:
+        if _cyclic_lattice(x):
+            raise TooManyPaths("a cyclic lattice has infinitely many feature strings")
         a = fst_to_arrays(_phi_fst(x, t, tf, sort=False))
         if n_labels < len(t.alphabet):  # patterns with symbols outside the vocabulary can't match
             keep = a.olabel <= n_labels
