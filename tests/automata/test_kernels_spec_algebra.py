@@ -192,3 +192,89 @@ def test_diagnostics_and_figure_8():
     assert check_nds(edit_distance(), ["", "a", "aa", "aaaa", "aaaaaaa"]).holds
     eig = edit_distance_min_eigenvalues(6)
     assert all(eig[n] > 0 for n in range(1, 6)) and eig[6] < 0  # Fig. 8: negative from n = 6
+
+
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (
+            lambda: polynomial(ngram(2), coef0=float("nan")),
+            r"'coef0' parameter of polynomial must be a finite float ≥ 0",
+        ),
+        (
+            lambda: polynomial(ngram(2), scale=float("inf")),
+            r"'scale' parameter of polynomial must be a finite float > 0",
+        ),
+        (lambda: polynomial(ngram(2), coef0=float("inf")), r"'coef0' .* finite float ≥ 0. Got inf"),
+        (lambda: polynomial(ngram(2), degree=True), r"'degree' parameter of polynomial must be an int ≥ 1"),
+        (lambda: ngram(2) * float("nan"), r"'factor' .* finite float > 0"),
+        (lambda: exp_kernel(edit_distance(), t=float("inf")), r"'t' parameter of exp_kernel must be a finite float"),
+        (lambda: gappy(2, float("nan")), r"'decay' parameter of gappy must be a finite float in \(0, 1\]"),
+        (
+            lambda: edit_distance("tropical", substitution=float("inf")),
+            r"'substitution' parameter of edit_distance \(tropical\) must be a finite float ≥ 0",
+        ),
+        (lambda: count_based(["ab"], [float("nan")]), r"finite non-negative"),
+    ],
+)
+def test_non_finite_parameters_are_refused(make, match):
+    """Before: polynomial(k, coef0=nan) and (k, scale=inf) were accepted and gave all-NaN Gram matrices."""
+    with pytest.raises(ValueError, match=match):
+        make().gram(["ab", "ba"])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"family": "polynomial", "coef0": NaN, "kernel": {"family": "ngram", "n": 2}}',
+        '{"family": "polynomial", "scale": Infinity, "kernel": {"family": "ngram", "n": 2}}',
+    ],
+)
+def test_non_finite_spec_values_are_refused(text):
+    """Python's json reads NaN and Infinity literals; the spec refuses them by key."""
+    with pytest.raises(SpecError, match=r"spec: The '(coef0|scale)' parameter of polynomial must be a finite float"):
+        from_spec(text)
+
+
+@pytest.mark.parametrize("patterns", ["ab", b"ab"])
+def test_count_based_refuses_a_bare_string_of_patterns(patterns):
+    """Before: count_based("ab") read the string as the two patterns "a" and "b"."""
+    with pytest.raises(TypeError, match=r"must be a list of patterns; got the str .*Write \[.*\] for that one pattern"):
+        count_based(patterns)
+    from ratkit.automata.kernels import CountBasedKernel
+
+    with pytest.raises(TypeError, match="must be a list of patterns"):
+        CountBasedKernel(patterns).gram(["ab"])
+    with pytest.raises(SpecError, match=r"spec: The 'patterns' parameter of count_based must be a list"):
+        from_spec({"family": "count_based", "patterns": "ab"})
+    # the single pattern "ab" counts the occurrences of "ab": |abab|_ab · |ab|_ab = 2 · 1
+    assert count_based(["ab"])("abab", "ab") == 2.0
+    assert count_based(list("ab"))("abab", "ab") == 2 * 1 + 2 * 1
+
+
+def test_to_spec_writes_numpy_parameters_as_json_numbers():
+    """A numpy parameter grid yields np.int64 / np.float32 values; the spec is plain JSON."""
+    spec = to_spec(cosine(gappy(np.int64(3), np.float32(0.5))))
+    assert spec == {"family": "cosine", "kernel": {"family": "gappy", "n": 3, "decay": 0.5}}
+    assert type(spec["kernel"]["n"]) is int and type(spec["kernel"]["decay"]) is float
+    json.dumps(spec)
+
+
+def test_the_inferred_mismatch_alphabet_is_part_of_the_spec():
+    """Before: to_spec dropped the alphabet a mismatch kernel inferred, and the rebuilt kernel
+    generated no mismatch neighbours (K(ab, aa) = 0 instead of the count below)."""
+    k = mismatch(2, 1)
+    assert to_spec(k) == {"family": "mismatch", "k": 2, "m": 1}
+    G = k.gram(["ab", "ba", "aa"])
+    assert to_spec(k) == {"family": "mismatch", "k": 2, "m": 1, "alphabet": "ab"}
+    # brute force over Σ² = {aa, ab, ba, bb}: Φ(x)_z = #{2-windows u of x: d(u, z) ≤ 1}
+    words = ["aa", "ab", "ba", "bb"]
+
+    def phi(x):
+        return np.array(
+            [sum(sum(a != b for a, b in zip(x[i : i + 2], z)) <= 1 for i in range(len(x) - 1)) for z in words]
+        )
+
+    want = np.array([[phi(x) @ phi(y) for y in ["ab", "ba", "aa"]] for x in ["ab", "ba", "aa"]], dtype=float)
+    np.testing.assert_array_equal(G, want)
+    np.testing.assert_array_equal(from_spec(to_spec(k)).gram(["ab", "ba", "aa"]), want)

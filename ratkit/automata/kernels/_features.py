@@ -206,6 +206,16 @@ class FeatureMap:
     symbols: tuple[str, ...]
     codes: np.ndarray
 
+    def __post_init__(self) -> None:
+        codes = self.codes
+        if not isinstance(codes, np.ndarray) or codes.ndim != 1 or not np.issubdtype(codes.dtype, np.integer):
+            raise ValueError("FeatureMap.codes must be a 1-D integer array of pattern codes.")
+        if codes.size and (int(codes[0]) < 0 or bool(np.any(codes[1:] <= codes[:-1]))):
+            raise ValueError("FeatureMap.codes must be sorted, distinct and non-negative.")
+        if not self.symbols and codes.size and int(codes[-1]) > 0:
+            # over an empty alphabet the only pattern is ε (code 0): digit loops would never end
+            raise ValueError("A FeatureMap without symbols can only hold the empty pattern (code 0).")
+
     @property
     def n_features(self) -> int:
         return int(self.codes.shape[0])

@@ -20,8 +20,20 @@ class TooManyPaths(RatkitError, OverflowError):
     """The automaton has more paths than the enumeration bound (or is cyclic)."""
 
 
+#: What :func:`max_code_length` returns for an empty alphabet: every string over it is ε.
+UNBOUNDED_LENGTH = 2**62
+
+
 def max_code_length(n_labels: int) -> int:
-    """Longest string whose base-(n_labels + 1) code fits in an int64."""
+    """Longest string whose base-(n_labels + 1) code fits in an int64.
+
+    Over an empty alphabet (``n_labels == 0``) the only string is ε, whose code is 0, so
+    there is no bound: :data:`UNBOUNDED_LENGTH` is returned.
+    """
+    if n_labels < 0:
+        raise ValueError(f"max_code_length needs a number of labels ≥ 0; got {n_labels}.")
+    if n_labels == 0:
+        return UNBOUNDED_LENGTH
     base = n_labels + 1
     length, value = 0, 1
     while value * base < 2**62:

@@ -11,14 +11,16 @@ product), Theorem 3 (NDS → PDS: exp(−tK) and K′ of eq. (14)).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from numbers import Integral, Real
+import functools
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+from ratkit._validation import check_int, check_real
 from ratkit.automata.kernels._features import inverse_norms
 from ratkit.automata.kernels.base import Kernel, as_collection
+from ratkit.exceptions import WeightOverflowError
 
 __all__ = [
     "SumKernel",
@@ -39,6 +41,22 @@ def _check_kernel(k: Any, owner: str) -> Kernel:
     if not isinstance(k, Kernel):
         raise TypeError(f"{owner} combines ratkit kernels; got {type(k).__name__}.")
     return k
+
+
+def _finite(compute: Callable[[], np.ndarray], kernel: Kernel) -> np.ndarray:
+    """The values ``compute()`` returns for a combination, or WeightOverflowError when one is
+    not finite: a sum, product or power of float64 kernel values that overflowed (±∞, or
+    ∞·0 = NaN); numpy's overflow warnings are silenced, the error says it instead."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        values = np.asarray(compute(), dtype=np.float64)
+    bad = np.argwhere(~np.isfinite(values))
+    if bad.size:
+        where = tuple(int(v) for v in bad[0])
+        raise WeightOverflowError(
+            f"{kernel!r} has the non-finite value {float(values[where])!r} at {where}: the combination of its "
+            "parts' values overflows float64 (about 1.8e308). Normalise the parts (cosine) or lower the factors."
+        )
+    return values
 
 
 class SumKernel(Kernel):
@@ -67,11 +85,11 @@ class SumKernel(Kernel):
 
     def gram(self, X: Any, Y: Any = None, **kw: Any) -> np.ndarray:
         ks, w = self._parts()
-        return sum(c * k.gram(X, Y, **kw) for c, k in zip(w, ks))
+        return _finite(lambda: sum(c * k.gram(X, Y, **kw) for c, k in zip(w, ks)), self)
 
     def diag(self, X: Any) -> np.ndarray:
         ks, w = self._parts()
-        return sum(c * k.diag(X) for c, k in zip(w, ks))
+        return _finite(lambda: sum(c * k.diag(X) for c, k in zip(w, ks)), self)
 
 
 class ProductKernel(Kernel):
@@ -91,18 +109,10 @@ class ProductKernel(Kernel):
         return True if all(k.is_pds is True for k in self._parts()) else None
 
     def gram(self, X: Any, Y: Any = None, **kw: Any) -> np.ndarray:
-        out = None
-        for k in self._parts():
-            g = k.gram(X, Y, **kw)
-            out = g if out is None else out * g
-        return out
+        return _finite(lambda: functools.reduce(np.multiply, [k.gram(X, Y, **kw) for k in self._parts()]), self)
 
     def diag(self, X: Any) -> np.ndarray:
-        out = None
-        for k in self._parts():
-            d = k.diag(X)
-            out = d if out is None else out * d
-        return out
+        return _finite(lambda: functools.reduce(np.multiply, [k.diag(X) for k in self._parts()]), self)
 
 
 class ScaledKernel(Kernel):
@@ -114,21 +124,17 @@ class ScaledKernel(Kernel):
 
     def _c(self) -> float:
         _check_kernel(self.kernel, "ScaledKernel")
-        if not isinstance(self.factor, Real) or not np.isfinite(self.factor) or self.factor <= 0:
-            raise ValueError(
-                f"The 'factor' parameter of ScaledKernel must be a float > 0. Got {self.factor!r} instead."
-            )
-        return float(self.factor)
+        return check_real(self.factor, "factor", "ScaledKernel", low=0.0, low_open=True)
 
     @property
     def is_pds(self) -> bool | None:  # type: ignore[override]
         return self.kernel.is_pds
 
     def gram(self, X: Any, Y: Any = None, **kw: Any) -> np.ndarray:
-        return self._c() * self.kernel.gram(X, Y, **kw)
+        return _finite(lambda: self._c() * self.kernel.gram(X, Y, **kw), self)
 
     def diag(self, X: Any) -> np.ndarray:
-        return self._c() * self.kernel.diag(X)
+        return _finite(lambda: self._c() * self.kernel.diag(X), self)
 
 
 class PolynomialKernel(Kernel):
@@ -142,12 +148,9 @@ class PolynomialKernel(Kernel):
 
     def _check(self) -> None:
         _check_kernel(self.kernel, "PolynomialKernel")
-        if isinstance(self.degree, bool) or not isinstance(self.degree, Integral) or self.degree < 1:
-            raise ValueError(f"The 'degree' parameter of polynomial must be an int ≥ 1. Got {self.degree!r} instead.")
-        if not isinstance(self.coef0, Real) or self.coef0 < 0:
-            raise ValueError(f"The 'coef0' parameter of polynomial must be a float ≥ 0. Got {self.coef0!r} instead.")
-        if not isinstance(self.scale, Real) or self.scale <= 0:
-            raise ValueError(f"The 'scale' parameter of polynomial must be a float > 0. Got {self.scale!r} instead.")
+        check_int(self.degree, "degree", "polynomial", low=1)
+        check_real(self.coef0, "coef0", "polynomial", low=0.0)
+        check_real(self.scale, "scale", "polynomial", low=0.0, low_open=True)
 
     @property
     def is_pds(self) -> bool | None:  # type: ignore[override]
@@ -155,11 +158,11 @@ class PolynomialKernel(Kernel):
 
     def gram(self, X: Any, Y: Any = None, **kw: Any) -> np.ndarray:
         self._check()
-        return (self.scale * self.kernel.gram(X, Y, **kw) + self.coef0) ** self.degree
+        return _finite(lambda: (self.scale * self.kernel.gram(X, Y, **kw) + self.coef0) ** self.degree, self)
 
     def diag(self, X: Any) -> np.ndarray:
         self._check()
-        return (self.scale * self.kernel.diag(X) + self.coef0) ** self.degree
+        return _finite(lambda: (self.scale * self.kernel.diag(X) + self.coef0) ** self.degree, self)
 
 
 class CosineKernel(Kernel):
@@ -204,9 +207,7 @@ class ExpKernel(Kernel):
 
     def _t(self) -> float:
         _check_kernel(self.kernel, "ExpKernel")
-        if not isinstance(self.t, Real) or not np.isfinite(self.t) or self.t <= 0:
-            raise ValueError(f"The 't' parameter of exp_kernel must be a float > 0. Got {self.t!r} instead.")
-        return float(self.t)
+        return check_real(self.t, "t", "exp_kernel", low=0.0, low_open=True)
 
     def gram(self, X: Any, Y: Any = None, **kw: Any) -> np.ndarray:
         return np.exp(-self._t() * self.kernel.gram(X, Y, **kw))

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 from collections.abc import Sequence
 from numbers import Real
 from typing import Any, Literal
@@ -43,7 +44,7 @@ from ratkit.automata.kernels._paths import TooManyPaths, enumerate_paths
 from ratkit.automata.operations import compose, invert
 from ratkit.automata.semirings import Semiring, get_semiring
 from ratkit.automata.transducer import Transducer
-from ratkit.exceptions import UnknownSymbolError
+from ratkit.exceptions import ResourceLimitError, UnknownSymbolError
 
 __all__ = ["Kernel", "RationalKernel", "Strategy", "is_single", "as_collection"]
 
@@ -54,6 +55,17 @@ _STRATEGIES = ("auto", "specialized", "features", "intersection", "composition")
 # Bound on the path prefixes enumerated per feature automaton before falling back to
 # pairwise intersection (e.g. the subsequence kernel has 2^|x| features).
 MAX_PATHS = 2_000_000
+#: The most arcs the ε-removed feature automata Φ_x of one Gram matrix may hold, by the
+#: family's estimate (:meth:`RationalKernel._feature_automaton_arcs`): ε-removal and reading
+#: Φ_x into arrays cost about 120 bytes an arc (measured: 0.6 GB for 5·10⁶ arcs).
+MAX_PHI_ARCS = 5_000_000
+#: The most states X ∘ S ∘ Y may have for one pair on the ``"composition"`` path, estimated
+#: as (|x| + 1)·|Q_S|·(|y| + 1).
+MAX_COMPOSED_STATES = 5_000_000
+#: The most arcs a family's transducer T may have (checked by :func:`check_factor_arcs`
+#: before it is built): its arcs pass through Python tuples at about 550 bytes an arc
+#: (measured: 0.8 GB and 3.9 s for 1.44·10⁶ arcs), so T stays under ≈ 2.8 GB.
+MAX_FACTOR_ARCS = 5_000_000
 
 
 def is_single(x: Any) -> bool:
@@ -92,6 +104,10 @@ class Kernel(BaseEstimator):
     #: True when the kernel is PDS by construction, False when known not to be, None unknown.
     is_pds: bool | None = None
 
+    def __repr__(self, N_CHAR_MAX: int = 700) -> str:
+        # scikit-learn wraps long reprs over several lines; error messages want one
+        return re.sub(r"\n\s*", " ", super().__repr__(N_CHAR_MAX))
+
     def __call__(self, X: Any, Y: Any = None) -> Any:
         if is_single(X):
             if Y is None or not is_single(Y):
@@ -109,6 +125,16 @@ class Kernel(BaseEstimator):
     def diag(self, X: Any) -> np.ndarray:
         """[K(x, x) for x in X]."""
         return np.array([self.value(x, x) for x in as_collection(X)], dtype=np.float64)
+
+    def learned_params(self) -> dict[str, Any]:
+        """The parameters this kernel fixed from the data it has seen, by parameter name.
+
+        A family that learns from data (the mismatch kernel infers Σ when no alphabet is
+        given) returns what it learned as the values its parameters would need to
+        reproduce it, so that :meth:`to_spec` — and a model file — rebuild the kernel it
+        was trained with. The default: nothing learned, ``{}``.
+        """
+        return {}
 
     def to_spec(self, *, inline: bool = False) -> dict[str, Any]:
         """The declarative spec of this kernel (see :func:`ratkit.automata.kernels.from_spec`);
@@ -179,6 +205,41 @@ class RationalKernel(Kernel):
         """Ψ applied to native (OpenFst) totals, vectorised."""
         sr = get_semiring(self.semiring)
         return np.array([sr.psi(sr.from_native(v)) for v in np.ravel(native)]).reshape(np.shape(native))
+
+    def _feature_automaton_arcs(self, length: int, n_symbols: int) -> int | None:
+        """The arcs of the ε-removed Φ_x = Π2(X ∘ T) of a sequence of ``length`` symbols,
+        ``n_symbols`` of them distinct (an upper estimate), or None when the family gives
+        none (then no size check is made).
+
+        The automata paths check it against :data:`MAX_PHI_ARCS` before asking OpenFst for
+        Φ_x, whose ε-removal can otherwise exhaust the memory and abort the interpreter.
+        """
+        return None
+
+    def _check_feature_automata(self, sequences: Sequence[Any], held: bool, reason: str = "") -> None:
+        """Raise ResourceLimitError when Φ_x of ``sequences`` would exceed :data:`MAX_PHI_ARCS`
+        arcs: the largest one (built one at a time), or all of them (``held``: kept at once).
+        ``reason`` says why the automata are needed (e.g. a family's own algorithm declined)."""
+        plain = [x if isinstance(x, str) else as_symbols(x) for x in sequences if not _is_lattice(x)]
+        if not plain:
+            return
+        sizes = [self._feature_automaton_arcs(len(x), len(set(x))) for x in plain]
+        if any(a is None for a in sizes):
+            return
+        largest = int(np.argmax(sizes))
+        arcs = int(sum(sizes)) if held else int(sizes[largest])
+        if arcs > MAX_PHI_ARCS:
+            what = (
+                f"the feature automata Φ_x of these {len(plain)} sequences"
+                if held
+                else (f"the feature automaton Φ_x of the sequence of {len(plain[largest]):,} symbols")
+            )
+            why = f"{reason}, so " if reason else ""
+            raise ResourceLimitError(
+                f"{self!r}: {why}its features would come from {what}, which has {arcs:,} arcs after "
+                f"ε-removal, beyond the limit of {MAX_PHI_ARCS:,} arcs (about {arcs * 120 / 2**30:.1f} GiB). "
+                "Use shorter sequences (split long ones), fewer distinct symbols, or smaller patterns."
+            )
 
     def _specialized_features(
         self, sequences: list[str | tuple[str, ...]], symbols: dict[str, int]
@@ -264,6 +325,27 @@ class RationalKernel(Kernel):
             cache[key] = self._build_transducer(alphabet)
         return cache[key]
 
+    def feature_support(self, patterns: Sequence[Sequence[str]]) -> np.ndarray:
+        """For each pattern z, whether it is in the support of the feature map: ⟦T⟧(x, z) ≠ 0̄
+        for some x, i.e. z is accepted by Π2(T).
+
+        A fitted vocabulary holds only such patterns; a model file whose vocabulary holds
+        others was not written by this kernel (see :mod:`ratkit.learners.persistence`).
+        Raises TypeError for a kernel that is not of the form T ∘ T⁻¹.
+        """
+        from ratkit.automata.construct import acceptor
+
+        pats = [as_symbols(p, "pattern") for p in patterns]
+        alphabet = self.alphabet_for(pats)
+        t = self.factor(alphabet)
+        if t is None:
+            raise TypeError(f"{type(self).__name__} is not of the form T ∘ T⁻¹: it has no feature map.")
+        out = np.zeros(len(pats), dtype=bool)
+        for j, z in enumerate(pats):
+            matched = compose(t, acceptor(z, t.semiring, alphabet=alphabet))  # trimmed: empty iff z ∉ Π2(T)
+            out[j] = bool(np.isfinite(matched.arrays().final).any())
+        return out
+
     # -- feature automata -------------------------------------------------------------
     def feature_automaton(self, x: Any, alphabet: Alphabet | None = None) -> Transducer:
         """Φ_x = Π2(X ∘ T): the acceptor of the patterns z with weights ⟦T⟧(x, z); ε-free
@@ -272,6 +354,7 @@ class RationalKernel(Kernel):
         t = self.factor(alphabet)
         if t is None:
             raise TypeError(f"{type(self).__name__} is not of the form T ∘ T⁻¹: it has no feature automaton.")
+        self._check_feature_automata([x], held=False)
         fst = _phi_fst(x, t, _sorted(t))
         return Transducer(fst, t.semiring, alphabet, check=False)
 
@@ -287,12 +370,16 @@ class RationalKernel(Kernel):
             if out is not None:
                 return out
             if strategy == "specialized":
-                raise ValueError(f"{type(self).__name__} has no specialised feature extractor.")
+                raise ValueError(
+                    f"{type(self).__name__} has no specialised feature extractor for these inputs; use "
+                    "strategy='auto' to let it fall back to the feature automata."
+                )
         alphabet = self.alphabet_for(sequences)
         alphabet = Alphabet(tuple(symbols) + tuple(s for s in alphabet if s not in index))
         t = self.factor(alphabet)
         if t is None or t.semiring.name not in ("probability", "log"):
             raise TooManyPaths("no finite feature map for this kernel")
+        self._check_feature_automata(sequences, held=False)
         work = functools.partial(_phi_features_chunk, t=t, n_labels=len(symbols))
         parts = map_chunks(
             work, list(enumerate(sequences)), n_jobs=n_jobs, show_progress=show_progress, desc="feature automata"
@@ -366,8 +453,9 @@ class RationalKernel(Kernel):
         special = getattr(self, "_specialized_gram", None)
         if special is not None and strategy in ("auto", "specialized") and not any(map(_is_lattice, both)):
             return self._psi_features(special(X, Ys, alphabet))
-        factored = self.factor(alphabet) is not None if strategy != "specialized" else True
-        if strategy in ("auto", "specialized", "features") and factored:
+        # T is built only when needed: a family's own extractor answers without it, and T can
+        # be large (|Σ|² arcs and more) where the extractor is not
+        if strategy in ("auto", "specialized") or (strategy == "features" and self.factor(alphabet) is not None):
             try:
                 rows, codes, vals = self._raw_features(both, tuple(alphabet), strategy, n_jobs, show_progress)
             except TooManyPaths as exc:
@@ -379,7 +467,7 @@ class RationalKernel(Kernel):
                 if Y is None:
                     return self._psi_features(inner_products(F))
                 return self._psi_features(inner_products(F[: len(X)], F[len(X) :]))
-        if strategy in ("auto", "intersection") and factored:
+        if strategy in ("auto", "intersection") and self.factor(alphabet) is not None:
             return self._gram_pairwise(X, Ys, Y is None, alphabet, "intersection", n_jobs, show_progress)
         return self._gram_pairwise(X, Ys, Y is None, alphabet, "composition", n_jobs, show_progress)
 
@@ -391,7 +479,8 @@ class RationalKernel(Kernel):
             return np.zeros(0)
         alphabet = self.alphabet_for(X)
         plain = getattr(self, "_specialized_gram", None) is None or any(map(_is_lattice, X))
-        if plain and strategy in ("auto", "specialized", "features") and self.factor(alphabet) is not None:
+        wanted = strategy in ("auto", "specialized") or (strategy == "features" and self.factor(alphabet) is not None)
+        if plain and wanted:
             try:
                 rows, codes, vals = self._raw_features(X, tuple(alphabet), strategy, n_jobs, False)
             except TooManyPaths:
@@ -409,12 +498,14 @@ class RationalKernel(Kernel):
         self, X: list, Ys: list, symmetric: bool, alphabet: Alphabet, how: str, n_jobs: int | None, show_progress: bool
     ) -> np.ndarray:
         if how == "intersection":
+            self._check_feature_automata(X if symmetric else X + Ys, held=True)
             t = self.factor(alphabet)
             tf = _sorted(t)
             left = [_phi_fst(x, t, tf) for x in X]
             right = left if symmetric else [_phi_fst(y, t, tf) for y in Ys]
         else:
             s = self.transducer(alphabet)
+            _check_composition_size(self, X, Ys, s.num_states)
             sf = _sorted(s)
             left = [pynini.arcsort(pynini.compose(_input_fst(x, s), sf), sort_type="olabel") for x in X]
             right = [_input_fst(y, s) for y in Ys]
@@ -432,6 +523,30 @@ class RationalKernel(Kernel):
         if symmetric:
             native = np.where(np.isnan(native), native.T, native)
         return self._psi(native)
+
+
+def check_factor_arcs(n_arcs: int, what: str, hint: str) -> None:
+    """Raise ResourceLimitError when a family's transducer (``what``) would have more than
+    :data:`MAX_FACTOR_ARCS` arcs; ``hint`` says what to do instead."""
+    if n_arcs > MAX_FACTOR_ARCS:
+        raise ResourceLimitError(
+            f"{what} would have {n_arcs:,} arcs, beyond the limit of {MAX_FACTOR_ARCS:,} arcs "
+            f"(about {n_arcs * 550 / 2**30:.1f} GiB to build). {hint}"
+        )
+
+
+def _check_composition_size(kernel: Kernel, X: list, Ys: list, n_states: int) -> None:
+    """Raise ResourceLimitError when X ∘ S ∘ Y of the longest pair would exceed
+    :data:`MAX_COMPOSED_STATES` states, estimated as (|x| + 1)·|Q_S|·(|y| + 1)."""
+    lx = max((len(x) for x in X if not _is_lattice(x)), default=0)
+    ly = max((len(y) for y in Ys if not _is_lattice(y)), default=0)
+    states = (lx + 1) * n_states * (ly + 1)
+    if states > MAX_COMPOSED_STATES:
+        raise ResourceLimitError(
+            f"{kernel!r} by composition would build X ∘ S ∘ Y of about {states:,} states for sequences of "
+            f"{lx:,} and {ly:,} symbols (S has {n_states:,}), beyond the limit of {MAX_COMPOSED_STATES:,}. "
+            "Use strategy='auto' (the family's own algorithm) or shorter sequences."
+        )
 
 
 # -- per-sequence work (module level: picklable for worker processes) -----------------

@@ -49,7 +49,10 @@ class CountBasedKernel(RationalKernel):
     Parameters
     ----------
     patterns
-        Distinct non-empty patterns: strings (one symbol per character) or tuples of tokens.
+        A list of distinct non-empty patterns: strings (one symbol per character) or tuples
+        of tokens. A bare string is refused rather than read as the list of its
+        characters: write ``["ab"]`` for the one pattern "ab", ``list("ab")`` for the two
+        patterns "a" and "b".
     weights
         w_k ≥ 0, one per pattern (default all 1).
     """
@@ -73,7 +76,7 @@ class CountBasedKernel(RationalKernel):
 
     def pattern_tuples(self) -> list[tuple[str, ...]]:
         """The patterns as tuples of symbols, validated."""
-        pats = [as_symbols(p, "pattern") for p in self.patterns]
+        pats = [as_symbols(p, "pattern") for p in _pattern_list(self.patterns)]
         if not pats:
             raise ValueError("The 'patterns' parameter of count_based must hold at least one pattern.")
         for i, p in enumerate(pats):
@@ -134,8 +137,26 @@ class CountBasedKernel(RationalKernel):
         return np.concatenate(rows), np.concatenate(codes), np.concatenate(vals)
 
 
+def _pattern_list(patterns: Any) -> list[Any]:
+    """The patterns as a list; a bare str (or bytes) is refused as ambiguous (one pattern, or
+    one pattern per character?)."""
+    if isinstance(patterns, (str, bytes, bytearray)):
+        raise TypeError(
+            f"The 'patterns' parameter of count_based must be a list of patterns; got the str "
+            f"{patterns!r}. Write [{patterns!r}] for that one pattern, or list({patterns!r}) for one "
+            "pattern per symbol."
+        )
+    try:
+        return list(patterns)
+    except TypeError:
+        raise TypeError(
+            f"The 'patterns' parameter of count_based must be a list of patterns; got {type(patterns).__name__}."
+        ) from None
+
+
 def count_based(patterns: Sequence[Any], weights: Sequence[float] | None = None, **options: Any) -> CountBasedKernel:
-    """K(x, y) = Σ_k w_k² |x|_k |y|_k over the given patterns (see :class:`CountBasedKernel`)."""
-    k = CountBasedKernel(list(patterns), None if weights is None else list(weights), **options)
+    """K(x, y) = Σ_k w_k² |x|_k |y|_k over the given patterns (see :class:`CountBasedKernel`);
+    ``patterns`` is a list (a bare string is refused)."""
+    k = CountBasedKernel(_pattern_list(patterns), None if weights is None else list(weights), **options)
     k.weight_array()
     return k

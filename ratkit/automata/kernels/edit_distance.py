@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ratkit._jit import njit
 from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.construct import from_arcs
 from ratkit.automata.kernels._validation import check_real
@@ -26,6 +27,7 @@ from ratkit.automata.kernels._windows import encode
 from ratkit.automata.kernels.base import RationalKernel, Strategy
 from ratkit.automata.semirings import get_semiring
 from ratkit.automata.transducer import Transducer
+from ratkit.exceptions import WeightOverflowError
 from ratkit.plugins import register
 
 __all__ = ["EditDistanceKernel", "edit_distance", "edit_transducer"]
@@ -104,42 +106,85 @@ class EditDistanceKernel(RationalKernel):
         return edit_transducer(alphabet, self.semiring, **self.costs())
 
     def _specialized_gram(self, X: list, Ys: list, alphabet: Alphabet) -> np.ndarray:
-        """The alignment DP, vectorised over Y: D[i][j] = ⊕(D[i−1][j] ⊗ del,
-        D[i][j−1] ⊗ ins, D[i−1][j−1] ⊗ match/sub)."""
+        """The alignment DP, D[i][j] = ⊕(D[i−1][j] ⊗ del, D[i][j−1] ⊗ ins, D[i−1][j−1] ⊗ match/sub),
+        compiled: O(|x|·|y|) time and O(|y|) memory per pair (see :func:`_alignment_gram`)."""
         c = self.costs()
-        trop = self.semiring == "tropical"
-        plus = np.minimum if trop else np.add
-        times = np.add if trop else np.multiply
-        one, zero = (0.0, np.inf) if trop else (1.0, 0.0)
         index = {s: i + 1 for i, s in enumerate(alphabet)}
-        ly, oy = encode(Ys, index)
-        lens = np.diff(oy)
-        width = int(lens.max()) if lens.size else 0
-        Yl = np.zeros((len(Ys), width), dtype=np.int64)
-        for j in range(len(Ys)):
-            Yl[j, : lens[j]] = ly[oy[j] : oy[j + 1]]
         lx, ox = encode(X, index)
+        ly, oy = encode(Ys, index)
         out = np.empty((len(X), len(Ys)))
-        cols = np.arange(len(Ys))
-        for i in range(len(X)):
-            x = lx[ox[i] : ox[i + 1]]
-            # prev[:, j] = D[row][j] for every y (batch along axis 0)
-            prev = np.empty((len(Ys), width + 1))
-            prev[:, 0] = one
-            for j in range(1, width + 1):
-                prev[:, j] = times(prev[:, j - 1], c["insertion"])
-            for a in x:
-                cur = np.empty_like(prev)
-                cur[:, 0] = times(prev[:, 0], c["deletion"])
-                step = np.where(Yl == a, c["match"], c["substitution"])
-                diag = times(prev[:, :-1], step)
-                up = times(prev[:, 1:], c["deletion"])
-                for j in range(1, width + 1):
-                    cur[:, j] = plus(plus(up[:, j - 1], diag[:, j - 1]), times(cur[:, j - 1], c["insertion"]))
-                prev = cur
-            out[i] = prev[cols, lens]
-        del zero
+        # K(y, x) is K(x, y) with insertions and deletions swapped: one triangle is enough
+        symmetric = Ys is X and c["insertion"] == c["deletion"]
+        costs = (c["match"], c["substitution"], c["insertion"], c["deletion"])
+        _alignment_gram(lx, ox, ly, oy, self.semiring == "tropical", symmetric, *costs, out)
+        bad = np.argwhere(~np.isfinite(out))
+        if bad.size:  # every operation weight is finite: a non-finite sum is float64 overflow
+            i, j = (int(v) for v in bad[0])
+            raise WeightOverflowError(
+                f"edit_distance({self.semiring!r}): the sum over the alignments of X[{i}] ({len(X[i]):,} symbols) "
+                f"and Y[{j}] ({len(Ys[j]):,} symbols) overflows float64 (about 1.8e308). Use operation weights "
+                "whose products stay bounded (match < 1 for long sequences) or shorter sequences."
+            )
         return out
+
+
+@njit
+def _alignment_gram(lx, ox, ly, oy, tropical, symmetric, match, sub, ins, dele, out):  # pragma: no cover - compiled
+    """out[i, j] = K(x_i, y_j) by the alignment DP, in min-plus (``tropical``) or sum-product
+    arithmetic; rows of the DP table are kept two at a time (x_i is read along the rows)."""
+    width = 0
+    for j in range(oy.shape[0] - 1):
+        width = max(width, oy[j + 1] - oy[j])
+    prev = np.empty(width + 1)
+    cur = np.empty(width + 1)
+    for i in range(ox.shape[0] - 1):
+        x = lx[ox[i] : ox[i + 1]]
+        for j in range(oy.shape[0] - 1):
+            if symmetric and j < i:
+                out[i, j] = out[j, i]
+                continue
+            y = ly[oy[j] : oy[j + 1]]
+            if tropical:
+                out[i, j] = _min_plus(x, y, match, sub, ins, dele, prev, cur)
+            else:
+                out[i, j] = _sum_product(x, y, match, sub, ins, dele, prev, cur)
+
+
+@njit
+def _min_plus(x, y, match, sub, ins, dele, prev, cur):  # pragma: no cover - compiled
+    """The minimum over alignments of x and y of the summed costs (Levenshtein for 0/1/1/1)."""
+    m = y.shape[0]
+    prev[0] = 0.0
+    for q in range(1, m + 1):
+        prev[q] = prev[q - 1] + ins
+    for p in range(x.shape[0]):
+        a = x[p]
+        cur[0] = prev[0] + dele
+        for q in range(1, m + 1):
+            best = prev[q] + dele
+            diag = prev[q - 1] + (match if y[q - 1] == a else sub)
+            if diag < best:
+                best = diag
+            left = cur[q - 1] + ins
+            cur[q] = left if left < best else best
+        prev, cur = cur, prev
+    return prev[m]
+
+
+@njit
+def _sum_product(x, y, match, sub, ins, dele, prev, cur):  # pragma: no cover - compiled
+    """The sum over alignments of x and y of the products of the operation weights."""
+    m = y.shape[0]
+    prev[0] = 1.0
+    for q in range(1, m + 1):
+        prev[q] = prev[q - 1] * ins
+    for p in range(x.shape[0]):
+        a = x[p]
+        cur[0] = prev[0] * dele
+        for q in range(1, m + 1):
+            cur[q] = prev[q] * dele + prev[q - 1] * (match if y[q - 1] == a else sub) + cur[q - 1] * ins
+        prev, cur = cur, prev
+    return prev[m]
 
 
 def edit_distance(semiring: Literal["tropical", "probability"] = "tropical", **options: Any) -> EditDistanceKernel:

@@ -1,7 +1,10 @@
 """The gappy n-gram kernel with decay λ.
 
 T(x, z) = Σ over i1 < … < in with x[ik] = zk of λ^((in − i1 + 1) − n), so for x = abcd:
-T(x, ab) = 1, T(x, ac) = λ, T(x, ad) = λ²; the kernel is K = Ψ(T ∘ T⁻¹).
+T(x, ab) = 1, T(x, ac) = λ, T(x, ad) = λ²; the kernel is K = Ψ(T ∘ T⁻¹). Features of
+strings come from a DP over positions in memory bounded by the number of patterns, not
+by |x| (:func:`_pattern_table`); the feature automata Φ_x it falls back to have
+O(|x|²·n) arcs, so an oversized fallback is refused before OpenFst is asked for it.
 
 References
 ----------
@@ -11,11 +14,13 @@ A. Ghose, *Rational kernels: a survey*, §II item 2 (Figs. 3 and 4); H. Lodhi et
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
-from scipy.signal import lfilter
+from threadpoolctl import threadpool_limits
 
+from ratkit._jit import njit
 from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.construct import from_arcs
 from ratkit.automata.kernels._paths import TooManyPaths, max_code_length
@@ -28,8 +33,12 @@ from ratkit.plugins import register
 
 __all__ = ["GappyKernel", "gappy", "gappy_counter", "gappy_pair_transducer"]
 
-# Dense per-sequence DP tables above this many entries fall back to the automata path.
+# Memory limits. The DP keeps one dense table T of v^n entries per sequence (v its distinct
+# symbols; 8 bytes each, ≈ 160 MB at the limit) and two block tables of at most
+# _BLOCK_ENTRIES entries; above _MAX_DENSE it falls back to the feature automata Φ_x, which
+# are refused beyond base.MAX_PHI_ARCS arcs (by _feature_automaton_arcs).
 _MAX_DENSE = 20_000_000
+_BLOCK_ENTRIES = 1 << 21
 
 
 def gappy_counter(n: int, decay: float, alphabet: Alphabet) -> Transducer:
@@ -114,55 +123,198 @@ class GappyKernel(RationalKernel):
         self._validate()
         return gappy_pair_transducer(self.n, float(self.decay), self._as_alphabet(alphabet))
 
+    def _feature_automaton_arcs(self, length: int, n_symbols: int = 0) -> int:
+        """Arcs of the ε-removed Φ_x = Π2(X ∘ T) of a string of ``length`` symbols: with
+        m = |x| − n + 1, m from the start plus (n − 1)·m(m + 1)/2 between inner states
+        (each state (p, q) of X ∘ T reaches every later position of its level by ε-arcs)."""
+        m = max(int(length) - self.n + 1, 0)
+        return m + (self.n - 1) * m * (m + 1) // 2
+
     def _specialized_features(self, sequences: list[Any], symbols: dict[str, int]):
-        """Exact DP: D_k(j) = Σ_{i<j} λ^{j−i−1} R_k(i), R_{k+1}(j) = D_k(j) ⊗ e_{x_j}."""
+        """COO triplets of T(x, z) = Σ_{i: x[i] = z} λ^((i_n − i_1 + 1) − n) for every n-pattern z.
+
+        By the DP of :func:`_pattern_table`: O(|x|·v^(n−1)) time and O(v^n) memory for the v
+        distinct symbols of x, whatever |x|. When some sequence has v^n > ``_MAX_DENSE``,
+        None: the base class then builds the feature automata Φ_x instead.
+
+        Raises
+        ------
+        ResourceLimitError
+            When that fallback would build a Φ_x of more than ``MAX_PHI_ARCS`` arcs.
+        TooManyPaths
+            When pattern codes do not fit in an int64 (the base class then intersects Φ_x's).
+        """
         self._validate()
         n, lam, base = self.n, float(self.decay), len(symbols) + 1
-        if n > max_code_length(len(symbols)):
-            raise TooManyPaths(f"gappy {n}-grams over {len(symbols)} symbols have codes beyond int64")
         labels, offsets = encode(sequences, symbols)
-        rows, codes, vals = [], [], []
+        if n > max_code_length(len(symbols)):
+            reason = f"the codes of {n}-patterns over {len(symbols)} symbols do not fit in an int64"
+            self._check_feature_automata(sequences, held=False, reason=reason)
+            raise TooManyPaths(reason)
+        # Symbols outside the vocabulary (label 0) are gaps like any other symbol, but no
+        # pattern holds them: the DP runs over the distinct known symbols of each sequence.
+        plans = []
         for i in range(len(sequences)):
             lab = labels[offsets[i] : offsets[i + 1]]
-            lab = lab[lab > 0] if n == 1 else lab
-            if lab.size < n:
-                continue
-            # Symbols outside the vocabulary (label 0) are skipped with decay like any other
-            # symbol; patterns holding them are dropped below.
             local, inv = np.unique(lab, return_inverse=True)
-            v = local.size
-            if lab.size * v ** (n - 1) > _MAX_DENSE:
+            sym = inv.astype(np.int64) - int(local.size > 0 and local[0] == 0)  # label 0 → −1
+            local = local[local > 0]
+            if np.count_nonzero(sym >= 0) < n:
+                continue
+            if local.size**n > _MAX_DENSE:
+                self._check_feature_automata(
+                    sequences,
+                    held=False,
+                    reason=f"the DP needs a dense table of {local.size**n:,} entries for a sequence with "
+                    f"{local.size} distinct symbols ({local.size}^{n}; limit of {_MAX_DENSE:,} entries)",
+                )
                 return None
-            onehot = np.zeros((lab.size, v))
-            onehot[np.arange(lab.size), inv] = 1.0
-            R = onehot  # R_k(j): decayed matches of length k ending exactly at j, shape (L, v^k)
-            for step in range(1, n):
-                # D(j) = Σ_{i<j} λ^{j-i-1} R(i): filter the sequence shifted by one
-                shifted = np.vstack([np.zeros((1, R.shape[1])), R[:-1]])
-                D = lfilter([1.0], [1.0, -lam], shifted, axis=0)
-                if step < n - 1:
-                    R = (D[:, :, None] * onehot[:, None, :]).reshape(lab.size, -1)
-            # the last step needs no R_n: total[:, b] = Σ_{j: x_j = b} D(j), summed by symbol
-            if n > 1:
-                order = np.argsort(inv, kind="stable")
-                starts = np.searchsorted(inv[order], np.arange(v))
-                total = np.add.reduceat(D[order], starts, axis=0).T.ravel()
-            else:
-                total = onehot.sum(axis=0)
-            nz = np.flatnonzero(total)
-            # pattern index → digits in the local alphabet → global code
-            digits = np.array(np.unravel_index(nz, (v,) * n)) if n > 1 else nz[None, :]
-            glabels = local[digits]
-            ok = np.all(glabels > 0, axis=0)
-            code = np.zeros(nz.size, dtype=np.int64)
-            for d in glabels:
-                code = code * base + d
-            rows.append(np.full(int(ok.sum()), i, dtype=np.int64))
-            codes.append(code[ok])
-            vals.append(total[nz][ok])
+            plans.append((i, local, sym))
+        rows, codes, vals = [], [], []
+        # The DP makes many small matrix products (one per symbol and block): BLAS threads cost
+        # more than they save there, and on a loaded machine they spin (measured: 15 s instead
+        # of 2 s for item 12 of issue 14), so BLAS runs on one thread meanwhile.
+        with threadpool_limits(limits=1, user_api="blas"):
+            for i, local, sym in plans:
+                for c, w in _sequence_features(sym, local, n, lam, base):
+                    rows.append(np.full(c.size, i, dtype=np.int64))
+                    codes.append(c)
+                    vals.append(w)
         if not rows:
             return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
         return np.concatenate(rows), np.concatenate(codes), np.concatenate(vals)
+
+
+# -- the DP, in blocks of positions ----------------------------------------------------
+
+
+def _sequence_features(
+    sym: np.ndarray, local: np.ndarray, n: int, lam: float, base: int
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(codes, values) of the nonzero T(x, z) of one sequence, in chunks of at most
+    ``_BLOCK_ENTRIES`` patterns; ``local[s]`` is the global label of local symbol s."""
+    if n == 1:
+        yield local.astype(np.int64), np.bincount(sym[sym >= 0], minlength=local.size).astype(np.float64)
+        return
+    v = local.size
+    T = _pattern_table(sym, v, n, lam)  # T[a, idx(u), b]: pattern u·a·b
+    # code(u·a·b) = (code(u)·base + a)·base + b, code(u) for every u ∈ Σ^(n−2) from its digits
+    head = np.zeros(v ** (n - 2), dtype=np.int64)
+    iu = np.arange(head.size)
+    for t in range(n - 2):
+        head = head * base + local[(iu // v**t) % v]
+    tail = (head[:, None] * base * base + local[None, :]).ravel()
+    chunk = max(1, _BLOCK_ENTRIES // tail.size)  # symbols a read at a time: bounded index arrays
+    for a in range(0, v, chunk):
+        flat = T[a : a + chunk].ravel()
+        nz = np.flatnonzero(flat)
+        yield tail[nz % tail.size] + local[a + nz // tail.size] * base, flat[nz]
+
+
+def _pattern_table(sym: np.ndarray, v: int, n: int, lam: float) -> np.ndarray:
+    """T[a, idx(u), b] = T(x, u·a·b) for every u ∈ Σ^(n−2) and symbols a, b (n ≥ 2).
+
+    With D_k(i) = Σ over k-tuples i1 < … < ik < i of λ^((i − i1) − k) (indexed by the
+    pattern they spell) and G_b(i) = Σ_{j > i, x_j = b} λ^(j − i − 1), every n-tuple is a
+    (n − 2)-tuple before its (n − 1)th position i, then x_i = a, then its last position j:
+
+        T(x, u·a·b) = Σ_{i: x_i = a} D_{n−2}(i)[u] · G_b(i),
+
+    for each a one matrix product over the positions holding a. D is carried forward
+    (D_k(i + 1) = λ D_k(i) + D_{k−1}(i) ⊗ e_{x_i}, D_0 = 1) and G backward (G(i − 1) =
+    λ G(i) + e_{x_i}) through blocks of positions, so besides T (v^n entries) the memory
+    is two block tables of at most ``_BLOCK_ENTRIES`` entries. ``sym`` holds symbols
+    0..v − 1, and −1 for a gap that no pattern holds; idx(u) = Σ_t u_t v^(t−1).
+    """
+    depth = n - 2
+    width = v**depth
+    size = sym.size
+    step = max(1, _BLOCK_ENTRIES // max(width, v))
+    starts = np.arange(0, size, step, dtype=np.int64)
+    ends = np.minimum(starts + step, size)
+    g_ends = _suffix_checkpoints(sym, lam, v, ends)
+    state = np.zeros(sum(v**k for k in range(1, depth + 1)) or 1)
+    T = np.zeros((v, width, v))
+    for block, (s, e) in enumerate(zip(starts.tolist(), ends.tolist())):
+        part = sym[s:e]
+        D = np.empty((e - s, width))
+        G = np.empty((e - s, v))
+        _prefix_rows(part, lam, v, depth, state, D)
+        _suffix_rows(part, lam, g_ends[block], G)
+        order = np.argsort(part, kind="stable")
+        ordered = part[order]
+        cuts = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
+        for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), ordered.size]):
+            a = int(ordered[lo])
+            if a >= 0:
+                at = order[lo:hi]
+                T[a] += D[at].T @ G[at]
+    return T
+
+
+@njit
+def _prefix_rows(sym, lam, v, depth, state, out):  # pragma: no cover - compiled
+    """out[i] = D_depth(s + i) for the block's positions, advancing ``state`` (D_1..D_depth
+    after the previous block, concatenated) over the block."""
+    sizes = np.ones(depth + 1, dtype=np.int64)
+    offs = np.zeros(depth + 1, dtype=np.int64)
+    total = 0
+    for k in range(1, depth + 1):
+        sizes[k] = sizes[k - 1] * v
+        offs[k] = total
+        total += sizes[k]
+    for i in range(sym.shape[0]):
+        if depth == 0:
+            out[i, 0] = 1.0
+            continue
+        o = offs[depth]
+        for t in range(sizes[depth]):
+            out[i, t] = state[o + t]
+        b = sym[i]
+        for k in range(depth, 0, -1):  # downwards: D_{k−1} is still the one before position i
+            o = offs[k]
+            for t in range(sizes[k]):
+                state[o + t] *= lam
+            if b >= 0:
+                if k == 1:
+                    state[b] += 1.0
+                else:
+                    sub = sizes[k - 1]
+                    src = offs[k - 1]
+                    dst = o + b * sub  # idx(u·b) = idx(u) + b·v^(k−1)
+                    for t in range(sub):
+                        state[dst + t] += state[src + t]
+
+
+@njit
+def _suffix_checkpoints(sym, lam, v, ends):  # pragma: no cover - compiled
+    """G(e − 1) for every block end e (ascending), by one backward sweep."""
+    out = np.zeros((ends.shape[0], v))
+    g = np.zeros(v)
+    k = ends.shape[0] - 1
+    for i in range(sym.shape[0] - 1, -1, -1):
+        while k >= 0 and ends[k] - 1 == i:  # g = G(i)
+            out[k] = g
+            k -= 1
+        for t in range(v):
+            g[t] *= lam
+        if sym[i] >= 0:
+            g[sym[i]] += 1.0
+    return out
+
+
+@njit
+def _suffix_rows(sym, lam, g_end, out):  # pragma: no cover - compiled
+    """out[i] = G(s + i) for the block's positions, from G at its last position."""
+    last = sym.shape[0] - 1
+    v = g_end.shape[0]
+    for t in range(v):
+        out[last, t] = g_end[t]
+    for i in range(last - 1, -1, -1):
+        for t in range(v):
+            out[i, t] = lam * out[i + 1, t]
+        if sym[i + 1] >= 0:
+            out[i, sym[i + 1]] += 1.0
 
 
 def gappy(n: int = 2, decay: float = 0.5, **options: Any) -> GappyKernel:

@@ -35,6 +35,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ratkit._json import plain
 from ratkit.automata.kernels.algebra import (
     CenteredNDSKernel,
     CosineKernel,
@@ -78,30 +79,44 @@ FAMILIES: tuple[str, ...] = (*_LEAVES, "transducer", *_COMBINATORS)
 
 
 def load_spec(source: str | os.PathLike | Mapping[str, Any]) -> dict[str, Any]:
-    """A spec mapping from a dict, a TOML/JSON file path, or a JSON string."""
+    """A spec mapping from a dict, a JSON object string, or a TOML/JSON file path.
+
+    A string whose first non-blank character is ``{`` is JSON text, never a file name (so a
+    long spec is not mistaken for an over-long path); anything else names a file, read as
+    TOML when its suffix is ``.toml`` and as JSON otherwise.
+    """
     if isinstance(source, Mapping):
         return dict(source)
-    if isinstance(source, (str, os.PathLike)) and Path(source).is_file():
-        path = Path(source)
-        text = path.read_text(encoding="utf-8")
-        try:
-            if path.suffix.lower() == ".toml":
-                return tomllib.loads(text)
-            return json.loads(text)
-        except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
-            kind = "TOML" if path.suffix.lower() == ".toml" else "JSON"
-            raise SpecError(f"{path}: not valid {kind}: {exc}") from None
     if isinstance(source, str) and source.lstrip().startswith("{"):
         try:
             return json.loads(source)
         except json.JSONDecodeError as exc:
             raise SpecError(f"The kernel spec is not valid JSON: {exc}") from None
-    if isinstance(source, (str, os.PathLike)):
+    if not isinstance(source, (str, os.PathLike)):
+        raise SpecError(f"A kernel spec must be a mapping or a file path; got {type(source).__name__}.")
+    path = Path(source)
+    try:
+        is_file, is_dir = path.is_file(), path.is_dir()
+    except OSError:  # e.g. a name longer than the system allows: it names no file
+        is_file = is_dir = False
+    if is_dir:
+        raise SpecError(f"Kernel spec {str(source)!r} is a folder; give a .toml/.json file or a JSON object string.")
+    if not is_file:
         raise SpecError(
             f"Kernel spec {str(source)!r} is neither an existing .toml/.json file nor a JSON "
             'object string such as \'{"family": "ngram", "n": 3}\'.'
         )
-    raise SpecError(f"A kernel spec must be a mapping or a file path; got {type(source).__name__}.")
+    kind = "TOML" if path.suffix.lower() == ".toml" else "JSON"
+    try:
+        text = path.read_bytes().decode("utf-8-sig")  # a byte-order mark (Windows editors) is not content
+    except UnicodeDecodeError as exc:
+        raise SpecError(f"{path}: not a UTF-8 text file ({exc}); a {kind} kernel spec is UTF-8 text.") from None
+    except OSError as exc:
+        raise SpecError(f"{path}: cannot read the kernel spec ({exc.strerror or exc}).") from None
+    try:
+        return tomllib.loads(text) if kind == "TOML" else json.loads(text)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
+        raise SpecError(f"{path}: not valid {kind}: {exc}") from None
 
 
 def from_spec(spec: str | os.PathLike | Mapping[str, Any]) -> Kernel:
@@ -249,20 +264,30 @@ def _plugin(family: Any, spec: Mapping[str, Any], where: str) -> Kernel:
     )
 
 
+def _spec_value(value: Any, family: str, key: str) -> Any:
+    """A parameter as plain JSON (numpy scalars of a parameter grid become numbers)."""
+    try:
+        return plain(value, f"the {key!r} parameter of {family}")
+    except TypeError as exc:
+        raise SpecError(f"{exc} A spec holds JSON values only.") from None
+
+
 def to_spec(kernel: Kernel, *, inline: bool = False) -> dict[str, Any]:
     """The spec of a kernel built from ratkit's families and combinators (inverse of from_spec).
 
     A transducer kernel read from a file is written as its ``path``, or with
     ``inline=True`` as its AT&T text (``att``), so that the spec no longer depends on the file.
+    What a kernel learned from data (:meth:`Kernel.learned_params`, e.g. an inferred
+    alphabet) is written as the parameters that reproduce it. Values are plain JSON types.
     """
     for family, (cls, allowed) in _LEAVES.items():
         if type(kernel) is cls:
-            params = kernel.get_params()
+            params = {**kernel.get_params(), **kernel.learned_params()}
             out = {"family": family}
             for key in allowed:
                 value = params.get(key)
                 if value is not None:
-                    out[key] = list(value) if isinstance(value, tuple) else value
+                    out[key] = _spec_value(value, family, key)
             if family == "count_based":
                 out["patterns"] = [
                     "".join(p) if all(len(s) == 1 for s in p) else list(p) for p in kernel.pattern_tuples()

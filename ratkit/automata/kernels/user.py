@@ -16,6 +16,7 @@ from ratkit.automata.io import read_att, read_fst, to_att
 from ratkit.automata.kernels.base import RationalKernel, Strategy
 from ratkit.automata.semirings import get_semiring
 from ratkit.automata.transducer import Transducer
+from ratkit.exceptions import MissingDataError
 from ratkit.plugins import register
 
 __all__ = ["TransducerKernel", "from_transducer", "load_transducer"]
@@ -34,7 +35,8 @@ def load_transducer(source: Any, semiring: Any = None) -> Transducer:
             binary = fh.read(4) == _MAGIC
         return read_fst(source, semiring) if binary else read_att(source, semiring or "probability")
     if isinstance(source, (str, os.PathLike)):
-        raise FileNotFoundError(f"Transducer file {str(source)!r} does not exist.")
+        what = "is a folder, not a file" if Path(source).is_dir() else "does not exist"
+        raise MissingDataError(f"Transducer file {str(source)!r} {what}; expected an OpenFst binary or AT&T text file.")
     return as_transducer(source, get_semiring(semiring) if semiring else None, what="transducer")
 
 
