@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -13,8 +12,8 @@ from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from ratkit._validation import check_int
-from ratkit.exceptions import NotFittedError, TrainingDataError
+from ratkit._validation import check_int, check_real
+from ratkit.exceptions import NotFittedError, SolverError, TrainingDataError
 from ratkit.learners._active_gram import ActiveGramEpoch, cache_capacity
 from ratkit.learners._epochs import inverse_diagonal
 from ratkit.learners._indexed_rows import IndexedRows
@@ -28,9 +27,7 @@ class EstimatorNotFittedError(NotFittedError, SklearnNotFittedError):
 
 def check_positive(value: Any, name: str, owner: str) -> float:
     """A finite float > 0, or the scikit-learn-style ValueError naming the parameter."""
-    if isinstance(value, bool) or not isinstance(value, Real) or not np.isfinite(value) or value <= 0:
-        raise ValueError(f"The {name!r} parameter of {owner} must be a float > 0. Got {value!r} instead.")
-    return float(value)
+    return check_real(value, name, owner, low=0.0, low_open=True)
 
 
 def check_max_iter(value: Any, owner: str) -> int:
@@ -109,7 +106,7 @@ class DualSVCBase(ClassifierMixin, BaseEstimator):
                     shrinking=bool(self.shrinking),
                     show_progress=self.show_progress,
                     desc=f"DCD problem {c + 1}/{Y.shape[0]}",
-                    owner=type(self).__name__,
+                    owner=self._problem_name(),
                 )
             )
             if hasattr(epoch, "finish"):
@@ -126,7 +123,7 @@ class DualSVCBase(ClassifierMixin, BaseEstimator):
         ``fit_intercept``), switching to cached inner products of the active rows within
         ``cache_size`` MB when that pays (:mod:`ratkit.learners._active_gram`); sets
         ``alpha_``, ``coef_`` and ``intercept_``."""
-        qinv = inverse_diagonal(rows.sq_norms)
+        qinv = self._inverse_diagonal(rows.sq_norms)
         alphas, W = np.zeros(Y.shape), np.zeros((Y.shape[0], rows.n_slots))
         capacity = cache_capacity(self.cache_size, Y.shape[1])
 
@@ -150,6 +147,25 @@ class DualSVCBase(ClassifierMixin, BaseEstimator):
             for key in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
                 delattr(self, key)
             raise
+
+    def _inverse_diagonal(self, q: np.ndarray) -> np.ndarray:
+        """1 / Q_ii (see :func:`~ratkit.learners._epochs.inverse_diagonal`), refusing a Q_ii
+        that is NaN or overflows: the step of that coordinate would be 0 for ever, and a run
+        with every α stuck at 0 would look converged."""
+        q = np.asarray(q, dtype=np.float64)
+        bad = np.flatnonzero(~np.isfinite(q))
+        if bad.size:
+            raise SolverError(
+                f"{self._problem_name()}: Q_ii = K(x_i, x_i) of sample {int(bad[0])} is {float(q[bad[0]])!r} "
+                f"({bad.size} such samples): the feature values are too large for float64. Rescale them, "
+                "e.g. with a cosine-normalised kernel."
+            )
+        return inverse_diagonal(q)
+
+    def _problem_name(self) -> str:
+        """What the solver's messages call the problem being solved (default: the class name;
+        a kernel machine adds its kernel)."""
+        return type(self).__name__
 
     def _scores(self, X: Any) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError

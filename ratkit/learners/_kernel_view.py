@@ -12,8 +12,11 @@ import scipy.sparse as sp
 from ratkit.automata import kernels
 from ratkit.automata.kernels import FeatureMap, Kernel, RationalKernel, TooManyPaths
 from ratkit.automata.kernels._features import inverse_norms, row_sq_norms
+from ratkit.exceptions import SolverError
 
 __all__ = [
+    "describe",
+    "check_finite",
     "unwrap",
     "is_pds",
     "explicit_features",
@@ -21,6 +24,32 @@ __all__ = [
     "feature_automata",
     "gram_function",
 ]
+
+
+def describe(kernel: Any) -> str:
+    """The kernel as a user wrote it: the repr of a ratkit kernel (its family and parameters),
+    'linear', or the name of a callable."""
+    if isinstance(kernel, (Kernel, str)):
+        return repr(kernel) if isinstance(kernel, Kernel) else repr(str(kernel))
+    return getattr(kernel, "__qualname__", type(kernel).__name__)
+
+
+def check_finite(values: Any, kernel: Any, what: str) -> np.ndarray:
+    """``values`` as a float64 array, or a SolverError naming the kernel when one is NaN or ±∞.
+
+    A non-finite kernel value makes every gradient that reads it NaN, and DCD would then
+    stop at once on a meaningless "converged" pass.
+    """
+    arr = np.asarray(values, dtype=np.float64)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        where = tuple(int(i) for i in np.unravel_index(int(np.flatnonzero(bad)[0]), arr.shape))
+        raise SolverError(
+            f"The kernel {describe(kernel)} gave {int(bad.sum())} non-finite {what} (the first is "
+            f"{float(arr[where])!r}, at index {where}); the SVM dual is undefined. Check the kernel's "
+            "parameters and inputs (NaN or infinite weights, overflowing values)."
+        )
+    return arr
 
 
 def unwrap(kernel: Any) -> tuple[Any, bool]:
@@ -54,6 +83,7 @@ def explicit_features(
     except TooManyPaths:
         return None
     F = sp.csr_matrix(F, dtype=np.float64)
+    check_finite(F.data, kernel, "feature values")
     if cosine:  # the vocabulary is X's own: the row norms are the full ‖Φ_x‖
         F = _row_normalise(F, row_sq_norms(F))
     F.sort_indices()
@@ -85,7 +115,19 @@ def feature_automata(kernel: Any, X: list) -> tuple[list[pynini.Fst], bool] | No
 def gram_function(
     kernel: Any, X: Any, n_jobs: int | None, show_progress: bool
 ) -> tuple[Callable[[list[int]], np.ndarray], Callable[[], np.ndarray], Callable[[], np.ndarray]]:
-    """(rows(idx) → K[idx, :], full() → K, diag() → [K(x_i, x_i)]) for the training inputs."""
+    """(rows(idx) → K[idx, :], full() → K, diag() → [K(x_i, x_i)]) for the training inputs;
+    each refuses non-finite kernel values (:func:`check_finite`)."""
+    rows, full, diag = _gram_function(kernel, X, n_jobs, show_progress)
+    return (
+        lambda idx: check_finite(rows(idx), kernel, "kernel values"),
+        lambda: check_finite(full(), kernel, "kernel values"),
+        lambda: check_finite(diag(), kernel, "kernel values K(x, x)"),
+    )
+
+
+def _gram_function(
+    kernel: Any, X: Any, n_jobs: int | None, show_progress: bool
+) -> tuple[Callable[[list[int]], np.ndarray], Callable[[], np.ndarray], Callable[[], np.ndarray]]:
     if isinstance(kernel, str):  # "linear": X is a numeric matrix
 
         def rows(idx: list[int]) -> np.ndarray:

@@ -30,6 +30,8 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from tqdm.auto import tqdm
 
+from ratkit.exceptions import SolverError
+
 __all__ = ["DualResult", "solve", "primal_objective", "dual_objective"]
 
 log = logging.getLogger(__name__)
@@ -89,7 +91,8 @@ def solve(
     worth of work (coordinate visits, weighted by ``epoch.visit_cost`` if it exists); that
     pass keeps the shrinking bounds, so coordinates still beyond them drop out again at
     once. A run that stops at ``max_iter``
-    warns with a :class:`~sklearn.exceptions.ConvergenceWarning`.
+    warns with a :class:`~sklearn.exceptions.ConvergenceWarning`; a pass whose projected
+    gradients are not finite raises :class:`~ratkit.exceptions.SolverError`.
     """
     gap = np.inf
     it = 0
@@ -106,6 +109,12 @@ def solve(
                 shrunk_work = 0.0
             active[:size] = active[:size][rng.permutation(size)]
             pgmax, pgmin, kept = epoch(active, size, max_old, min_old)
+            if kept and not (np.isfinite(pgmax) and np.isfinite(pgmin)):
+                raise SolverError(
+                    f"{owner}: the projected gradients of pass {it + 1} are not finite (max {pgmax!r}, "
+                    f"min {pgmin!r}), so the dual cannot be solved: a kernel or feature value, or a weight, "
+                    "is NaN or infinite. Check the kernel's parameters and the inputs."
+                )
             if size < n:
                 shrunk_work += size * getattr(epoch, "visit_cost", 1.0)
             it += 1

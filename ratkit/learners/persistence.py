@@ -9,12 +9,20 @@ A model file is a zip archive holding
     parameters, the kernel as a spec (:func:`ratkit.automata.kernels.to_spec`), scalar
     fitted attributes, the support sequences of a kernel-expansion model, and the
     SHA-256 of every array file;
+``manifest.sha256``
+    the SHA-256 of ``manifest.json``, so that an edited manifest is refused like a
+    corrupted array;
 ``arrays/<name>.npy``
     one numpy array per fitted array attribute, read back with ``allow_pickle=False``.
 
+Everything is serialised in memory first, then written to a temporary file beside the
+target and renamed over it: a failed save never destroys an existing model file.
+
 Loading refuses, with :class:`~ratkit.exceptions.ModelFormatError` naming the file,
 anything that is not such an archive, a manifest of another format or version, an
-unknown estimator, and arrays whose checksum does not match (a corrupted file).
+unknown estimator, a manifest or arrays whose checksum does not match (a corrupted or
+edited file), and a vocabulary of patterns the saved kernel cannot produce (the kernel
+in the manifest is not the one the arrays were trained with).
 """
 
 from __future__ import annotations
@@ -31,14 +39,20 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ratkit.automata.kernels import FeatureMap, Kernel
-from ratkit.exceptions import ModelFormatError
+from ratkit._files import atomic_write, check_output_path
+from ratkit._json import plain
+from ratkit.automata.kernels import FeatureMap, Kernel, RationalKernel
+from ratkit.exceptions import ModelFormatError, RatkitError
 from ratkit.learners._base import DualSVCBase
+from ratkit.learners._kernel_view import unwrap
 
 __all__ = ["save_model", "load_model", "read_metadata", "FORMAT", "VERSION"]
 
 FORMAT = "ratkit-model"
-VERSION = 1
+VERSION = 2  # 2: manifest.sha256 covers the manifest
+_MANIFEST, _MANIFEST_SUM = "manifest.json", "manifest.sha256"
+#: How many vocabulary patterns of non-zero weight a load checks against the saved kernel.
+_SUPPORT_SAMPLE = 32
 _ARRAYS = (
     "alpha_",
     "coef_",
@@ -93,6 +107,7 @@ def save_model(model: DualSVCBase, path: str | os.PathLike, metadata: dict[str, 
     were prepared); :func:`read_metadata` returns it.
     """
     model._check_fitted()
+    target = check_output_path(path, "model file")
     name = type(model).__name__
     if name not in _classes():
         raise ModelFormatError(f"save_model writes ratkit learners only; got {name}.")
@@ -109,7 +124,7 @@ def save_model(model: DualSVCBase, path: str | os.PathLike, metadata: dict[str, 
     }
     if name == "RationalSVC":
         manifest["kernel"] = _kernel_spec(model.kernel_)  # what was fitted, not a file that may change
-    manifest["attributes"] = {k: _plain(getattr(model, k)) for k in _SCALARS if hasattr(model, k)}
+    manifest["attributes"] = {k: getattr(model, k) for k in _SCALARS if hasattr(model, k)}
     arrays: dict[str, np.ndarray] = {}
     for key in _ARRAYS:
         value = getattr(model, key, None)
@@ -120,7 +135,7 @@ def save_model(model: DualSVCBase, path: str | os.PathLike, metadata: dict[str, 
             continue
         value = value.toarray() if sp.issparse(value) else np.asarray(value)
         if value.dtype == object:
-            manifest.setdefault("object_arrays", {})[key] = [_plain(v) for v in value.tolist()]
+            manifest.setdefault("object_arrays", {})[key] = value.tolist()
             continue
         arrays[key] = value
     fmap = getattr(model, "feature_map_", None)
@@ -133,16 +148,17 @@ def save_model(model: DualSVCBase, path: str | os.PathLike, metadata: dict[str, 
         np.save(buf, value, allow_pickle=False)
         blobs[f"arrays/{key}.npy"] = buf.getvalue()
     manifest["arrays"] = {member: hashlib.sha256(data).hexdigest() for member, data in blobs.items()}
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr("manifest.json", json.dumps(manifest, indent=1, sort_keys=True))
-        for member, data in blobs.items():
-            zf.writestr(member, data)
-
-
-def _plain(v: Any) -> Any:
-    if isinstance(v, np.generic):
-        return v.item()
-    return v
+    try:
+        raw = json.dumps(plain(manifest, "the model"), indent=1, sort_keys=True).encode("utf-8")
+    except TypeError as exc:
+        raise ModelFormatError(f"Cannot save the model to {str(path)!r}: {exc}") from None
+    # every byte is ready before the target is touched; the rename makes the write all-or-nothing
+    with atomic_write(target, "wb", encoding=None, what="model file") as fh:
+        with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+            zf.writestr(_MANIFEST, raw)
+            zf.writestr(_MANIFEST_SUM, hashlib.sha256(raw).hexdigest())
+            for member, data in blobs.items():
+                zf.writestr(member, data)
 
 
 def read_metadata(path: str | os.PathLike) -> dict[str, Any]:
@@ -171,9 +187,17 @@ def _open(path: Path) -> tuple[dict[str, Any], dict[str, bytes]]:
     try:
         with zipfile.ZipFile(path) as zf:
             names = set(zf.namelist())
-            if "manifest.json" not in names:
+            if _MANIFEST not in names:
                 raise ModelFormatError(f"{path} is a zip archive but not a ratkit model: it has no manifest.json.")
-            manifest = _read_manifest(zf.read("manifest.json"), path)
+            raw = zf.read(_MANIFEST)
+            manifest = _read_manifest(raw, path)
+            digest = zf.read(_MANIFEST_SUM).decode("ascii", "replace").strip() if _MANIFEST_SUM in names else None
+            if digest != hashlib.sha256(raw).hexdigest():
+                raise ModelFormatError(
+                    f"{path}: manifest.json does not match its checksum ({_MANIFEST_SUM}"
+                    f"{' is missing' if digest is None else ''}): the model file was edited or is corrupted. "
+                    "Save the model again."
+                )
             blobs = {}
             for member, digest in manifest["arrays"].items():
                 if member not in names:
@@ -205,7 +229,7 @@ def _read_manifest(raw: bytes, path: Path) -> dict[str, Any]:
     if manifest.get("version") != VERSION:
         raise ModelFormatError(
             f"{path} is a ratkit model of format version {manifest.get('version')!r}; this ratkit "
-            f"reads version {VERSION}. Retrain or save it with this version."
+            f"reads version {VERSION} (whose manifest is checksummed). Retrain the model and save it again."
         )
     if manifest.get("estimator") not in _classes():
         raise ModelFormatError(
@@ -239,12 +263,50 @@ def _rebuild(manifest: dict[str, Any], arrays: dict[str, np.ndarray], path: Path
         model.kernel_ = model._resolve_kernel()
         model.feature_map_ = None
         if "feature_map_codes" in arrays:
-            model.feature_map_ = FeatureMap(tuple(manifest["feature_map_symbols"]), arrays["feature_map_codes"])
+            try:
+                model.feature_map_ = FeatureMap(tuple(manifest["feature_map_symbols"]), arrays["feature_map_codes"])
+            except (KeyError, TypeError, ValueError) as exc:
+                raise ModelFormatError(f"{path}: the vocabulary of patterns is malformed ({exc}).") from None
         for key in ("coef_", "support_", "dual_coef_", "support_vectors_"):
             if not hasattr(model, key):
                 setattr(model, key, None)
     _check_complete(model, path)
+    _check_vocabulary(model, path)
     return model
+
+
+def _check_vocabulary(model: DualSVCBase, path: Path) -> None:
+    """The saved kernel can produce the saved vocabulary: patterns of non-zero weight, a
+    spread sample of them, are in the support of its feature map (Π2(T) accepts them).
+
+    A manifest whose kernel was changed (say n = 2 → 5 of an n-gram kernel) with the
+    arrays left alone would otherwise load and score every sequence 0.
+    """
+    fmap = getattr(model, "feature_map_", None)
+    kernel = getattr(model, "kernel_", None)
+    base = unwrap(kernel)[0]
+    if fmap is None or not isinstance(base, RationalKernel) or model.coef_ is None:
+        return
+    used = np.flatnonzero(np.any(np.asarray(model.coef_) != 0, axis=0))
+    if not used.size:
+        return
+    pick = used[np.unique(np.linspace(0, used.size - 1, min(_SUPPORT_SAMPLE, used.size)).astype(np.int64))]
+    patterns = FeatureMap(fmap.symbols, fmap.codes[pick]).patterns()
+    try:
+        ok = base.feature_support(patterns)
+    except (RatkitError, TypeError, ValueError) as exc:
+        raise ModelFormatError(
+            f"{path}: the saved kernel {kernel!r} cannot read the saved vocabulary ({exc}): the manifest "
+            "does not belong to these arrays."
+        ) from None
+    if not ok.all():
+        bad = patterns[int(np.flatnonzero(~ok)[0])]
+        shown = "".join(bad) if all(len(s) == 1 for s in bad) else " ".join(bad)
+        raise ModelFormatError(
+            f"{path}: the saved kernel {kernel!r} cannot produce the pattern {shown!r} of the saved "
+            "vocabulary: the manifest does not belong to these arrays (was it edited?). Retrain and save "
+            "the model again."
+        )
 
 
 def _check_complete(model: DualSVCBase, path: Path) -> None:

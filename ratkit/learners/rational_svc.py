@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
@@ -25,7 +26,7 @@ from ratkit.automata.kernels.base import as_collection
 from ratkit.exceptions import NotPDSKernelError, TrainingDataError
 from ratkit.learners import _kernel_view as view
 from ratkit.learners._base import DualSVCBase, check_positive
-from ratkit.learners._epochs import epoch_automaton, inverse_diagonal
+from ratkit.learners._epochs import epoch_automaton
 from ratkit.learners._indexed_rows import IndexedRows
 from ratkit.learners._kernel_rows import KernelRows, epoch_rows
 from ratkit.learners._patterns import code_labels, sorted_lcp
@@ -116,7 +117,8 @@ class RationalSVC(DualSVCBase):
     converged_ : bool
     representation_ : str
         ``"trie"``, ``"automaton"``, ``"naive"`` or ``"rows"`` (the fallback).
-    kernel_ : the resolved kernel.
+    kernel_ : the resolved kernel: a clone of ``kernel`` (or the kernel its spec describes),
+        holding what it learned from the training data (e.g. an inferred alphabet).
     feature_map_ : FeatureMap or None
         The vocabulary of patterns (trie and automaton representations).
     coef_ : ndarray of shape (n_problems, n_features) or None
@@ -211,7 +213,11 @@ class RationalSVC(DualSVCBase):
             from ratkit.automata.kernels import from_spec
 
             return from_spec(k)
-        if isinstance(k, Kernel) or callable(k):
+        if isinstance(k, Kernel):
+            # fitting never writes to the user's kernel (caches, an inferred alphabet), and a
+            # later set_params on it cannot change the fitted model
+            return clone(k)
+        if callable(k):
             return k
         raise ValueError(
             "The 'kernel' parameter of RationalSVC must be a ratkit kernel, a kernel spec (dict, "
@@ -307,7 +313,7 @@ class RationalSVC(DualSVCBase):
             t1 = time.perf_counter()
             self._fit_indexed(rows, Y, run.C, run.tol, run.max_iter, run.rng, scale)
         else:
-            qinv = inverse_diagonal(row_sq_norms(F) + bias**2)
+            qinv = self._inverse_diagonal(row_sq_norms(F) + bias**2)
             if self.fit_intercept:
                 F = sp.hstack([sp.csr_matrix(np.full((n, 1), scale)), F], format="csr")
                 indptr, cols, data = csr_arrays(F)
@@ -350,10 +356,11 @@ class RationalSVC(DualSVCBase):
         Y: np.ndarray,
         run: _Run,
     ) -> RationalSVC:
-        raw = np.array([dot_native(f, f) for f in phis])  # K(x_i, x_i) = D(Φ′_i ⋄ Φ′_i)
+        # K(x_i, x_i) = D(Φ′_i ⋄ Φ′_i)
+        raw = view.check_finite([dot_native(f, f) for f in phis], self.kernel_, "kernel values K(x, x)")
         c = inverse_norms(raw) if cosine else np.ones(len(phis))
         shift = self.shift_
-        qinv = inverse_diagonal(raw * c * c + shift)
+        qinv = self._inverse_diagonal(raw * c * c + shift)
         t1 = time.perf_counter()
         alphas = np.zeros(Y.shape)
         sizes = []
@@ -380,7 +387,7 @@ class RationalSVC(DualSVCBase):
         rows_fn, full_fn, diag_fn = view.gram_function(kernel, X, self.n_jobs, self.show_progress)
         n = Y.shape[1]
         rows = KernelRows(rows_fn, full_fn, diag_fn, n, self.cache_size, self.shift_)
-        qinv = inverse_diagonal(rows.diag)
+        qinv = self._inverse_diagonal(rows.diag)
         t1 = time.perf_counter()
         alphas = np.zeros(Y.shape)
 
@@ -403,6 +410,9 @@ class RationalSVC(DualSVCBase):
         self.support_vectors_ = X[support] if self.kernel_ == "linear" else [X[i] for i in support]
         self.dual_coef_ = beta[:, support]
         self.intercept_ = self.shift_ * beta.sum(axis=1)
+
+    def _problem_name(self) -> str:
+        return f"RationalSVC on {view.describe(self.kernel_)}"
 
     # -- prediction --------------------------------------------------------------------
     def _scores(self, X: Any) -> np.ndarray:

@@ -18,6 +18,8 @@ from typing import Any, ClassVar, TypeVar
 import numpy as np
 import scipy.sparse as sp
 
+from ratkit._files import atomic_write, check_output_path
+from ratkit._json import plain
 from ratkit.exceptions import DataFormatError, MissingDataError, NotFittedError
 from ratkit.recsys._ranking import exclude_rows, top_n
 from ratkit.recsys._validation import check_ids, check_int, check_shape_matches, check_user_items
@@ -189,14 +191,21 @@ class Recommender(abc.ABC):
         path = os.fspath(path)
         if not path.endswith(".npz"):
             path += ".npz"
+        check_output_path(path, "model file")
+        try:
+            params = json.dumps(plain(_jsonable(self.get_params()), "params"))
+        except TypeError as exc:
+            raise DataFormatError(f"Cannot save {type(self).__name__} to {path!r}: {exc}") from None
         arrays: dict[str, np.ndarray] = {
             "__ratkit_model__": np.array(self.plugin_name),
-            "__params__": np.array(json.dumps(_jsonable(self.get_params()))),
+            "__params__": np.array(params),
             "__format__": np.array(_FORMAT_VERSION),
         }
         for name in ("n_users_", "n_items_", *self._fitted_attributes):
             arrays[name] = np.asarray(getattr(self, name))
-        np.savez(path, **arrays)
+        # to a temporary file beside the target, renamed over it: a failed save keeps the old file
+        with atomic_write(path, "wb", encoding=None, what="model file") as fh:
+            np.savez(fh, **arrays)
         return path
 
     @classmethod
@@ -232,14 +241,10 @@ class Recommender(abc.ABC):
 
 
 def _jsonable(params: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in params.items():
-        if isinstance(value, (tuple, np.ndarray)):
-            value = [v.item() if isinstance(v, np.generic) else v for v in value]
-        elif isinstance(value, np.generic):
-            value = value.item()
-        out[key] = value
-    return out
+    """The parameters to write: a random generator object is not data, so it is saved as
+    None (the fitted state is saved anyway; only a refit would draw differently)."""
+    generators = (np.random.Generator, np.random.RandomState)
+    return {key: None if isinstance(value, generators) else value for key, value in params.items()}
 
 
 class FactorRecommender(Recommender):

@@ -46,7 +46,10 @@ def test_round_trip_predicts_the_same(tmp_path, representation, fit_intercept):
     np.testing.assert_array_equal(again.alpha_, m.alpha_)
     assert list(again.predict(Z)) == list(m.predict(Z))
     with zipfile.ZipFile(path) as zf:  # JSON and .npy only: nothing to unpickle
-        assert all(n == "manifest.json" or (n.startswith("arrays/") and n.endswith(".npy")) for n in zf.namelist())
+        names = zf.namelist()
+        assert all(
+            n in ("manifest.json", "manifest.sha256") or (n[:7] == "arrays/" and n[-4:] == ".npy") for n in names
+        )
 
 
 def test_linear_model_and_token_sequences(tmp_path):
@@ -79,10 +82,19 @@ def saved(tmp_path):
     return path
 
 
-def _rewrite(src, dst, change):
-    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
-        for name in zin.namelist():
-            data = change(name, zin.read(name))
+def _rewrite(src, dst, change, resum=True):
+    """Copy a model archive through ``change(name, data)``; with ``resum``, the manifest's
+    checksum is recomputed (an edit made by someone who knows the format)."""
+    import hashlib
+
+    with zipfile.ZipFile(src) as zin:
+        parts = {name: change(name, zin.read(name)) for name in zin.namelist()}
+    if resum and parts.get("manifest.json") is not None and "manifest.sha256" in parts:
+        manifest = parts["manifest.json"]
+        manifest = manifest.encode() if isinstance(manifest, str) else manifest
+        parts["manifest.sha256"] = hashlib.sha256(manifest).hexdigest()
+    with zipfile.ZipFile(dst, "w") as zout:
+        for name, data in parts.items():
             if data is not None:
                 zout.writestr(name, data)
 
@@ -126,7 +138,7 @@ def test_corrupted_and_foreign_files_are_refused(saved, tmp_path):
     with pytest.raises(ModelFormatError, match="manifest format is 'other-tool', expected 'ratkit-model'"):
         load_model(bad)
     _rewrite(saved, bad, manifest(lambda m: m.update(version=99)))
-    with pytest.raises(ModelFormatError, match="format version 99; this ratkit reads version 1"):
+    with pytest.raises(ModelFormatError, match="format version 99; this ratkit reads version 2"):
         load_model(bad)
     _rewrite(saved, bad, manifest(lambda m: m.update(estimator="os.system")))
     with pytest.raises(ModelFormatError, match="unknown estimator 'os.system'"):
@@ -205,3 +217,73 @@ def test_a_kernel_from_a_file_is_saved_with_the_model(tmp_path):
     # and both equal the bigram kernel's model (an independent build of the same kernel)
     ref = RationalSVC(kernels.ngram(2), random_state=0).fit(X, y)
     np.testing.assert_allclose(again.decision_function(X), ref.decision_function(X), rtol=1e-9, atol=1e-12)
+
+
+def test_an_edited_manifest_is_refused(saved, tmp_path):
+    """The manifest is checksummed like the arrays; and a manifest whose kernel no longer
+    produces the saved vocabulary (n changed 2 → 5, arrays untouched) is refused even when
+    its checksum was recomputed: before, the model loaded and scored every sequence 0."""
+
+    def n_to_5(name, data):
+        if name == "manifest.json":
+            m = json.loads(data)
+            m["kernel"]["n"] = 5
+            return json.dumps(m)
+        return data
+
+    bad = tmp_path / "bad.zip"
+    _rewrite(saved, bad, n_to_5, resum=False)
+    with pytest.raises(ModelFormatError, match="manifest.json does not match its checksum .*edited or is corrupted"):
+        load_model(bad)
+    _rewrite(saved, bad, lambda name, data: None if name == "manifest.sha256" else data, resum=False)
+    with pytest.raises(
+        ModelFormatError, match=r"manifest.json does not match its checksum \(manifest.sha256 is missing"
+    ):
+        load_model(bad)
+    _rewrite(saved, bad, n_to_5)
+    with pytest.raises(
+        ModelFormatError,
+        match=r"the saved kernel NgramKernel\(n=5\) cannot produce the pattern '..' of the saved vocabulary",
+    ):
+        load_model(bad)
+    load_model(saved)  # the original still loads
+
+
+def test_a_failed_save_keeps_the_existing_model(tmp_path):
+    """Serialising fails before the file is opened, and the write goes through a temporary
+    file renamed over the target: the old model survives (before: a 22-byte empty zip)."""
+    X, y = _data(5)
+    path = tmp_path / "model.zip"
+    m = RationalSVC(kernels.ngram(2), random_state=0).fit(X, y)
+    m.save(path)
+    before = path.read_bytes()
+    with pytest.raises(ModelFormatError, match=r"Cannot save the model to .*the model.metadata.when is a object"):
+        save_model(m, path, metadata={"when": object()})
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["model.zip"]
+    np.testing.assert_array_equal(load_model(path).decision_function(X), m.decision_function(X))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: LinearDCDSVC(C=np.float32(0.5), tol=np.float64(1e-3), max_iter=np.int64(500), random_state=0),
+        lambda: RationalSVC(kernels.ngram(np.int64(2)), C=np.float32(0.5), random_state=np.int64(0)),
+        lambda: RationalSVC(kernels.gappy(np.int32(2), np.float32(0.5)), random_state=0),
+    ],
+    ids=["linear-float32-C", "ngram-int64-n", "gappy-numpy-params"],
+)
+def test_numpy_scalar_parameters_are_saved_as_json_numbers(tmp_path, make):
+    """What a numpy parameter grid produces; before: TypeError 'Object of type float32 is not JSON serializable'."""
+    m = make()
+    if isinstance(m, LinearDCDSVC):
+        X, y = np.random.RandomState(0).randn(20, 3), np.arange(20) % 2
+    else:
+        X, y = _data(6)
+    m.fit(X, y)
+    path = tmp_path / "m.zip"
+    m.save(path)
+    again = load_model(path)
+    np.testing.assert_array_equal(again.decision_function(X), m.decision_function(X))
+    with zipfile.ZipFile(path) as zf:
+        params = json.loads(zf.read("manifest.json"))["params"]
+    assert type(params["C"]) is float and float(params["C"]) == float(m.C)

@@ -313,3 +313,84 @@ def test_a_failed_fit_leaves_the_estimator_unfitted():
         lin.fit(np.eye(4), [1, 1, 1, 1])
     with pytest.raises(NotFittedError):
         lin.predict(np.eye(4))
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+def test_a_non_finite_kernel_stops_the_solver_naming_the_kernel():
+    """Before: a kernel giving NaN trained with converged_=True after one pass and predicted
+    one class. Now the kernel values are checked where the learner reads them."""
+    from ratkit.exceptions import SolverError
+
+    X, y = _strings(30, 24), [0, 1] * 12
+
+    def nan_kernel(A, B):
+        return np.full((len(A), len(B)), np.nan)
+
+    with pytest.raises(
+        SolverError, match=r"The kernel .*nan_kernel gave 576 non-finite kernel values \(the first is nan"
+    ):
+        RationalSVC(nan_kernel).fit(X, y)
+
+    class Overflowing(Kernel):
+        def gram(self, X, Y=None, **kw):
+            Y = X if Y is None else Y
+            return np.full((len(X), len(Y)), np.inf)
+
+    with pytest.raises(SolverError, match=r"The kernel Overflowing\(\) gave .* non-finite kernel values"):
+        RationalSVC(Overflowing()).fit(X, y)
+    # w² |x| |y| overflows: the features (1e200) are finite, Q_ii = ‖Φ′_i‖² is not; before, every α
+    # stayed 0 (a step of 0/∞) and the run "converged"
+    huge = kernels.count_based(["ab", "ba"], [1e200, 1.0])
+    for representation in REPRESENTATIONS:
+        with pytest.raises(SolverError, match=r"RationalSVC on .*Q_ii = K\(x_i, x_i\) of sample \d+ is inf|K\(x, x\)"):
+            RationalSVC(huge, representation=representation).fit(X, y)
+    with pytest.raises(SolverError, match=r"LinearDCDSVC: Q_ii = K\(x_i, x_i\) of sample 0 is inf"):
+        LinearDCDSVC().fit(np.array([[1e200, 0.0], [0.0, 1.0]] * 3), [0, 1] * 3)
+
+
+def test_solver_refuses_a_pass_with_non_finite_gradients():
+    """The driver's own guard, for any representation: a NaN projected gradient is an error,
+    not a converged run."""
+    from ratkit.exceptions import SolverError
+    from ratkit.learners.dcd import solve
+
+    def epoch(active, size, max_old, min_old):
+        return float("nan"), float("nan"), size
+
+    with pytest.raises(SolverError, match="the projected gradients of pass 1 are not finite"):
+        solve(epoch, 5, tol=1e-3, max_iter=10, rng=np.random.RandomState(0), owner="RationalSVC on K")
+
+
+def test_fit_clones_the_kernel_so_set_params_cannot_change_the_fitted_model():
+    """Before: fit kept the user's kernel object as kernel_; after m.set_params(kernel__n=3)
+    every decision value was 0 without any error."""
+    X = _strings(31, 40)
+    y = [int(x.count("ab") > x.count("ba")) for x in X]
+    k = kernels.ngram(2)
+    m = RationalSVC(k, random_state=0).fit(X, y)
+    before = m.decision_function(X)
+    assert m.kernel_ is not k and vars(k) == vars(kernels.ngram(2))  # nothing was written into k
+    m.set_params(kernel__n=3)
+    assert k.n == 3 and m.kernel_.n == 2
+    np.testing.assert_array_equal(m.decision_function(X), before)
+    assert np.any(before != 0)
+
+
+def test_training_on_empty_strings_then_predicting_does_not_hang():
+    """Before: with no symbol in training (code base 1), max_code_length looped forever at predict."""
+    from tests.isolated import run_python
+
+    out = run_python(
+        """
+        from ratkit.automata import kernels
+        from ratkit.learners import RationalSVC
+        for k in (kernels.ngram(2), kernels.gappy(2, 0.5), kernels.count_based(["ab"])):
+            m = RationalSVC(k).fit([""] * 4, [0, 1, 0, 1])
+            print(m.decision_function(["ab", ""]).tolist())
+        """,
+        timeout=60,
+    )
+    assert not out.timed_out, "predict hung"
+    assert out.returncode == 0, out.stderr
+    # no training pattern has a symbol: every Φ′ is 0 on the vocabulary, so f(x) = 0 (no intercept)
+    assert out.stdout.split() == ["[0.0,", "0.0]"] * 3
