@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import sys
 import warnings
 from collections.abc import Callable, Iterable
 from importlib import metadata
@@ -60,9 +61,11 @@ def _check_kind(kind: str) -> str:
 def register(kind: PluginKind, name: str) -> Callable[[T], T]:
     """Class or function decorator that registers ``obj`` as plugin ``name`` of ``kind``.
 
-    Registering the same object twice under the same name is a no-op (module reloads);
-    registering a *different* object under a taken name raises
-    :class:`~ratkit.exceptions.DuplicatePluginError`.
+    Registering the same object twice under the same name is a no-op, and so is a module
+    reload re-registering its own definition (the new object replaces the old one; see
+    :func:`_redefinition`). Registering any other object under a taken name raises
+    :class:`~ratkit.exceptions.DuplicatePluginError` — including a second class made by
+    the same factory function, which shares the first one's module and qualified name.
     """
     _check_kind(kind)
     if not isinstance(name, str) or not name:
@@ -70,7 +73,7 @@ def register(kind: PluginKind, name: str) -> Callable[[T], T]:
 
     def decorator(obj: T) -> T:
         taken = _registry[kind].get(name)
-        if taken is not None and _same_object(taken, obj):
+        if taken is not None and (taken is obj or _redefinition(taken, obj)):
             _registry[kind][name] = obj
             return obj
         if taken is not None:
@@ -84,13 +87,24 @@ def register(kind: PluginKind, name: str) -> Callable[[T], T]:
     return decorator
 
 
-def _same_object(a: Any, b: Any) -> bool:
-    if a is b:
-        return True
-    return (getattr(a, "__module__", None), getattr(a, "__qualname__", None)) == (
-        getattr(b, "__module__", None),
-        getattr(b, "__qualname__", None),
-    ) and getattr(a, "__qualname__", None) is not None
+def _redefinition(old: Any, new: Any) -> bool:
+    """True when ``new`` is ``old`` defined again by re-running its module (a reload).
+
+    Both must carry the same module and qualified name, that name must be a module-level
+    path (no ``<locals>``: objects made inside a function are distinct each call), and the
+    module must still bind that path to ``old`` — which is the case while a reload re-runs
+    the module's code, before the new definition is assigned. Anything else under a taken
+    name (an object of another module, a second product of one factory) is a conflict.
+    """
+    module, qualname = getattr(old, "__module__", None), getattr(old, "__qualname__", None)
+    if not (isinstance(module, str) and isinstance(qualname, str)) or "<locals>" in qualname:
+        return False
+    if (getattr(new, "__module__", None), getattr(new, "__qualname__", None)) != (module, qualname):
+        return False
+    bound: Any = sys.modules.get(module)
+    for part in qualname.split("."):
+        bound = getattr(bound, part, None)
+    return bound is old
 
 
 def _describe(obj: Any) -> str:

@@ -147,3 +147,49 @@ def test_builtin_plugins_are_registered():
     from ratkit.automata.kernels import NgramKernel
 
     assert plugins.get("kernel", "ngram") is NgramKernel
+
+
+def _factory(value):
+    class Made:  # every call makes a distinct class with the same module and qualname
+        level = value
+
+    return Made
+
+
+def test_a_second_product_of_one_factory_under_a_taken_name_raises(clean_registry):
+    first, second = _factory(1), _factory(2)
+    assert (first.__module__, first.__qualname__) == (second.__module__, second.__qualname__)
+    plugins.register("kernel", "test-factory")(first)
+    with pytest.raises(
+        DuplicatePluginError, match="kernel plugin name 'test-factory' is already taken by .*_factory.<locals>.Made"
+    ):
+        plugins.register("kernel", "test-factory")(second)
+    assert plugins.get("kernel", "test-factory") is first  # the first one was not replaced
+    plugins.register("kernel", "test-factory")(first)  # the same object again is a no-op
+
+
+def test_a_module_reload_re_registers_its_own_definition(tmp_path, monkeypatch, clean_registry):
+    import importlib
+
+    (tmp_path / "ratkit_reload_mod.py").write_text(
+        "from ratkit import plugins\n\n\n@plugins.register('learner', 'test-reload')\nclass Reloaded:\n    pass\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("ratkit_reload_mod")
+    old = module.Reloaded
+    try:
+        module = importlib.reload(module)
+        assert module.Reloaded is not old
+        assert plugins.get("learner", "test-reload") is module.Reloaded
+    finally:
+        sys.modules.pop("ratkit_reload_mod", None)
+
+
+def test_an_object_of_another_module_with_the_same_qualname_raises(clean_registry):
+    @plugins.register("recommender", "test-clash")
+    class Clash:
+        pass
+
+    other = type("Clash", (), {"__module__": "somewhere_else", "__qualname__": Clash.__qualname__})
+    with pytest.raises(DuplicatePluginError, match="'test-clash' is already taken"):
+        plugins.register("recommender", "test-clash")(other)
