@@ -5,12 +5,19 @@ malformed file raises an error that names the file and the expected format.
 
 The simple format (:func:`load_tsv`, :func:`write_tsv`) is UTF-8 text with one example
 per line, ``label<TAB>sequence``: the label is everything before the first TAB, the
-sequence everything after it, each character one symbol (spaces included). Blank
-lines and lines starting with ``#`` are skipped. For example::
+sequence everything after it, each character one symbol (spaces included). Lines end
+at a newline (LF, CRLF or CR) only: other characters that :meth:`str.splitlines` breaks
+at (form feed, ``\\x1c``, U+2028 ...) are symbols. Blank lines and lines starting with
+``#`` are skipped. The format has no header line; a first example line that names the
+columns instead (a label among label, class, category, target and a sequence among
+sequence, seq, text, string, sentence, in any case, e.g. ``label<TAB>sequence`` as
+pandas writes it) is taken for one, skipped and logged. For example::
 
     # label<TAB>sequence
     EI\tCCAGCTGCATCACAGGAGGCCAGCGAGCAGG
     N\tGGTTCAGGCCTTGCAGGTTCCAGC
+
+:func:`write_tsv` refuses data that would not read back as written.
 
 :func:`load_sequences` reads any of the supported formats: this one, the UCI
 splice-junction file and the Reuters-21578 SGML collection (ModApte split).
@@ -19,6 +26,7 @@ splice-junction file and the Reuters-21578 SGML collection (ModApte split).
 from __future__ import annotations
 
 import html
+import logging
 import os
 import re
 from dataclasses import dataclass, field
@@ -26,6 +34,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Literal
 
+from ratkit._files import atomic_write
 from ratkit.exceptions import DataFormatError, MissingDataError
 
 __all__ = [
@@ -46,6 +55,29 @@ __all__ = [
 #: The bundled copy of UCI's ``splice.data`` (CC BY 4.0, see ratkit/data/splice/ATTRIBUTION.md).
 BUNDLED_SPLICE = resources.files("ratkit") / "data" / "splice" / "splice.data"
 
+log = logging.getLogger(__name__)
+
+#: Names a header line gives the label and the sequence column (compared case-insensitively).
+_LABEL_NAMES = frozenset({"label", "labels", "class", "category", "target"})
+_SEQUENCE_NAMES = frozenset({"sequence", "sequences", "seq", "text", "string", "sentence"})
+
+
+def _names_columns(label: str, sequence: str) -> bool:
+    """Whether a (label, sequence) pair is a header line's column names rather than an example."""
+    return label.strip().casefold() in _LABEL_NAMES and sequence.strip().casefold() in _SEQUENCE_NAMES
+
+
+def _read_lines(file: Path, encoding: Literal["utf-8", "ascii"], expected: str) -> list[str]:
+    """The lines of a text file, split at newlines only (LF, CRLF, CR), undecodable text refused.
+
+    A UTF-8 byte-order mark (as Excel writes) is dropped, not glued to the first label.
+    """
+    try:
+        text = file.read_text(encoding="utf-8-sig" if encoding == "utf-8" else encoding)
+    except UnicodeDecodeError as exc:
+        raise DataFormatError(f"{file}: not {encoding.upper()} text ({exc}); expected {expected}.") from None
+    return text.split("\n")
+
 
 @dataclass
 class SequenceDataset:
@@ -63,7 +95,9 @@ class SequenceDataset:
 def load_splice(path: str | os.PathLike | None = None) -> SequenceDataset:
     """Read UCI ``splice.data``: lines ``CLASS, NAME, SEQUENCE`` with classes EI, IE, N.
 
-    ``path`` is the file or the folder holding it; the bundled copy by default.
+    ``path`` is the file or the folder holding it; the bundled copy by default. The UCI
+    file has no header line: a first line naming the columns (``class, name, sequence``)
+    is refused rather than read as an example of class "class".
     """
     if path is None:
         file = Path(str(BUNDLED_SPLICE))
@@ -77,7 +111,7 @@ def load_splice(path: str | os.PathLike | None = None) -> SequenceDataset:
             "lines 'CLASS, NAME, SEQUENCE' (UCI data set 69)."
         )
     seqs, labels, names = [], [], []
-    for lineno, line in enumerate(file.read_text(encoding="ascii", errors="strict").splitlines(), 1):
+    for lineno, line in enumerate(_read_lines(file, "ascii", "lines 'CLASS, NAME, SEQUENCE'"), 1):
         if not line.strip():
             continue
         parts = [p.strip() for p in line.split(",")]
@@ -85,6 +119,11 @@ def load_splice(path: str | os.PathLike | None = None) -> SequenceDataset:
             raise DataFormatError(
                 f"{file}, line {lineno}: expected 'CLASS, NAME, SEQUENCE' (3 comma-separated "
                 f"fields), got {line[:80]!r}."
+            )
+        if not seqs and _names_columns(parts[0], parts[2]):
+            raise DataFormatError(
+                f"{file}, line {lineno}: {line[:80]!r} looks like a column header, but UCI splice.data has no "
+                "header line. Delete that line."
             )
         labels.append(parts[0])
         names.append(parts[1])
@@ -174,24 +213,30 @@ def reuters_dataset(path: str | os.PathLike, split: str, target: str) -> Sequenc
 
 
 def load_tsv(path: str | os.PathLike) -> SequenceDataset:
-    """Read the simple ``label<TAB>sequence`` format (see the module docstring)."""
+    """Read the simple ``label<TAB>sequence`` format (see the module docstring).
+
+    A first example line that names the columns (``label<TAB>sequence``) is skipped as a
+    header and logged at INFO level; every other line is an example or a comment.
+    """
     file = Path(path)
     if not file.is_file():
         raise MissingDataError(
             f"Labelled sequence file {str(file)!r} not found; expected a UTF-8 text file with one "
             "'label<TAB>sequence' per line."
         )
-    try:
-        text = file.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise DataFormatError(f"{file}: not UTF-8 text ({exc}); expected 'label<TAB>sequence' lines.") from None
     seqs, labels = [], []
-    for lineno, line in enumerate(text.splitlines(), 1):
+    header_checked = False
+    for lineno, line in enumerate(_read_lines(file, "utf-8", "'label<TAB>sequence' lines"), 1):
         if not line.strip() or line.startswith("#"):
             continue
         label, tab, seq = line.partition("\t")
         if not tab:
             raise DataFormatError(f"{file}, line {lineno}: no TAB; expected 'label<TAB>sequence', got {line[:80]!r}.")
+        if not header_checked:
+            header_checked = True
+            if _names_columns(label, seq):
+                log.info("%s, line %d: %r names the columns; skipped as a header", file, lineno, line)
+                continue
         if not label.strip() or not seq:
             what = "label" if not label.strip() else "sequence"
             raise DataFormatError(f"{file}, line {lineno}: empty {what}; expected 'label<TAB>sequence'.")
@@ -202,23 +247,67 @@ def load_tsv(path: str | os.PathLike) -> SequenceDataset:
     return SequenceDataset(seqs, labels, [], source=str(file))
 
 
+def _tsv_problem(label: str, sequence: str, first: bool) -> str:
+    """Why ``label<TAB>sequence`` would not read back as this example, or ``""``."""
+    if "\t" in label or "\n" in label or "\r" in label:
+        return f"the label holds a TAB or line break ({label!r})"
+    if not label.strip():
+        return "the label is empty"
+    if label != label.strip():
+        return f"the label {label!r} has leading or trailing white space, which load_tsv strips"
+    if label.startswith("#"):
+        return f"the label {label!r} starts with '#', which load_tsv reads as a comment line"
+    if "\n" in sequence or "\r" in sequence:
+        return f"the sequence {sequence[:40]!r} holds a line break"
+    if not sequence:
+        return "the sequence is empty"
+    if first and _names_columns(label, sequence):
+        return f"({label!r}, {sequence!r}) would be read back as a column header line"
+    return ""
+
+
 def write_tsv(path: str | os.PathLike, sequences: list[str], labels: list[str]) -> None:
-    """Write ``label<TAB>sequence`` lines (the format :func:`load_tsv` reads)."""
-    bad = [s for s in sequences if "\n" in s or "\r" in s]
-    if bad:
-        raise DataFormatError(f"A sequence holds a line break and cannot be written one per line: {bad[0][:40]!r}.")
-    bad_labels = [lab for lab in labels if "\t" in str(lab) or "\n" in str(lab)]
-    if bad_labels:
-        raise DataFormatError(f"A label holds a TAB or line break: {bad_labels[0]!r}.")
-    Path(path).write_text("".join(f"{lab}\t{seq}\n" for lab, seq in zip(labels, sequences)), encoding="utf-8")
+    """Write ``label<TAB>sequence`` lines (the format :func:`load_tsv` reads).
+
+    Everything is checked before the file is opened, and the file is written to a
+    temporary file beside ``path`` that replaces it only once complete, so a refused
+    example or a failed write leaves an existing ``path`` as it was.
+
+    Raises
+    ------
+    DataFormatError
+        When ``sequences`` and ``labels`` differ in length, or an example would not read
+        back as written: an empty, white-space-padded or ``#``-prefixed label, a label with
+        a TAB or line break, an empty sequence or one with a line break, or a first example
+        that reads as a header line.
+    """
+    labels = [str(lab) for lab in labels]
+    if len(sequences) != len(labels):
+        raise DataFormatError(
+            f"write_tsv got {len(sequences)} sequences but {len(labels)} labels; give one label per sequence."
+        )
+    for i, (lab, seq) in enumerate(zip(labels, sequences)):
+        problem = _tsv_problem(lab, seq, first=i == 0)
+        if problem:
+            raise DataFormatError(
+                f"write_tsv: example {i}: {problem}, so its 'label<TAB>sequence' line would not read back as "
+                "written. Change that example, or write another format."
+            )
+    with atomic_write(path, "w", what="labelled sequence file") as fh:
+        fh.writelines(f"{lab}\t{seq}\n" for lab, seq in zip(labels, sequences))
 
 
 def load_lines(path: str | os.PathLike) -> SequenceDataset:
-    """One unlabelled sequence per line (blank lines skipped); ``labels`` is empty."""
+    """One unlabelled sequence per line (blank lines skipped); ``labels`` is empty.
+
+    The format has no header and no comments: every non-blank line is a sequence, since
+    one of arbitrary text may well read "sequence" or start with "#". Lines end at a
+    newline only, as in :func:`load_tsv`.
+    """
     file = Path(path)
     if not file.is_file():
         raise MissingDataError(f"Sequence file {str(file)!r} not found; expected one sequence per line.")
-    seqs = [line for line in file.read_text(encoding="utf-8").splitlines() if line.strip()]
+    seqs = [line for line in _read_lines(file, "utf-8", "one sequence per line") if line.strip()]
     if not seqs:
         raise DataFormatError(f"{file}: no sequences found; expected one sequence per line.")
     return SequenceDataset(seqs, [], [], source=str(file))

@@ -5,6 +5,11 @@ ids of its rows and columns (the id maps). A missing file raises
 :class:`~ratkit.exceptions.MissingDataError` and a malformed one
 :class:`~ratkit.exceptions.DataFormatError`; both name the file and the format expected.
 
+Header lines are recognised by their content, never by their position alone: MovieLens
+``u.data``/``ratings.dat`` have none (a file that starts with one is refused), the HetRec
+``user_artists.dat`` may start with ``userID<TAB>artistID<TAB>weight`` (a file without it
+loses no row), and :func:`load_csv` detects one unless told (see its ``header`` parameter).
+
 The data itself is never shipped with ratkit (MovieLens forbids redistribution): pass the
 path of your own copy.
 """
@@ -14,6 +19,7 @@ from __future__ import annotations
 import csv
 import logging
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
@@ -32,7 +38,20 @@ _ML1M = "ratings.dat"
 _ML100K_FORMAT = "MovieLens 100K u.data: tab-separated user, item, rating, timestamp"
 _ML1M_FORMAT = "MovieLens 1M ratings.dat: user::item::rating::timestamp"
 _LASTFM = "user_artists.dat"
-_LASTFM_FORMAT = "HetRec 2011 Last.fm user_artists.dat: a header line, then tab-separated userID, artistID, weight"
+_LASTFM_HEADER = ("userID", "artistID", "weight")
+_LASTFM_FORMAT = (
+    "HetRec 2011 Last.fm user_artists.dat: tab-separated userID, artistID, weight, "
+    "after an optional header line 'userID<TAB>artistID<TAB>weight'"
+)
+
+#: Column names that header lines of interaction files use, once normalised by :func:`_column_name`
+#: ("User_ID", "userId" and "user id" all become "userid").
+_HEADER_NAME = re.compile(
+    r"(?:user|item|artist|movie|product|customer|song|track|book|tag|uid|iid|id)(?:id|ids|s|name)?"
+    r"|(?:rating|value|count|weight|score|timestamp|time|date|play|playcount|label)s?"
+)
+#: A decimal number (digits, optional sign, point and exponent); "nan" and "inf" are not ids.
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 @dataclass(frozen=True)
@@ -85,6 +104,13 @@ class Interactions:
         )
 
 
+def _check_duplicates(duplicates: str, caller: str) -> None:
+    if duplicates not in ("sum", "error"):
+        raise ValueError(
+            f"The 'duplicates' parameter of {caller} must be 'sum' or 'error'. Got {duplicates!r} instead."
+        )
+
+
 def from_triples(
     users: np.ndarray,
     items: np.ndarray,
@@ -98,6 +124,7 @@ def from_triples(
     Rows and columns follow the sorted order of the distinct raw ids. Repeated (user,
     item) pairs are summed, or rejected with ``duplicates="error"``.
     """
+    _check_duplicates(duplicates, "from_triples")
     users, items = np.asarray(users), np.asarray(items)
     values = np.asarray(values, dtype=np.float64)
     user_ids, rows = np.unique(users, return_inverse=True)
@@ -117,6 +144,29 @@ def from_triples(
     return Interactions(matrix, user_ids, item_ids, source)
 
 
+def _column_name(cell: str) -> str:
+    """``cell`` case-folded, with everything but letters and digits removed."""
+    return re.sub(r"[^0-9a-z]", "", cell.casefold())
+
+
+def _is_header_name(cell: str) -> bool:
+    """Whether ``cell`` is one of the usual column names of interaction files (user, itemID, rating ...)."""
+    return _HEADER_NAME.fullmatch(_column_name(cell)) is not None
+
+
+def _is_number(cell: str) -> bool:
+    return _NUMBER.fullmatch(cell.strip()) is not None
+
+
+def _is_float(cell: str) -> bool:
+    """Whether ``cell`` parses as the value of a data row."""
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
 def _open_lines(path: str, what: str, fmt: str) -> Iterator[tuple[int, str]]:
     if not os.path.isfile(path):
         raise MissingDataError(f"{what} file {path!r} not found. Expected {fmt}.")
@@ -128,21 +178,41 @@ def _open_lines(path: str, what: str, fmt: str) -> Iterator[tuple[int, str]]:
 
 
 def _parse_rows(
-    path: str, what: str, fmt: str, sep: str, *, skip_header: bool = False
+    path: str, what: str, fmt: str, sep: str, *, header: tuple[str, ...] = ()
 ) -> tuple[list[int], list[int], list[float]]:
+    """The (user, item, value) columns of a ``sep``-separated file of integer ids and numeric values.
+
+    ``header`` holds the column names of the header line the format may start with (compared
+    as :func:`_column_name` does); the line is recognised by its content, so a file without it
+    loses no row. A first line that is neither data nor that header is refused, and so is a
+    header-like first line in a format that has no header (``header=()``).
+    """
     users: list[int] = []
     items: list[int] = []
     values: list[float] = []
+    first = True
     for lineno, line in _open_lines(path, what, fmt):
-        if skip_header and lineno == 1:
-            continue
         fields = line.split(sep)
         try:
             if len(fields) < 3:
                 raise ValueError
             user, item, value = int(fields[0]), int(fields[1]), float(fields[2])
         except ValueError:
+            if first and header:
+                if [_column_name(f) for f in fields] == [_column_name(f) for f in header]:
+                    first = False
+                    continue
+                raise DataFormatError(
+                    f"{path}, line {lineno} is neither the header {sep.join(header)!r} nor a data line; "
+                    f"expected {fmt}; got {line[:80]!r}."
+                ) from None
+            if first and (any(map(_is_header_name, fields)) or (len(fields) > 1 and not any(map(_is_number, fields)))):
+                raise DataFormatError(
+                    f"{path}, line {lineno}: {line[:80]!r} looks like a column header, but {what} files have no "
+                    f"header line (expected {fmt}). Delete that line."
+                ) from None
             raise DataFormatError(f"{path}, line {lineno}: expected {fmt}; got {line[:80]!r}.") from None
+        first = False
         users.append(user)
         items.append(item)
         values.append(value)
@@ -205,7 +275,9 @@ def load_lastfm(path: str | os.PathLike[str]) -> Interactions:
     """Load the HetRec 2011 Last.fm ``user_artists.dat``: listening counts per (user, artist).
 
     ``path`` is the file or the folder holding it. LF and CRLF line endings are both
-    accepted; the header line is skipped.
+    accepted. The HetRec file starts with the header ``userID<TAB>artistID<TAB>weight``
+    (any case); it is recognised by its content and skipped, so a copy without it loses no
+    row, and a first line that is neither that header nor a data line is refused.
 
     References
     ----------
@@ -215,7 +287,7 @@ def load_lastfm(path: str | os.PathLike[str]) -> Interactions:
     path = os.fspath(path)
     if os.path.isdir(path):
         path = os.path.join(path, _LASTFM)
-    users, items, values = _parse_rows(path, "Last.fm", _LASTFM_FORMAT, "\t", skip_header=True)
+    users, items, values = _parse_rows(path, "Last.fm", _LASTFM_FORMAT, "\t", header=_LASTFM_HEADER)
     data = from_triples(
         np.array(users),
         np.array(items),
@@ -227,18 +299,99 @@ def load_lastfm(path: str | os.PathLike[str]) -> Interactions:
     return data
 
 
+def _csv_first_row(
+    first: list[str], users: list[str], items: list[str]
+) -> tuple[Literal["header", "data", "unknown"], str]:
+    """Whether the first row of a user, item[, value] CSV is a header, a data row, or undecided; and why.
+
+    The rules are those documented in :func:`load_csv`; ``users`` and ``items`` are the id
+    cells of the other rows (the rule that compares with them is skipped while they are empty).
+    """
+    if len(first) not in (2, 3) or not first[0] or not first[1]:
+        return "unknown", ""
+    if len(first) == 3:
+        if _is_float(first[2]):
+            return "data", f"its value cell {first[2]!r} is a number"
+        return "header", f"its value cell {first[2]!r} is not a number"
+    if _is_header_name(first[0]) and _is_header_name(first[1]):
+        return "header", "its cells are the usual column names"
+    for cell, column, what in ((first[0], users, "user"), (first[1], items, "item")):
+        if column and not _is_number(cell) and all(map(_is_number, column)):
+            return "header", f"its {what} cell {cell!r} is not a number, unlike that of every other row"
+    if _is_number(first[0]) and _is_number(first[1]):
+        return "data", "its user and item cells are numbers"
+    return "unknown", ""
+
+
+def _csv_skips_first(path: str, lineno: int, shown: str, header: bool | None, judged: tuple[str, str]) -> bool:
+    """Whether the first row is skipped as a header: ``header=`` when given, else its content (``judged``).
+
+    A DataFormatError naming the line when ``header=`` and the content contradict each other.
+    """
+    kind, why = judged
+    if header is False and kind == "header":
+        raise DataFormatError(
+            f"{path}, line {lineno}: {shown!r} looks like a header ({why}), but header=False says the file "
+            "has none. Pass header=True (or header=None to detect it), or delete the line."
+        )
+    if header is True and kind == "data":
+        raise DataFormatError(
+            f"{path}, line {lineno}: {shown!r} is a data row ({why}), but header=True says it is a header. "
+            "Pass header=False (or header=None to detect it)."
+        )
+    if header is None and kind == "header":
+        log.info("%s, line %d: %r taken for a header: %s", path, lineno, shown, why)
+    return header is True or kind == "header"
+
+
 def load_csv(
     path: str | os.PathLike[str],
     *,
     delimiter: str = ",",
-    header: bool = False,
+    header: bool | None = None,
     duplicates: Literal["sum", "error"] = "sum",
 ) -> Interactions:
-    """Load a CSV of ``user, item[, value]`` triples (value 1 when the column is absent).
+    """Load a CSV of ``user, item[, value]`` rows as the matrix ``M[u, i] = Σ value`` (value 1 when absent).
 
     User and item ids are kept as strings in the id maps. Repeated pairs are summed
-    (event logs), or rejected with ``duplicates="error"``.
+    (event logs), or rejected with ``duplicates="error"``. Blank rows are skipped.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The CSV file.
+    delimiter : str
+        The cell separator.
+    header : bool or None
+        Whether the first (non-blank) row is a header. ``None`` (the default) decides from
+        its content:
+
+        - a row with a value cell is a header exactly when that cell is not a number (a
+          data row's value must be one, and a header does not name a column ``5``);
+        - a two-column row is a header when its cells are both usual column names (compared
+          case-insensitively, ignoring punctuation: ``user``, ``userID``, ``user_id``,
+          ``item``, ``itemId``, ``artistID``, ``movie``, ``product`` ...), or when one of
+          them is not a number while that cell of every other row is (``buyer,sku`` above
+          rows of numeric ids); it is data when both cells are numbers, and otherwise too:
+          rows of arbitrary strings (``alice,book``) cannot be told from a header of
+          unusual names, so such a header (``buyer,sku`` over string ids) needs
+          ``header=True``.
+
+        A header found by detection is logged at INFO level. ``True`` and ``False`` state
+        the answer, and a file that contradicts it is refused with a
+        :class:`~ratkit.exceptions.DataFormatError` naming the line: ``False`` when the
+        rules above find a header, ``True`` when they find data.
+    duplicates : {"sum", "error"}
+        What to do with a (user, item) pair that occurs more than once.
+
+    Returns
+    -------
+    Interactions
+        Rows are users and columns items, in sorted order of their (string) ids.
     """
+    if header not in (None, True, False):
+        raise ValueError(f"The 'header' parameter of load_csv must be None, True or False. Got {header!r} instead.")
+    _check_duplicates(duplicates, "load_csv")
     path = os.fspath(path)
     fmt = f"a {delimiter!r}-separated file of user, item[, value] rows"
     if not os.path.isfile(path):
@@ -246,23 +399,41 @@ def load_csv(
     users: list[str] = []
     items: list[str] = []
     values: list[float] = []
-    with open(path, encoding="utf-8", newline="") as handle:
-        for lineno, row in enumerate(csv.reader(handle, delimiter=delimiter), start=1):
-            if (header and lineno == 1) or not any(cell.strip() for cell in row):
-                continue
-            try:
-                if len(row) not in (2, 3) or not row[0].strip() or not row[1].strip():
-                    raise ValueError
-                value = float(row[2]) if len(row) == 3 else 1.0
-            except ValueError:
-                raise DataFormatError(
-                    f"{path}, line {lineno}: expected {fmt}; got {delimiter.join(row)[:80]!r}."
-                ) from None
-            users.append(row[0].strip())
-            items.append(row[1].strip())
-            values.append(value)
+    first: list[str] = []  # the first non-blank row, judged header or data by _csv_first_row
+    first_line, shown, pending = 0, "", False
+    with open(path, encoding="utf-8-sig", newline="") as handle:  # -sig: drop a byte-order mark (Excel)
+        reader = csv.reader(handle, delimiter=delimiter)
+        try:
+            for row in reader:
+                cells = [cell.strip() for cell in row]
+                if not any(cells):
+                    continue
+                if not first:
+                    first, first_line, shown = cells, reader.line_num, delimiter.join(cells)[:80]
+                    judged = _csv_first_row(first, [], [])
+                    if _csv_skips_first(path, first_line, shown, header, judged):
+                        continue
+                    pending = judged[0] != "data"  # kept for now: comparing it with the other rows may undo that
+                try:
+                    if len(cells) not in (2, 3) or not cells[0] or not cells[1]:
+                        raise ValueError
+                    value = float(cells[2]) if len(cells) == 3 else 1.0
+                except ValueError:
+                    raise DataFormatError(
+                        f"{path}, line {reader.line_num}: expected {fmt}; got {delimiter.join(row)[:80]!r}."
+                    ) from None
+                users.append(cells[0])
+                items.append(cells[1])
+                values.append(value)
+        except UnicodeDecodeError as exc:
+            raise DataFormatError(f"{path}: not UTF-8 text ({exc}); expected {fmt}.") from None
+        except csv.Error as exc:  # e.g. a cell beyond csv.field_size_limit()
+            raise DataFormatError(f"{path}, line {reader.line_num}: {exc}; expected {fmt}.") from None
+    if pending and _csv_skips_first(path, first_line, shown, header, _csv_first_row(first, users[1:], items[1:])):
+        del users[0], items[0], values[0]
     if not users:
-        raise DataFormatError(f"{path} holds no data row; expected {fmt}.")
+        after = f" after its header line {first_line} {shown!r}" if first else ""
+        raise DataFormatError(f"{path} holds no data row{after}; expected {fmt}.")
     return from_triples(
         np.array(users),
         np.array(items),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -67,11 +69,162 @@ def test_csv_triples_pairs_and_errors(tmp_path):
     pairs.write_text("a,b\nc,b\n")
     assert load_csv(pairs).matrix.sum() == 2
     bad = tmp_path / "bad.csv"
-    bad.write_text("a,b,notanumber\n")
-    with pytest.raises(DataFormatError, match=r"bad.csv, line 1: expected a ','-separated"):
+    bad.write_text("a,b,1\nc,d,notanumber\n")
+    with pytest.raises(DataFormatError, match=r"bad.csv, line 2: expected a ','-separated"):
         load_csv(bad)
     with pytest.raises(DataFormatError, match="more than once"):
         load_csv(path, header=True, duplicates="error")
+
+
+def _dense(rows, users, items):
+    """The users × items matrix of (user, item, value) triples, summed by hand: the oracle."""
+    out = np.zeros((len(users), len(items)))
+    for user, item, value in rows:
+        out[users.index(user), items.index(item)] += value
+    return out
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        "user,item",  # the issue's example: a two-column header of the usual names
+        "UserID,Item_Id",  # names compared case-insensitively, ignoring punctuation
+        "customer,product",  # unknown names, but not numbers above a column of numbers
+        "u,i,score",  # a value cell that is not a number
+    ],
+)
+def test_csv_header_is_detected_from_its_content(tmp_path, head):
+    body = [("1", "10", 2.0), ("2", "10", 1.0), ("1", "30", 4.0)]
+    with_value = head.count(",") == 2
+    lines = [",".join([u, i, str(v)] if with_value else [u, i]) for u, i, v in body]
+    path = tmp_path / "h.csv"
+    path.write_text(head + "\n" + "\n".join(lines) + "\n")
+    data = load_csv(path)
+    assert data.user_ids.tolist() == ["1", "2"] and data.item_ids.tolist() == ["10", "30"]
+    want = _dense([(u, i, v if with_value else 1.0) for u, i, v in body], ["1", "2"], ["10", "30"])
+    np.testing.assert_array_equal(data.matrix.toarray(), want)
+
+
+def test_csv_string_ids_with_a_two_column_header(tmp_path, caplog):
+    path = tmp_path / "pairs.csv"
+    path.write_text("user,item\nalice,book\nbob,book\nalice,pen\n")
+    with caplog.at_level(logging.INFO, logger="ratkit.recsys.datasets"):
+        data = load_csv(path)
+    assert "pairs.csv, line 1: 'user,item' taken for a header: its cells are the usual column names" in caplog.text
+    assert data.user_ids.tolist() == ["alice", "bob"] and data.item_ids.tolist() == ["book", "pen"]
+    np.testing.assert_array_equal(data.matrix.toarray(), [[1, 1], [1, 0]])
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["1,2\n3,4\n", "alice,x\nbob,y\n", "alice,x,2\nbob,y,1\n", "a,b\n", "a1,b\nc2,d\n", "user,item,5\nb,y,1\n"],
+)
+def test_csv_first_data_row_is_kept(tmp_path, text):
+    path = tmp_path / "d.csv"
+    path.write_text(text)
+    rows = [line.split(",") for line in text.splitlines()]
+    assert load_csv(path).matrix.nnz == len(rows)
+    assert load_csv(path, header=False).matrix.nnz == len(rows)
+
+
+def test_csv_header_false_refuses_a_header(tmp_path):
+    path = tmp_path / "h.csv"
+    path.write_text("user,item\na,b\nc,b\n")
+    with pytest.raises(
+        DataFormatError,
+        match=r"h.csv, line 1: 'user,item' looks like a header \(its cells are the usual column names\), "
+        r"but header=False says the file has none. Pass header=True",
+    ):
+        load_csv(path, header=False)
+    path.write_text("a,b,notanumber\n")
+    with pytest.raises(DataFormatError, match=r"line 1: 'a,b,notanumber' looks like a header \(its value cell"):
+        load_csv(path, header=False)
+    path.write_text("\nbuyer,sku\n1,2\n3,4\n")  # known only once the other rows are read
+    with pytest.raises(
+        DataFormatError,
+        match=r"h.csv, line 2: 'buyer,sku' looks like a header \(its user cell 'buyer' is not a number, unlike that "
+        r"of every other row\), but header=False",
+    ):
+        load_csv(path, header=False)
+    path.write_text("a,b,c,d\nx\n")  # the first bad line is the one named
+    with pytest.raises(DataFormatError, match=r"h.csv, line 1: expected a ','-separated .* got 'a,b,c,d'"):
+        load_csv(path)
+
+
+def test_csv_header_true_refuses_a_data_row(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("1,2\n3,4\n")
+    with pytest.raises(
+        DataFormatError,
+        match=r"d.csv, line 1: '1,2' is a data row \(its user and item cells are numbers\), "
+        r"but header=True says it is a header. Pass header=False",
+    ):
+        load_csv(path, header=True)
+    path.write_text("alice,x,2\nbob,y,1\n")
+    with pytest.raises(DataFormatError, match=r"line 1: 'alice,x,2' is a data row \(its value cell '2' is a number"):
+        load_csv(path, header=True)
+    path.write_text("alice,x\nbob,y\n")  # undecidable from the content: header=True is believed
+    assert load_csv(path, header=True).user_ids.tolist() == ["bob"]
+
+
+def test_csv_with_only_a_header_and_bad_options(tmp_path):
+    path = tmp_path / "h.csv"
+    path.write_text("user,item,rating\n")
+    with pytest.raises(DataFormatError, match=r"h.csv holds no data row after its header line 1 'user,item,rating'"):
+        load_csv(path)
+    with pytest.raises(ValueError, match=r"'header' parameter of load_csv must be None, True or False. Got 'yes'"):
+        load_csv(path, header="yes")
+    path.write_text("a,b\n")
+    with pytest.raises(ValueError, match=r"'duplicates' parameter of load_csv must be 'sum' or 'error'. Got 'max'"):
+        load_csv(path, duplicates="max")
+
+
+def test_csv_byte_order_mark_is_not_part_of_the_first_id(tmp_path):
+    path = tmp_path / "excel.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + b"7,x\n7,y\n")  # Excel's "CSV UTF-8" starts with a BOM
+    data = load_csv(path)
+    assert data.user_ids.tolist() == ["7"] and data.item_ids.tolist() == ["x", "y"]
+    path.write_bytes(b"u,\xe9\n")
+    with pytest.raises(DataFormatError, match=r"excel.csv: not UTF-8 text .*; expected a ','-separated file"):
+        load_csv(path)
+    path.write_text("u,i\nv," + "j" * 200_000 + "\n")
+    with pytest.raises(DataFormatError, match=r"excel.csv, line 2: field larger than field limit.*; expected a ','"):
+        load_csv(path)
+
+
+def test_lastfm_without_header_keeps_the_first_row(tmp_path):
+    (tmp_path / "user_artists.dat").write_text("2\t51\t13883\n2\t52\t11690\n4\t51\t7\n")
+    data = load_lastfm(tmp_path)
+    np.testing.assert_array_equal(data.matrix.toarray(), [[13883, 11690], [7, 0]])
+    (tmp_path / "user_artists.dat").write_text("\nUserId\tArtistId\tWeight\n2\t51\t5\n")  # any case
+    np.testing.assert_array_equal(load_lastfm(tmp_path).matrix.toarray(), [[5]])
+
+
+@pytest.mark.parametrize("first", ["user\tartist\tplays", "2\tx\t13883", "2 51 13883"])
+def test_lastfm_first_line_neither_header_nor_data(tmp_path, first):
+    (tmp_path / "user_artists.dat").write_text(first + "\n2\t52\t11690\n")
+    with pytest.raises(
+        DataFormatError,
+        match=r"user_artists.dat, line 1 is neither the header 'userID\\tartistID\\tweight' nor a data line",
+    ):
+        load_lastfm(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "name, head, row",
+    [
+        ("u.data", "user\titem\trating\ttimestamp", "1\t2\t3\t4"),
+        ("ratings.dat", "UserID::MovieID::Rating::Timestamp", "1::2::3::4"),
+    ],
+)
+def test_movielens_header_line_is_refused_by_name(tmp_path, name, head, row):
+    path = tmp_path / name
+    path.write_text(head + "\n" + row + "\n")
+    with pytest.raises(
+        DataFormatError,
+        match=rf"{name}, line 1: '.*' looks like a column header, but MovieLens files have no header line.*Delete",
+    ):
+        load_movielens(path)
 
 
 def test_interactions_reject_a_transposed_matrix():
