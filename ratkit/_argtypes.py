@@ -1,22 +1,47 @@
-"""argparse value types shared by the ``ratkit`` commands: bad numbers fail as usage errors."""
+"""argparse value types shared by the ``ratkit`` commands: bad values fail as usage errors.
+
+Each type runs while the command line is parsed, before any work, so a bad number or an
+unwritable output path ends at once with ``ratkit <command>: error: argument …`` and
+exit status 2 — never after a long training run.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 from collections.abc import Callable
+from typing import Any
 
-__all__ = ["positive", "fraction"]
+from ratkit._files import check_output_path
+from ratkit.exceptions import OutputPathError
+
+__all__ = [
+    "positive",
+    "fraction",
+    "open_fraction",
+    "non_negative_int",
+    "n_jobs",
+    "finite_float",
+    "output_file",
+    "key_value",
+]
+
+
+def _number(kind: type, text: str) -> float | None:
+    try:
+        value = kind(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
 
 
 def positive(kind: type) -> Callable[[str], float]:
     """An argparse type: ``kind(text)`` (int or float), finite and > 0."""
 
     def parse(text: str) -> float:
-        try:
-            value = kind(text)
-        except ValueError:
-            value = None
-        if value is None or not 0 < value < float("inf"):
+        value = _number(kind, text)
+        if value is None or not value > 0:
             article = "an int" if kind is int else "a float"
             raise argparse.ArgumentTypeError(f"expected {article} > 0, got {text!r}")
         return value
@@ -24,12 +49,72 @@ def positive(kind: type) -> Callable[[str], float]:
     return parse
 
 
+def non_negative_int(text: str) -> int:
+    """An argparse type: an int ≥ 0 (seeds, counts that may be zero)."""
+    value = _number(int, text)
+    if value is None or value < 0:
+        raise argparse.ArgumentTypeError(f"expected an int ≥ 0, got {text!r}")
+    return int(value)
+
+
+def n_jobs(text: str) -> int:
+    """An argparse type: a number of processes, joblib's way (k ≥ 1, or −1 for one per core,
+    −2 for all but one, …); 0 is refused."""
+    value = _number(int, text)
+    if value is None or value == 0:
+        raise argparse.ArgumentTypeError(
+            f"expected a number of processes (an int ≥ 1, or -1 for all cores), got {text!r}"
+        )
+    return int(value)
+
+
+def finite_float(text: str) -> float:
+    """An argparse type: a finite float (NaN and ±inf refused)."""
+    value = _number(float, text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
 def fraction(text: str) -> float:
     """An argparse type: a float in [0, 1)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = None
+    value = _number(float, text)
     if value is None or not 0 <= value < 1:
         raise argparse.ArgumentTypeError(f"expected a fraction in [0, 1), got {text!r}")
     return value
+
+
+def open_fraction(text: str) -> float:
+    """An argparse type: a float in (0, 1) (a held-out share that leaves both parts non-empty)."""
+    value = _number(float, text)
+    if value is None or not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1), got {text!r}")
+    return value
+
+
+def output_file(text: str) -> str:
+    """An argparse type: a path a file can be written to (not a folder; its folder exists)."""
+    try:
+        check_output_path(text)
+    except OutputPathError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def key_value(text: str) -> tuple[str, Any]:
+    """An argparse type: ``KEY=VALUE`` with a JSON value (a bare word is a string):
+    ``loss=hinge`` → ("loss", "hinge"), ``n_factors=16`` → ("n_factors", 16)."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip() or not key.strip().isidentifier():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE with KEY a parameter name, got {text!r}")
+    try:
+        value = json.loads(raw, parse_constant=_refuse_constant)
+    except json.JSONDecodeError:
+        value = raw
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from None
+    return key.strip(), value
+
+
+def _refuse_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a valid parameter value")

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+import traceback
 from collections.abc import Sequence
 
 from ratkit import __version__
@@ -26,6 +28,19 @@ _COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
+#: What a command may fail with because of its input (a bad value, a missing or malformed
+#: file, a full disk): reported on one line with exit status 2, like argparse's usage errors.
+USER_ERRORS: tuple[type[BaseException], ...] = (
+    RatkitError,
+    OSError,
+    ValueError,
+    TypeError,
+    LookupError,
+    ArithmeticError,
+    MemoryError,
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ratkit",
@@ -36,18 +51,64 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers.required = True
     for name in _COMMAND_MODULES:
         importlib.import_module(name).register_commands(subparsers)
+    _name_commands(parser)
     return parser
 
 
+def _name_commands(parser: argparse.ArgumentParser) -> None:
+    """Give every (sub)command its full name, e.g. ``recsys evaluate``, for error messages."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                sub.set_defaults(command_name=sub.prog.removeprefix("ratkit "), command_parser=sub)
+                _name_commands(sub)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``ratkit`` console script; returns the process exit code."""
+    """Entry point of the ``ratkit`` console script; returns the process exit code.
+
+    Bad input ends with one line ``ratkit <command>: error: …`` on standard error and exit
+    status 2 (as argparse reports usage errors), never with a traceback; a defect of ratkit
+    itself is reported on one line too, with exit status 1, and an interrupt exits with
+    130. Set ``RATKIT_TRACEBACK=1`` to see the traceback of an error.
+    """
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # reported by the command's own parser: 'ratkit train: error: …', with its usage
+        args.command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    command = args.command_name
     try:
         return int(args.func(args) or 0)
-    except RatkitError as exc:
-        print(f"ratkit {args.command}: error: {exc}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print(f"ratkit {command}: interrupted", file=sys.stderr)
+        return 130
+    except USER_ERRORS as exc:
+        if os.environ.get("RATKIT_TRACEBACK"):
+            traceback.print_exc()
+        print(f"ratkit {command}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
+    except Exception as exc:  # a defect of ratkit, not of the input: say so, still on one line
+        if os.environ.get("RATKIT_TRACEBACK"):
+            traceback.print_exc()
+        print(
+            f"ratkit {command}: internal error: {type(exc).__name__}: {_one_line(exc)} — this is a bug in "
+            "ratkit; please report it with the command line (RATKIT_TRACEBACK=1 shows the traceback).",
+            file=sys.stderr,
+        )
+        return 1
+
+
+def _one_line(exc: BaseException) -> str:
+    """The message of ``exc`` on one line (an OSError with its file name; the type of an
+    exception whose message alone does not say what went wrong, e.g. a KeyError)."""
+    if isinstance(exc, OSError) and not isinstance(exc, RatkitError) and exc.strerror:
+        text = f"{exc.strerror}: {exc.filename!r}" if exc.filename else exc.strerror
+    else:
+        text = str(exc)
+    text = " ".join(text.split())
+    if not text or not isinstance(exc, (RatkitError, ValueError, TypeError, OSError)):
+        text = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return text
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from ratkit._argtypes import non_negative_int, open_fraction
+
 __all__ = ["register_commands"]
 
 
@@ -16,8 +18,8 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         "time, "
         "passes and held-out accuracy/F1, save the model and reload it.",
     )
-    demo.add_argument("--test-size", type=float, default=0.25, help="held-out fraction (default 0.25)")
-    demo.add_argument("--seed", type=int, default=0, help="seed of the split and the solver (default 0)")
+    demo.add_argument("--test-size", type=open_fraction, default=0.25, help="held-out fraction (default 0.25)")
+    demo.add_argument("--seed", type=non_negative_int, default=0, help="seed of the split and the solver (default 0)")
     demo.add_argument("--quiet", action="store_true", help="no progress bars")
     demo.set_defaults(func=_demo)
 

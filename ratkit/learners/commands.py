@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from ratkit._argtypes import fraction, positive
+from ratkit._argtypes import fraction, n_jobs, non_negative_int, output_file, positive
 
 __all__ = ["register_commands"]
 
@@ -47,7 +47,9 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         help="held-out data (default: a stratified --test-size split; Reuters: the ModApte test half)",
     )
     train.add_argument("--test-size", type=fraction, default=0.25, help="held-out fraction when no --test-data (0.25)")
-    train.add_argument("-o", "--output", metavar="MODEL", help="write the model to this file (a zip archive)")
+    train.add_argument(
+        "-o", "--output", metavar="MODEL", type=output_file, help="write the model to this file (a zip archive)"
+    )
     train.add_argument("-C", type=positive(float), default=1.0, help="SVM penalty C (default 1.0)")
     train.add_argument(
         "--representation",
@@ -64,8 +66,10 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
     )
     train.add_argument("--tol", type=positive(float), default=1e-3, help="stopping tolerance (default 1e-3)")
     train.add_argument("--max-iter", type=positive(int), default=1000, help="largest number of passes (default 1000)")
-    train.add_argument("--seed", type=int, default=0, help="seed of the split and of the coordinate order")
-    train.add_argument("--n-jobs", type=int, default=None, help="processes for feature extraction")
+    train.add_argument("--seed", type=non_negative_int, default=0, help="seed of the split and of the coordinate order")
+    train.add_argument(
+        "--n-jobs", type=n_jobs, default=None, help="processes for feature extraction (-1: one per core)"
+    )
     train.add_argument("--quiet", action="store_true", help="no progress bars")
     train.set_defaults(func=_train)
 
@@ -85,7 +89,9 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         help=_FORMAT_HELP,
     )
     predict.add_argument("--target", metavar="LABEL", help="Reuters topic (defaults to the model's)")
-    predict.add_argument("-o", "--output", metavar="PATH", help="write predictions here (default: standard output)")
+    predict.add_argument(
+        "-o", "--output", metavar="PATH", type=output_file, help="write predictions here (default: standard output)"
+    )
     predict.set_defaults(func=_predict)
 
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 import numpy as np
 
-from ratkit._argtypes import positive
+from ratkit._argtypes import output_file, positive
+from ratkit._files import atomic_write
 from ratkit.automata.kernels import to_spec
 from ratkit.datasets import load_sequences
 from ratkit.exceptions import DataFormatError
@@ -81,7 +81,7 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         choices=QP_SOLVERS,
         help="cvxpy solver (default CLARABEL)",
     )
-    cmd.add_argument("--out", metavar="PATH", help="write the spec here instead of standard output")
+    cmd.add_argument("--out", metavar="PATH", type=output_file, help="write the spec here instead of standard output")
     cmd.set_defaults(func=_learn_kernel)
 
 
@@ -111,7 +111,8 @@ def _learn_kernel(args: argparse.Namespace) -> int:
     ).fit(sequences, y)
     spec = json.dumps(to_spec(learner.kernel_), ensure_ascii=False)
     if args.out:
-        Path(args.out).write_text(spec + "\n", encoding="utf-8")
+        with atomic_write(args.out, what="kernel spec") as fh:
+            fh.write(spec + "\n")
     else:
         print(spec)
     active = int(np.count_nonzero(learner.weights_ > 1e-9 * learner.weights_.max()))

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
+from ratkit._argtypes import finite_float, key_value, non_negative_int, positive
 from ratkit.recsys.datasets import Interactions, load_csv, load_lastfm, load_movielens
 
 __all__ = ["register_commands", "load_data", "parse_params"]
@@ -25,17 +25,31 @@ def load_data(path: str, fmt: str) -> Interactions:
     return load_csv(path)
 
 
-def parse_params(pairs: list[str]) -> dict[str, Any]:
-    """``["loss=hinge", "n_factors=16"]`` → ``{"loss": "hinge", "n_factors": 16}`` (JSON values)."""
+def parse_params(pairs: list[str | tuple[str, Any]], model_cls: type | None = None) -> dict[str, Any]:
+    """``["loss=hinge", "n_factors=16"]`` → ``{"loss": "hinge", "n_factors": 16}`` (JSON values).
+
+    With ``model_cls``, every key must be one of its constructor parameters; a key given
+    twice is refused too (an error names the key and lists the valid ones).
+    """
     params: dict[str, Any] = {}
     for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key:
-            raise ValueError(f"--param expects KEY=VALUE; got {pair!r}.")
-        try:
-            params[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            params[key] = raw
+        if isinstance(pair, str):
+            try:
+                pair = key_value(pair)
+            except argparse.ArgumentTypeError as exc:
+                raise ValueError(f"--param {exc}") from None
+        key, value = pair
+        if key in params:
+            raise ValueError(f"--param {key} is given twice; give each parameter once.")
+        params[key] = value
+    if model_cls is not None:
+        valid = sorted(model_cls().get_params())
+        unknown = [key for key in params if key not in valid]
+        if unknown:
+            raise ValueError(
+                f"--param {unknown[0]}: {model_cls.__name__} has no parameter {unknown[0]!r}; "
+                f"its parameters are {', '.join(valid)}."
+            )
     return params
 
 
@@ -68,18 +82,23 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
+        type=key_value,
         help='model parameter, JSON value (repeatable), e.g. --param loss="hinge"',
     )
     ev.add_argument(
         "--threshold",
-        type=float,
+        type=finite_float,
         default=None,
         help="smallest rating counted positive (default 4 for MovieLens, every interaction otherwise)",
     )
-    ev.add_argument("--min-positives", type=int, default=10, help="drop users with fewer positives (default 10)")
-    ev.add_argument("--n-test", type=int, default=5, help="positives held out per user (default 5)")
-    ev.add_argument("-k", type=int, nargs="+", default=[1, 3, 5], help="cutoffs for the metrics@k (default 1 3 5)")
-    ev.add_argument("--seed", type=int, default=0, help="seed of the split and the model")
+    ev.add_argument(
+        "--min-positives", type=non_negative_int, default=10, help="drop users with fewer positives (default 10)"
+    )
+    ev.add_argument("--n-test", type=positive(int), default=5, help="positives held out per user (default 5)")
+    ev.add_argument(
+        "-k", type=positive(int), nargs="+", default=[1, 3, 5], help="cutoffs for the metrics@k (default 1 3 5)"
+    )
+    ev.add_argument("--seed", type=non_negative_int, default=0, help="seed of the split and the model")
     ev.set_defaults(func=_evaluate)
 
 
@@ -94,6 +113,9 @@ def _evaluate(args: argparse.Namespace) -> int:
     from ratkit.plugins import get
     from ratkit.recsys.evaluation import evaluate, prepare_leave_k_out
 
+    model_cls = get("recommender", args.model)
+    params = parse_params(args.param, model_cls)
+    model_cls(**params)._validate_params()  # bad parameters fail before the data are read
     data = load_data(args.data, args.format)
     threshold = args.threshold
     if threshold is None:
@@ -101,8 +123,6 @@ def _evaluate(args: argparse.Namespace) -> int:
     train, test, protocol = prepare_leave_k_out(
         data, threshold=threshold, min_positives=args.min_positives, n_test=args.n_test, random_state=args.seed
     )
-    params = parse_params(args.param)
-    model_cls = get("recommender", args.model)
     if "random_state" in model_cls().get_params() and "random_state" not in params:
         params["random_state"] = args.seed
     model = model_cls(**params).fit(train)
