@@ -1,4 +1,5 @@
-"""Kernel-engine benchmarks (issue 3): Gram-matrix speed and the Fig. 8 experiment.
+"""Kernel-engine benchmarks (issue 3): Gram-matrix speed and the Fig. 8 experiment; the
+issue-14 inputs against an older checkout (`python -m bench.kernels.issue14 --reference DIR`).
 
 Run all: ``python -m bench.kernels`` (or ``make bench``). Each part alone:
 ``python -m bench.kernels.gram_speed`` and ``python -m bench.kernels.fig8``.
