@@ -16,9 +16,32 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any
 
-from ratkit.exceptions import OutputPathError
+from ratkit.exceptions import MissingDataError, OutputPathError
 
-__all__ = ["check_output_path", "atomic_path", "atomic_write"]
+__all__ = ["is_file", "check_input_file", "check_output_path", "atomic_path", "atomic_write"]
+
+
+def is_file(path: str | os.PathLike) -> bool:
+    """Whether ``path`` names an existing file; False, not an OSError, for a name the system
+    refuses (e.g. longer than 255 bytes: a JSON spec or AT&T text passed as a string)."""
+    try:
+        return Path(path).is_file()
+    except OSError:
+        return False
+
+
+def check_input_file(path: str | os.PathLike, what: str, expected: str = "") -> Path:
+    """``path`` as a Path if it names an existing file, else a MissingDataError saying that
+    the ``what`` is a folder or does not exist (and, when given, what was ``expected``)."""
+    p = Path(path)
+    if is_file(p):
+        return p
+    try:
+        folder = p.is_dir()
+    except OSError:
+        folder = False
+    reason = "is a folder, not a file" if folder else "does not exist"
+    raise MissingDataError(f"{what} {str(path)!r} {reason}{'; expected ' + expected if expected else ''}.")
 
 
 def check_output_path(path: str | os.PathLike, what: str = "output file") -> Path:

@@ -26,18 +26,17 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any, Literal
 
 import pynini
 
-from ratkit._files import atomic_path, atomic_write
+from ratkit._files import atomic_path, atomic_write, check_input_file, is_file
 from ratkit.automata._fstbytes import fst_to_arrays, read_fst_bytes
 from ratkit.automata.alphabet import EPSILON, Alphabet
 from ratkit.automata.construct import as_transducer, from_arcs, from_pynini
 from ratkit.automata.semirings import PROBABILITY, Semiring, get_semiring
 from ratkit.automata.transducer import Transducer
-from ratkit.exceptions import FstFormatError, MissingDataError, RatkitError, SemiringError, SemiringMismatchError
+from ratkit.exceptions import FstFormatError, RatkitError, SemiringError, SemiringMismatchError
 
 __all__ = ["read_att", "to_att", "write_att", "read_fst", "write_fst"]
 
@@ -48,17 +47,13 @@ _TABLE_PREFIX = "ratkit:"
 
 def _lines(source: str | os.PathLike | Iterable[str]) -> tuple[str, list[str]]:
     """(name for messages, lines) of a path, a str holding AT&T text, or an iterable of lines."""
-    if isinstance(source, str) and "\n" not in source and not _is_file(source):
+    if isinstance(source, str) and "\n" not in source and not is_file(source):
         first = source.split()[:1]
         if not (first and first[0].isdigit()):  # not a one-line AT&T text: a missing file
-            what = "is a folder, not a file" if _is_dir(source) else "does not exist"
-            raise MissingDataError(f"AT&T file {source!r} {what}.")
+            check_input_file(source, "AT&T file")
         return "<text>", [source]
     if isinstance(source, (str, os.PathLike)) and (isinstance(source, os.PathLike) or "\n" not in source):
-        path = Path(source)
-        if not _is_file(path):
-            what = "is a folder, not a file" if _is_dir(path) else "does not exist"
-            raise MissingDataError(f"AT&T file {str(path)!r} {what}.")
+        path = check_input_file(source, "AT&T file")
         try:  # -sig: a byte-order mark written by Windows editors is not part of the first state
             return str(path), path.read_text(encoding="utf-8-sig").splitlines()
         except UnicodeDecodeError:
@@ -180,20 +175,6 @@ def to_att(t: Any, weights: WeightDomain = "natural") -> str:
     return "\n".join(lines) + "\n"
 
 
-def _is_file(path: str | os.PathLike) -> bool:
-    try:
-        return Path(path).is_file()
-    except OSError:  # e.g. a name longer than the system allows: it names no file
-        return False
-
-
-def _is_dir(path: str | os.PathLike) -> bool:
-    try:
-        return Path(path).is_dir()
-    except OSError:
-        return False
-
-
 def write_att(t: Any, path: str | os.PathLike, weights: WeightDomain = "natural") -> None:
     """Write :func:`to_att` of ``t`` to ``path`` (through a temporary file renamed over it, so a
     failed write leaves an existing file as it was)."""
@@ -228,10 +209,7 @@ def read_fst(
     type's (TROPICAL for ``standard``, LOG for ``log``/``log64``). Labels are symbols of
     the symbol tables, else of ``alphabet`` (label i is its symbol i − 1), else code points.
     """
-    path = Path(path)
-    if not _is_file(path):
-        what = "is a folder, not a file" if _is_dir(path) else "does not exist"
-        raise MissingDataError(f"FST file {str(path)!r} {what}.")
+    path = check_input_file(path, "FST file")
     fst = read_fst_bytes(path.read_bytes(), str(path))
     table = fst.input_symbols()
     recorded = semiring is None and table is not None and table.name().startswith(_TABLE_PREFIX)

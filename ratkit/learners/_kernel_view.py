@@ -30,7 +30,7 @@ def describe(kernel: Any) -> str:
     """The kernel as a user wrote it: the repr of a ratkit kernel (its family and parameters),
     'linear', or the name of a callable."""
     if isinstance(kernel, (Kernel, str)):
-        return repr(kernel) if isinstance(kernel, Kernel) else repr(str(kernel))
+        return repr(kernel)
     return getattr(kernel, "__qualname__", type(kernel).__name__)
 
 

@@ -115,7 +115,10 @@ def _evaluate(args: argparse.Namespace) -> int:
 
     model_cls = get("recommender", args.model)
     params = parse_params(args.param, model_cls)
-    model_cls(**params)._validate_params()  # bad parameters fail before the data are read
+    if "random_state" in model_cls().get_params() and "random_state" not in params:
+        params["random_state"] = args.seed
+    model = model_cls(**params)
+    model._validate_params()  # bad parameters fail before the data are read
     data = load_data(args.data, args.format)
     threshold = args.threshold
     if threshold is None:
@@ -123,8 +126,6 @@ def _evaluate(args: argparse.Namespace) -> int:
     train, test, protocol = prepare_leave_k_out(
         data, threshold=threshold, min_positives=args.min_positives, n_test=args.n_test, random_state=args.seed
     )
-    if "random_state" in model_cls().get_params() and "random_state" not in params:
-        params["random_state"] = args.seed
-    model = model_cls(**params).fit(train)
+    model.fit(train)
     print(evaluate(model, train, test, replace(protocol, ks=tuple(args.k))).to_text())
     return 0

@@ -123,7 +123,7 @@ class GappyKernel(RationalKernel):
         self._validate()
         return gappy_pair_transducer(self.n, float(self.decay), self._as_alphabet(alphabet))
 
-    def _feature_automaton_arcs(self, length: int, n_symbols: int = 0) -> int:
+    def _feature_automaton_arcs(self, length: int, n_symbols: int) -> int:
         """Arcs of the ε-removed Φ_x = Π2(X ∘ T) of a string of ``length`` symbols: with
         m = |x| − n + 1, m from the start plus (n − 1)·m(m + 1)/2 between inner states
         (each state (p, q) of X ∘ T reaches every later position of its level by ε-arcs)."""

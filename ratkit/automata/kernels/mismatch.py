@@ -163,7 +163,7 @@ class MismatchKernel(RationalKernel):
         self._validate()
         return mismatch_counter(self.k, self.m, alphabet)
 
-    def _feature_automaton_arcs(self, length: int, n_symbols: int = 0) -> int | None:
+    def _feature_automaton_arcs(self, length: int, n_symbols: int) -> int | None:
         """The arcs of the ε-removed Φ_x = Π2(X ∘ T_(k,m)) of a sequence of ``length`` symbols.
 
         Φ_x keeps the states (i, p, j) of X ∘ T (i symbols of x read, p of the factor, j

@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pynini
 
+from ratkit._files import check_input_file
 from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.construct import as_transducer, from_pynini
 from ratkit.automata.io import read_att, read_fst, to_att
 from ratkit.automata.kernels.base import RationalKernel, Strategy
 from ratkit.automata.semirings import get_semiring
 from ratkit.automata.transducer import Transducer
-from ratkit.exceptions import MissingDataError
 from ratkit.plugins import register
 
 __all__ = ["TransducerKernel", "from_transducer", "load_transducer"]
@@ -30,13 +29,11 @@ def load_transducer(source: Any, semiring: Any = None) -> Transducer:
         return source
     if isinstance(source, pynini.Fst):
         return from_pynini(source, semiring)
-    if isinstance(source, (str, os.PathLike)) and Path(source).is_file():
-        with open(source, "rb") as fh:
-            binary = fh.read(4) == _MAGIC
-        return read_fst(source, semiring) if binary else read_att(source, semiring or "probability")
     if isinstance(source, (str, os.PathLike)):
-        what = "is a folder, not a file" if Path(source).is_dir() else "does not exist"
-        raise MissingDataError(f"Transducer file {str(source)!r} {what}; expected an OpenFst binary or AT&T text file.")
+        path = check_input_file(source, "Transducer file", "an OpenFst binary or AT&T text file")
+        with open(path, "rb") as fh:
+            binary = fh.read(4) == _MAGIC
+        return read_fst(path, semiring) if binary else read_att(path, semiring or "probability")
     return as_transducer(source, get_semiring(semiring) if semiring else None, what="transducer")
 
 
