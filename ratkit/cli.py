@@ -91,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("RATKIT_TRACEBACK"):
             traceback.print_exc()
         print(
-            f"ratkit {command}: internal error: {type(exc).__name__}: {_one_line(exc)} — this is a bug in "
+            f"ratkit {command}: internal error: {_one_line(exc)} — this is a bug in "
             "ratkit; please report it with the command line (RATKIT_TRACEBACK=1 shows the traceback).",
             file=sys.stderr,
         )

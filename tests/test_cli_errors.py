@@ -212,3 +212,19 @@ def test_the_model_is_not_written_when_the_output_path_is_bad(files, capsys):
     code, out, err = _run(["train", "--data", str(files / "train.tsv"), "-o", str(files / "nope" / "m.zip")], capsys)
     assert code == 2 and not (files / "nope").exists()
     assert out == ""  # not even the data summary: the path is refused while the flags are parsed
+
+
+def test_a_defect_of_ratkit_is_one_line_with_exit_1(monkeypatch, capsys):
+    """Not the user's input: said to be a bug, still without a traceback, and named once."""
+    import ratkit.automata.commands as demo_command
+
+    def broken(args):
+        raise RuntimeError("kaput")
+
+    monkeypatch.setattr(demo_command, "_demo", broken)
+    code, out, err = _run(["demo"], capsys)
+    assert code == 1 and "Traceback" not in err
+    assert err.strip() == (
+        "ratkit demo: internal error: RuntimeError: kaput — this is a bug in ratkit; please report it with "
+        "the command line (RATKIT_TRACEBACK=1 shows the traceback)."
+    )
