@@ -53,6 +53,7 @@ from ratkit.automata._fstbytes import FstArrays
 from ratkit.automata.alphabet import SequenceLike
 from ratkit.automata.construct import _chain, as_transducer
 from ratkit.automata.semirings import TROPICAL_MAX, Semiring
+from ratkit.automata.semirings import log_plus as _log_plus
 from ratkit.automata.transducer import Transducer
 from ratkit.exceptions import DivergentSumError, WeightOverflowError
 
@@ -234,20 +235,6 @@ def _in_range(total: float, sr: Semiring) -> float:
 
 
 # -- acyclic: one pass in topological order ------------------------------------------
-
-
-@njit
-def _log_plus(a: float, b: float) -> float:
-    """a ⊕ b = −ln(e^{−a} + e^{−b}) on log weights (+∞ is 0̄)."""
-    if a == np.inf:
-        return b
-    if b == np.inf or a == -np.inf:
-        return a
-    if b == -np.inf:
-        return b
-    if a < b:
-        return a - np.log1p(np.exp(a - b))
-    return b - np.log1p(np.exp(b - a))
 
 
 @njit

@@ -52,6 +52,7 @@ from typing import Any, Literal
 import numpy as np
 import pynini
 
+from ratkit._jit import njit
 from ratkit.exceptions import SemiringError, WeightOverflowError
 
 __all__ = [
@@ -64,6 +65,7 @@ __all__ = [
     "SEMIRINGS",
     "get_semiring",
     "TROPICAL_MAX",
+    "log_plus",
 ]
 
 SemiringName = Literal["boolean", "probability", "log", "tropical"]
@@ -206,12 +208,23 @@ def _check_boolean(value: Any) -> bool:
     raise SemiringError(f"The boolean semiring holds True/False (or 0/1); got {value!r}.")
 
 
-def _log_plus(a: float, b: float) -> float:
-    if a == math.inf:
+@njit
+def log_plus(a: float, b: float) -> float:  # pragma: no cover - compiled
+    """a ⊕ b = −ln(e^{−a} + e^{−b}) on log weights (+∞ is 0̄), without overflow; compiled, so
+    that the path sums of :mod:`ratkit.automata.distance` use the same ⊕ in their loops."""
+    if a == np.inf:
         return b
-    if b == math.inf:
+    if b == np.inf or a == -np.inf:
         return a
-    return -float(np.logaddexp(-a, -b))
+    if b == -np.inf:
+        return b
+    if a < b:
+        return a - np.log1p(np.exp(a - b))
+    return b - np.log1p(np.exp(b - a))
+
+
+def _log_plus(a: float, b: float) -> float:
+    return float(log_plus(float(a), float(b)))
 
 
 def _neg_log(p: float) -> float:
