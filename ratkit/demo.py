@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from ratkit._persistence import load_model, save_model
 from ratkit.datasets import load_splice
-from ratkit.learners.persistence import load_model, save_model
-from ratkit.learners.workflow import DEFAULT_SPEC, prepare, split_dataset, train_and_evaluate
+from ratkit.learners._workflow import DEFAULT_SPEC, prepare, split_dataset, train_and_evaluate
 
 __all__ = ["DEMO_SPEC", "run_demo"]
 

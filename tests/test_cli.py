@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from ratkit.cli import build_parser, main
+from ratkit.cli._main import build_parser, main
 
 
 def _commands(parser, prefix=()):
@@ -35,5 +35,5 @@ def test_plugins_list(capsys):
 
 
 def test_console_script_is_installed():
-    out = subprocess.run([sys.executable, "-m", "ratkit.cli", "--version"], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", "ratkit.cli._main", "--version"], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.startswith("ratkit ")

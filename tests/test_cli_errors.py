@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from ratkit.cli import main
+from ratkit.cli._main import main
 from ratkit.datasets import write_tsv
 
 
@@ -191,7 +191,7 @@ def test_bad_flag_is_one_error_line_with_exit_2(files, capsys, argv, message):
 
 
 def test_every_command_has_bad_flag_cases():
-    from ratkit.cli import build_parser
+    from ratkit.cli._main import build_parser
     from tests.test_cli import _commands
 
     leaves = {" ".join(c) for c in _commands(build_parser()) if c not in (("recsys",), ("plugins",))}
@@ -216,7 +216,7 @@ def test_the_model_is_not_written_when_the_output_path_is_bad(files, capsys):
 
 def test_a_defect_of_ratkit_is_one_line_with_exit_1(monkeypatch, capsys):
     """Not the user's input: said to be a bug, still without a traceback, and named once."""
-    import ratkit.automata.commands as demo_command
+    import ratkit.cli._demo as demo_command
 
     def broken(args):
         raise RuntimeError("kaput")

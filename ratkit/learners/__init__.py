@@ -8,13 +8,16 @@ scikit-learn classifiers and ``learner`` plugins (``linear-dcd``, ``rational-svc
 §VI (plugin ``kernel-qp``).
 """
 
+from ratkit._persistence import load_model, save_model
 from ratkit.learners.dcd import DualResult, dual_objective, primal_objective, solve
-from ratkit.learners.kernel_qp import KernelLearner
-from ratkit.learners.kernel_qp_patterns import most_frequent_patterns, pattern_counts
-from ratkit.learners.kernel_qp_solve import KernelQPResult, solve_kernel_qp
-from ratkit.learners.linear_dcd import LinearDCDSVC
-from ratkit.learners.persistence import load_model, save_model
-from ratkit.learners.rational_svc import RationalSVC
+from ratkit.learners.kernel_learning import (
+    KernelLearner,
+    KernelQPResult,
+    most_frequent_patterns,
+    pattern_counts,
+    solve_kernel_qp,
+)
+from ratkit.learners.svm import LinearDCDSVC, RationalSVC
 
 __all__ = [
     "LinearDCDSVC",

@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
 
 from ratkit.learners import LinearDCDSVC
-from ratkit.learners import _active_gram as ag
-from ratkit.learners._epochs import epoch_indexed, inverse_diagonal
-from ratkit.learners._indexed_rows import IndexedRows
-from ratkit.learners.dcd import solve
-from ratkit.learners.linear_dcd import csr_arrays
+from ratkit.learners.dcd import _active_gram as ag
+from ratkit.learners.dcd._epochs import epoch_indexed, inverse_diagonal
+from ratkit.learners.dcd._solver import solve
+from ratkit.learners.svm._linear import csr_arrays
+from ratkit.learners.wprime._indexed_rows import IndexedRows
 
 
 def _dense_q(X: sp.csr_matrix, bias: float, y: np.ndarray, members: np.ndarray) -> np.ndarray:
@@ -191,7 +191,7 @@ class _ScriptedEpoch:
 def test_unshrink_counts_the_work_of_shrunk_passes_by_visit_cost(visit_cost, full_passes):
     """UNSHRINK_WORK · n visits' worth of work between full passes: 50 passes of 10 cheap
     visits at cost 1 (n = 100), 200 at cost 0.25."""
-    from ratkit.learners.dcd import UNSHRINK_WORK
+    from ratkit.learners.dcd._solver import UNSHRINK_WORK
 
     assert UNSHRINK_WORK == 5
     epoch = _ScriptedEpoch(visit_cost)

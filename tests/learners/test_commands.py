@@ -7,10 +7,10 @@ import random
 import numpy as np
 import pytest
 
-from ratkit.cli import main
+from ratkit.cli._main import main
 from ratkit.datasets import load_tsv, write_tsv
 from ratkit.learners import load_model
-from ratkit.learners.workflow import positional_tokens
+from ratkit.learners._workflow import positional_tokens
 
 
 def _write(path, seed, m=80):

@@ -8,9 +8,9 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ratkit.learners._epochs import epoch_indexed
-from ratkit.learners._indexed_rows import IndexedRows
-from ratkit.learners.linear_dcd import csr_arrays
+from ratkit.learners.dcd._epochs import epoch_indexed
+from ratkit.learners.svm._linear import csr_arrays
+from ratkit.learners.wprime._indexed_rows import IndexedRows
 
 problems = st.tuples(
     st.integers(1, 9),  # rows

@@ -8,10 +8,10 @@ import re
 import numpy as np
 import pytest
 
-from ratkit import cli
 from ratkit.automata.kernels import CountBasedKernel, from_spec
+from ratkit.cli import _main as cli
 
-MODULE = "ratkit.learners.commands_kernel_qp"
+MODULE = "ratkit.cli._kernel_learning"
 ROWS = [
     ("+1", "abab"),
     ("1", "aabab"),

@@ -9,11 +9,11 @@ import zipfile
 import numpy as np
 import pytest
 
+from ratkit._persistence import read_metadata
 from ratkit.automata import kernels
 from ratkit.automata.io import to_att
 from ratkit.exceptions import ModelFormatError
 from ratkit.learners import LinearDCDSVC, RationalSVC, load_model, save_model
-from ratkit.learners.persistence import read_metadata
 
 
 def _data(seed=0, m=30):

@@ -352,7 +352,7 @@ def test_solver_refuses_a_pass_with_non_finite_gradients():
     """The driver's own guard, for any representation: a NaN projected gradient is an error,
     not a converged run."""
     from ratkit.exceptions import SolverError
-    from ratkit.learners.dcd import solve
+    from ratkit.learners.dcd._solver import solve
 
     def epoch(active, size, max_old, min_old):
         return float("nan"), float("nan"), size

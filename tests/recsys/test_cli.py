@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ratkit.cli import main
+from ratkit.cli._main import main
 
 
 @pytest.mark.parametrize("argv", [["recsys"], ["recsys", "info"], ["recsys", "evaluate"]])

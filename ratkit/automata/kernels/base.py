@@ -330,7 +330,7 @@ class RationalKernel(Kernel):
         for some x, i.e. z is accepted by Π2(T).
 
         A fitted vocabulary holds only such patterns; a model file whose vocabulary holds
-        others was not written by this kernel (see :mod:`ratkit.learners.persistence`).
+        others was not written by this kernel (see :mod:`ratkit._persistence`).
         Raises TypeError for a kernel that is not of the form T ∘ T⁻¹.
         """
         from ratkit.automata.construct import acceptor

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ratkit._argtypes import finite_float, key_value, non_negative_int, positive
+from ratkit.cli._argtypes import finite_float, key_value, non_negative_int, positive
 from ratkit.recsys.datasets import Interactions, load_csv, load_lastfm, load_movielens
 
 __all__ = ["register_commands", "load_data", "parse_params"]

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ratkit._jit import njit
-from ratkit.learners._epochs import intersect_slots
-from ratkit.learners._patterns import sorted_lcp
-from ratkit.learners.trie import PatternTrie
+from ratkit.learners.dcd._epochs import intersect_slots
+from ratkit.learners.wprime._patterns import sorted_lcp
+from ratkit.learners.wprime._trie import PatternTrie
 
 __all__ = ["PatternAutomaton", "merge_equivalent", "minimal_weighted_size", "wprime_sizes"]
 

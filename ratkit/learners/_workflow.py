@@ -16,7 +16,7 @@ from sklearn.model_selection import train_test_split
 
 from ratkit.datasets import SequenceDataset
 from ratkit.exceptions import TrainingDataError
-from ratkit.learners.rational_svc import RationalSVC
+from ratkit.learners.svm._rational import RationalSVC
 
 __all__ = [
     "DEFAULT_SPEC",

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from ratkit._argtypes import fraction, n_jobs, non_negative_int, output_file, positive
+from ratkit.cli._argtypes import fraction, n_jobs, non_negative_int, output_file, positive
 
 __all__ = ["register_commands"]
 
@@ -18,7 +18,7 @@ _FORMAT_HELP = (
 
 
 def register_commands(subparsers: argparse._SubParsersAction) -> None:
-    from ratkit.learners.workflow import DEFAULT_SPEC
+    from ratkit.learners._workflow import DEFAULT_SPEC
 
     train = subparsers.add_parser(
         "train",
@@ -96,10 +96,10 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _train(args: argparse.Namespace) -> int:
+    from ratkit._persistence import save_model
     from ratkit.automata.kernels import from_spec
     from ratkit.datasets import load_sequences
-    from ratkit.learners.persistence import save_model
-    from ratkit.learners.workflow import DEFAULT_SPEC, split_dataset, train_and_evaluate
+    from ratkit.learners._workflow import DEFAULT_SPEC, split_dataset, train_and_evaluate
 
     kernel = from_spec(args.kernel if args.kernel is not None else DEFAULT_SPEC)
     data = load_sequences(args.data, args.format, split="train", target=args.target)
@@ -150,9 +150,9 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _predict(args: argparse.Namespace) -> int:
+    from ratkit._persistence import load_model, read_metadata
     from ratkit.datasets import load_sequences, write_tsv
-    from ratkit.learners.persistence import load_model, read_metadata
-    from ratkit.learners.workflow import prepare, scores
+    from ratkit.learners._workflow import prepare, scores
 
     model = load_model(args.model)
     if getattr(model, "kernel_", "linear") == "linear":

@@ -14,9 +14,9 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ratkit._validation import check_int, check_real
 from ratkit.exceptions import NotFittedError, SolverError, TrainingDataError
-from ratkit.learners._active_gram import ActiveGramEpoch, cache_capacity
-from ratkit.learners._epochs import inverse_diagonal
-from ratkit.learners._indexed_rows import IndexedRows
+from ratkit.learners.dcd._active_gram import ActiveGramEpoch, cache_capacity
+from ratkit.learners.dcd._epochs import inverse_diagonal
+from ratkit.learners.wprime._indexed_rows import IndexedRows
 
 __all__ = ["DualSVCBase", "check_positive", "check_max_iter", "EstimatorNotFittedError"]
 
@@ -91,7 +91,7 @@ class DualSVCBase(ClassifierMixin, BaseEstimator):
     ) -> list[Any]:
         """Run the DCD driver on each binary problem (row c of Y, epoch ``make_epoch(c, Y[c])``)
         in turn with one random stream; set ``n_iter_`` and ``converged_``."""
-        from ratkit.learners.dcd import solve
+        from ratkit.learners.dcd._solver import solve
 
         results = []
         for c, yb in enumerate(Y):
@@ -121,7 +121,7 @@ class DualSVCBase(ClassifierMixin, BaseEstimator):
         """Algorithm 3 (Algorithm 4 on an indexed W′) on every binary problem of Y, on rows laid
         out by :class:`IndexedRows` (with the intercept's feature ``scale`` when
         ``fit_intercept``), switching to cached inner products of the active rows within
-        ``cache_size`` MB when that pays (:mod:`ratkit.learners._active_gram`); sets
+        ``cache_size`` MB when that pays (:mod:`ratkit.learners.dcd._active_gram`); sets
         ``alpha_``, ``coef_`` and ``intercept_``."""
         qinv = self._inverse_diagonal(rows.sq_norms)
         alphas, W = np.zeros(Y.shape), np.zeros((Y.shape[0], rows.n_slots))
@@ -149,7 +149,7 @@ class DualSVCBase(ClassifierMixin, BaseEstimator):
             raise
 
     def _inverse_diagonal(self, q: np.ndarray) -> np.ndarray:
-        """1 / Q_ii (see :func:`~ratkit.learners._epochs.inverse_diagonal`), refusing a Q_ii
+        """1 / Q_ii (see :func:`~ratkit.learners.dcd._epochs.inverse_diagonal`), refusing a Q_ii
         that is NaN or overflows: the step of that coordinate would be 0 for ever, and a run
         with every α stuck at 0 would look converged."""
         q = np.asarray(q, dtype=np.float64)
@@ -197,6 +197,6 @@ class DualSVCBase(ClassifierMixin, BaseEstimator):
 
         See :func:`ratkit.learners.save_model`.
         """
-        from ratkit.learners.persistence import save_model
+        from ratkit._persistence import save_model
 
         save_model(self, path)

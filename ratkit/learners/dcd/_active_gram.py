@@ -1,7 +1,7 @@
 """Dual coordinate descent that switches to cached inner products once shrinking has
 narrowed the active coordinates.
 
-On indexed rows (:class:`~ratkit.learners._indexed_rows.IndexedRows`) a step on
+On indexed rows (:class:`~ratkit.learners.wprime._indexed_rows.IndexedRows`) a step on
 coordinate i reads and writes the nnz(x_i) entries of W′ that x_i touches (eq. (53)–(54)):
 scattered memory accesses. Late in a run, shrinking leaves a small active set A of
 coordinates that is swept again and again (hundreds of passes on Reuters n-grams). With
@@ -41,8 +41,8 @@ from __future__ import annotations
 import numpy as np
 
 from ratkit._jit import njit
-from ratkit.learners._epochs import _advance, coordinate, epoch_indexed
-from ratkit.learners._indexed_rows import IndexedRows
+from ratkit.learners.dcd._epochs import _advance, coordinate, epoch_indexed
+from ratkit.learners.wprime._indexed_rows import IndexedRows
 
 __all__ = ["ActiveGramEpoch", "active_gram", "cache_capacity"]
 
@@ -234,14 +234,14 @@ def epoch_cached(active, size, max_old, min_old, where, Q, m, g, qinv, C, alpha)
 
 
 class ActiveGramEpoch:
-    """The ``epoch`` of :func:`ratkit.learners.dcd.solve` for one binary problem on indexed
+    """The ``epoch`` of :func:`ratkit.learners.dcd._solver.solve` for one binary problem on indexed
     rows: passes on the rows and W′ while many coordinates are active, passes on cached
     Q_SS once the ski-rental rule says so (see the module docstring).
 
     ``alpha`` and ``w`` are updated in place; call :meth:`finish` after the run to bring
     W′ up to date and free the cache. ``capacity`` bounds the cached rows (0: never cache).
     ``builds``, ``extensions`` and ``drops`` count what the cache went through;
-    ``visit_cost`` tells :func:`~ratkit.learners.dcd.solve` what the last pass's visits
+    ``visit_cost`` tells :func:`~ratkit.learners.dcd._solver.solve` what the last pass's visits
     cost relative to visits of a pass on all the rows (1 on the rows).
     """
 

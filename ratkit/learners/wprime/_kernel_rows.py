@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ratkit.learners._epochs import epoch_gram, epoch_python
+from ratkit.learners.dcd._epochs import epoch_gram, epoch_python
 
 __all__ = ["KernelRows", "epoch_rows"]
 

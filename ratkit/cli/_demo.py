@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ratkit._argtypes import non_negative_int, open_fraction
+from ratkit.cli._argtypes import non_negative_int, open_fraction
 
 __all__ = ["register_commands"]
 

@@ -43,8 +43,8 @@ from ratkit._files import atomic_write, check_output_path
 from ratkit._json import plain
 from ratkit.automata.kernels import FeatureMap, Kernel, RationalKernel
 from ratkit.exceptions import ModelFormatError, RatkitError
-from ratkit.learners._base import DualSVCBase
-from ratkit.learners._kernel_view import unwrap
+from ratkit.learners.svm._base import DualSVCBase
+from ratkit.learners.svm._kernel_view import unwrap
 
 __all__ = ["save_model", "load_model", "read_metadata", "FORMAT", "VERSION"]
 
@@ -67,8 +67,8 @@ _SCALARS = ("n_iter_", "converged_", "representation_", "shift_", "n_features_in
 
 
 def _classes() -> dict[str, type]:
-    from ratkit.learners.linear_dcd import LinearDCDSVC
-    from ratkit.learners.rational_svc import RationalSVC
+    from ratkit.learners.svm._linear import LinearDCDSVC
+    from ratkit.learners.svm._rational import RationalSVC
 
     return {"LinearDCDSVC": LinearDCDSVC, "RationalSVC": RationalSVC}
 

@@ -28,7 +28,7 @@ from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.distance import total_native
 from ratkit.automata.semirings import PROBABILITY
 from ratkit.automata.transducer import Transducer
-from ratkit.learners._epochs import epoch_python
+from ratkit.learners.dcd._epochs import epoch_python
 
 __all__ = ["NaiveUnion", "dot_native", "naive_epoch"]
 

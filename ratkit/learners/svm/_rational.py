@@ -24,16 +24,16 @@ from ratkit.automata.kernels import FeatureMap, Kernel
 from ratkit.automata.kernels._features import inverse_norms, row_sq_norms
 from ratkit.automata.kernels.base import as_collection
 from ratkit.exceptions import NotPDSKernelError, TrainingDataError
-from ratkit.learners import _kernel_view as view
-from ratkit.learners._base import DualSVCBase, check_positive
-from ratkit.learners._epochs import epoch_automaton
-from ratkit.learners._indexed_rows import IndexedRows
-from ratkit.learners._kernel_rows import KernelRows, epoch_rows
-from ratkit.learners._patterns import code_labels, sorted_lcp
-from ratkit.learners.automaton import PatternAutomaton, wprime_sizes
-from ratkit.learners.linear_dcd import csr_arrays
-from ratkit.learners.naive import NaiveUnion, dot_native, naive_epoch
-from ratkit.learners.trie import PatternTrie
+from ratkit.learners.dcd._epochs import epoch_automaton
+from ratkit.learners.svm import _kernel_view as view
+from ratkit.learners.svm._base import DualSVCBase, check_positive
+from ratkit.learners.svm._linear import csr_arrays
+from ratkit.learners.wprime._automaton import PatternAutomaton, wprime_sizes
+from ratkit.learners.wprime._indexed_rows import IndexedRows
+from ratkit.learners.wprime._kernel_rows import KernelRows, epoch_rows
+from ratkit.learners.wprime._naive import NaiveUnion, dot_native, naive_epoch
+from ratkit.learners.wprime._patterns import code_labels, sorted_lcp
+from ratkit.learners.wprime._trie import PatternTrie
 from ratkit.plugins import register
 
 __all__ = ["RationalSVC", "Representation"]
@@ -78,12 +78,12 @@ class RationalSVC(DualSVCBase):
         How W′ is held (Table II): ``"trie"`` — a weighted trie over the patterns,
         looked up once (indexed features), O(n(Φ′_i)) per gradient and update; the
         weights of patterns that only one Φ′_i has are kept implicitly as α_i y_i Φ′_i
-        (see :mod:`ratkit.learners._indexed_rows`);
+        (see :mod:`ratkit.learners.wprime._indexed_rows`);
         ``"automaton"`` — the minimal deterministic automaton of the patterns with
         numbered paths, each gradient an intersection Φ′_i ⋄ W′
-        (:mod:`ratkit.learners.automaton`); ``"naive"`` — the ε-union of the feature
+        (:mod:`ratkit.learners.wprime._automaton`); ``"naive"`` — the ε-union of the feature
         automata with one weight each, gradients by OpenFst intersection
-        (:mod:`ratkit.learners.naive`). Kernels without a finite feature map (for
+        (:mod:`ratkit.learners.wprime._naive`). Kernels without a finite feature map (for
         ``"trie"``/``"automaton"``) or without a factor T (for ``"naive"``) fall back to
         kernel rows with a cache; ``representation_`` says what was used.
     fit_intercept
@@ -100,7 +100,7 @@ class RationalSVC(DualSVCBase):
         Megabytes for kernel rows, > 0: in the fallback, the kernel matrix (whole when it
         fits); with ``"trie"``, the inner products among the active coordinates once
         shrinking has left few of them, when building them pays for itself (the same
-        steps, cheaper; :mod:`ratkit.learners._active_gram`).
+        steps, cheaper; :mod:`ratkit.learners.dcd._active_gram`).
     n_jobs
         Processes for feature extraction and kernel matrices (joblib convention).
     show_progress
@@ -439,7 +439,7 @@ class RationalSVC(DualSVCBase):
 
         W′ holds the patterns of non-zero weight. ``trie_*`` count the weighted trie;
         ``minimal_*`` the minimal deterministic weighted automaton over the reals
-        (:func:`~ratkit.learners.automaton.minimal_weighted_size`); ``*_size`` is
+        (:func:`~ratkit.learners.wprime._automaton.minimal_weighted_size`); ``*_size`` is
         states + transitions (Table III's |W′|). Needs the trie or automaton representation.
         """
         self._check_fitted()

@@ -20,11 +20,11 @@ __all__ = ["main", "build_parser"]
 
 # Modules that contribute subcommands, each with ``register_commands(subparsers)``.
 _COMMAND_MODULES: tuple[str, ...] = (
-    "ratkit.plugins.commands",
-    "ratkit.automata.commands",
-    "ratkit.recsys.commands",
-    "ratkit.learners.commands",
-    "ratkit.learners.commands_kernel_qp",
+    "ratkit.cli._plugins",
+    "ratkit.cli._demo",
+    "ratkit.cli._recsys",
+    "ratkit.cli._train",
+    "ratkit.cli._kernel_learning",
 )
 
 

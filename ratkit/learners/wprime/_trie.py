@@ -7,7 +7,7 @@ gradient D(Φ′_i ⋄ W′) and update W′ += Δ Φ′_i of Algorithm 4 then c
 the trie is an index of the features. The weights y_i α_i are signed, so they are
 kept outside OpenFst, in a float64 array. While training, that array holds the pattern
 nodes several Φ′_i reach, most used first; the weight of a node only Φ′_i reaches is
-α_i y_i Φ′_i(z) and is written out at the end (:mod:`ratkit.learners._indexed_rows`).
+α_i y_i Φ′_i(z) and is written out at the end (:mod:`ratkit.learners.wprime._indexed_rows`).
 
 References
 ----------
@@ -24,7 +24,7 @@ from functools import cached_property
 import numpy as np
 
 from ratkit.automata.kernels._features import sorted_unique
-from ratkit.learners._patterns import code_lengths
+from ratkit.learners.wprime._patterns import code_lengths
 
 __all__ = ["PatternTrie"]
 

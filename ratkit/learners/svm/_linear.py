@@ -16,8 +16,8 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
-from ratkit.learners._base import DualSVCBase, check_positive
-from ratkit.learners._indexed_rows import IndexedRows
+from ratkit.learners.svm._base import DualSVCBase, check_positive
+from ratkit.learners.wprime._indexed_rows import IndexedRows
 from ratkit.plugins import register
 
 __all__ = ["LinearDCDSVC", "csr_arrays"]
@@ -68,7 +68,7 @@ class LinearDCDSVC(DualSVCBase):
         Megabytes for the inner products among the active samples, > 0. Once shrinking has
         left few samples active, the passes read x_iᵀx_j from a float32 matrix instead of
         updating w (the same steps, cheaper), when building it pays for itself
-        (:mod:`ratkit.learners._active_gram`).
+        (:mod:`ratkit.learners.dcd._active_gram`).
     show_progress
         Show a progress bar over passes.
 
@@ -95,7 +95,7 @@ class LinearDCDSVC(DualSVCBase):
 
     A feature only one sample has is not stored in w while training: its weight is
     α_i y_i x_ij throughout, so its share of the gradient is α_i Σ_j x_ij², and it is
-    written into ``coef_`` at the end (:mod:`ratkit.learners._indexed_rows`). The steps
+    written into ``coef_`` at the end (:mod:`ratkit.learners.wprime._indexed_rows`). The steps
     are those of Algorithm 3.
 
     References

@@ -122,7 +122,7 @@ def epoch_indexed(active, size, max_old, min_old, indptr, indices, data, own, y,
     """Algorithm 3 on rows x_i stored as CSR: G = y_i ⟨w, x_i⟩ + α_i own_i − 1;
     w += Δα_i y_i x_i.
 
-    The rows are those of :class:`~ratkit.learners._indexed_rows.IndexedRows`: ``w``
+    The rows are those of :class:`~ratkit.learners.wprime._indexed_rows.IndexedRows`: ``w``
     holds the weights of the features several rows share, ``own_i`` = ‖x_i‖² over the
     features only x_i has. With the features the patterns of the trie of W′, this is
     Algorithm 4 with W′ a weighted trie indexed once.
@@ -170,7 +170,7 @@ def intersect_slots(i, phi, dfa, scratch):
     vocabulary whose pattern ``c`` is ``labels[c, :lengths[c]]``, each row sorted, with
     ``lcp[p]`` the prefix entry p shares with the previous entry of its row.
     ``dfa`` = (start, table, arc_off, arc_lab, arc_dst, arc_inc, final) (see
-    :class:`~ratkit.learners.automaton.PatternAutomaton`); ``scratch`` = (state stack,
+    :class:`~ratkit.learners.wprime._automaton.PatternAutomaton`); ``scratch`` = (state stack,
     path-number stack, output slots).
 
     Φ′_i's patterns are visited in sorted order as the leaves of its trie: only the
