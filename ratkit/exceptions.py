@@ -8,6 +8,8 @@ do not know ratkit's types.
 
 from __future__ import annotations
 
+from sklearn.exceptions import NotFittedError as SklearnNotFittedError
+
 __all__ = [
     "RatkitError",
     "SemiringError",
@@ -92,8 +94,9 @@ class MissingDataError(RatkitError, FileNotFoundError):
     """A data file or directory that a loader needs is missing."""
 
 
-class NotFittedError(RatkitError, ValueError, AttributeError):
-    """An estimator or model is used before ``fit``."""
+class NotFittedError(RatkitError, SklearnNotFittedError):
+    """An estimator or model is used before ``fit``; also scikit-learn's ``NotFittedError``
+    (itself a ``ValueError`` and an ``AttributeError``), so either ``except`` clause works."""
 
 
 class SolverError(RatkitError, RuntimeError):

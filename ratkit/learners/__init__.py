@@ -10,7 +10,7 @@ scikit-learn classifiers and ``learner`` plugins (``linear-dcd``, ``rational-svc
 
 from ratkit._persistence import load_model, save_model
 from ratkit.learners.dcd import DualResult, dual_objective, primal_objective, solve
-from ratkit.learners.kernel_learning import (
+from ratkit.learners.kernel_learner import (
     KernelLearner,
     KernelQPResult,
     most_frequent_patterns,

@@ -1,6 +1,6 @@
 """Certify the kernel-learning QP (63) by its optimality conditions and by brute force.
 
-Oracles, none derived from ratkit.learners.kernel_learning._learner*: pattern counts by slicing every
+Oracles, none derived from ratkit.learners.kernel_learner._learner*: pattern counts by slicing every
 window of every string; the kernel matrices Σ_k μ_k X_k X_kᵀ and the SVM dual objective
 (57) written out with numpy; the SVM dual solved by scikit-learn's SVC (libsvm, SMO) for
 any fixed μ. The theory checked (survey §VI): (μ̂, α̂) is a saddle point of (59), so
@@ -24,8 +24,8 @@ from sklearn.svm import SVC
 from ratkit.automata import evaluate
 from ratkit.automata.kernels import count_based, from_spec, to_spec
 from ratkit.learners import RationalSVC
-from ratkit.learners.kernel_learning._learner import KernelLearner
-from ratkit.learners.kernel_learning._patterns import most_frequent_patterns, pattern_counts
+from ratkit.learners.kernel_learner._learner import KernelLearner
+from ratkit.learners.kernel_learner._patterns import most_frequent_patterns, pattern_counts
 from ratkit.plugins import get
 
 REUTERS = "/work/shared/data/reuters21578"

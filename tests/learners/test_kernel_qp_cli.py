@@ -11,7 +11,7 @@ import pytest
 from ratkit.automata.kernels import CountBasedKernel, from_spec
 from ratkit.cli import _main as cli
 
-MODULE = "ratkit.cli._kernel_learning"
+MODULE = "ratkit.cli._kernel_learner"
 ROWS = [
     ("+1", "abab"),
     ("1", "aabab"),

@@ -8,8 +8,8 @@ import pytest
 
 from ratkit.automata.kernels import SpecError, count_based, ngram
 from ratkit.exceptions import RatkitError, SolverError, TrainingDataError, UnsupportedKernelError
-from ratkit.learners.kernel_learning._learner import KernelLearner
-from ratkit.learners.kernel_learning._qp import check_status, solve_kernel_qp
+from ratkit.learners.kernel_learner._learner import KernelLearner
+from ratkit.learners.kernel_learner._qp import check_status, solve_kernel_qp
 
 SEQS = ["abab", "abba", "baba", "bbaa", "aabb", "baab"]
 Y = np.array([1, 1, -1, -1, 1, -1])

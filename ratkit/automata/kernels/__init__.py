@@ -9,7 +9,7 @@ Families (each a factory returning a kernel whose transducer is a real WFST):
 """
 
 from ratkit.automata.kernels import diagnostics
-from ratkit.automata.kernels._features import FeatureMap
+from ratkit.automata.kernels._features import FeatureMap, vocabulary_from_state
 from ratkit.automata.kernels._paths import TooManyPaths
 from ratkit.automata.kernels.algebra import (
     CenteredNDSKernel,
@@ -39,6 +39,7 @@ __all__ = [
     "Kernel",
     "RationalKernel",
     "FeatureMap",
+    "vocabulary_from_state",
     "TooManyPaths",
     "ngram",
     "gappy",

@@ -10,7 +10,9 @@ product with a fitted feature vector unchanged.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -26,6 +28,7 @@ __all__ = [
     "sorted_unique",
     "uniform_values",
     "vocabulary_matrix",
+    "vocabulary_from_state",
 ]
 
 
@@ -224,6 +227,16 @@ class FeatureMap:
     def symbol_index(self) -> dict[str, int]:
         return {s: i + 1 for i, s in enumerate(self.symbols)}
 
+    # -- the vocabulary protocol (what a learner and a model file need of any vocabulary) --
+    def pattern_codes(self) -> tuple[np.ndarray, int]:
+        """(codes, base): column j is the pattern whose digits in ``base`` spell code j
+        (ascending, distinct), the layout the trie and automaton representations read."""
+        return np.asarray(self.codes, dtype=np.int64), len(self.symbols) + 1
+
+    def to_state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """(JSON-able description, arrays) from which :func:`vocabulary_from_state` rebuilds it."""
+        return {"type": "patterns", "symbols": list(self.symbols)}, {"codes": np.asarray(self.codes)}
+
     def patterns(self) -> list[tuple[str, ...]]:
         """The pattern of every column, as a tuple of symbols."""
         # Decode digit by digit, vectorised over columns.
@@ -252,3 +265,13 @@ class FeatureMap:
         cols = self.columns(codes)
         keep = cols >= 0
         return coo_to_csr(rows[keep], cols[keep], values[keep], (n_rows, self.n_features))
+
+
+def vocabulary_from_state(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> FeatureMap:
+    """The vocabulary a ``to_state()`` call described; ValueError when the state is malformed."""
+    kind = meta.get("type") if isinstance(meta, Mapping) else None
+    if kind == "patterns":
+        if "codes" not in arrays or not isinstance(meta.get("symbols"), list):
+            raise ValueError("a pattern vocabulary needs its 'symbols' list and its 'codes' array")
+        return FeatureMap(tuple(str(s) for s in meta["symbols"]), np.asarray(arrays["codes"]))
+    raise ValueError(f"unknown vocabulary type {kind!r}; expected 'patterns'")

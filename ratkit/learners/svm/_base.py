@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
@@ -18,11 +17,7 @@ from ratkit.learners.dcd._active_gram import ActiveGramEpoch, cache_capacity
 from ratkit.learners.dcd._epochs import inverse_diagonal
 from ratkit.learners.wprime._indexed_rows import IndexedRows
 
-__all__ = ["DualSVCBase", "check_positive", "check_max_iter", "EstimatorNotFittedError"]
-
-
-class EstimatorNotFittedError(NotFittedError, SklearnNotFittedError):
-    """ratkit's NotFittedError that is also scikit-learn's (so both ``except`` clauses work)."""
+__all__ = ["DualSVCBase", "check_positive", "check_max_iter"]
 
 
 def check_positive(value: Any, name: str, owner: str) -> float:
@@ -174,7 +169,7 @@ class DualSVCBase(ClassifierMixin, BaseEstimator):
         try:
             check_is_fitted(self, "classes_")
         except Exception:
-            raise EstimatorNotFittedError(
+            raise NotFittedError(
                 f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with training data before using it."
             ) from None
 

@@ -23,8 +23,8 @@ from sklearn.base import BaseEstimator
 from ratkit.automata.kernels import CountBasedKernel, Kernel, count_based, from_spec
 from ratkit.automata.kernels.base import as_collection
 from ratkit.exceptions import TrainingDataError, UnsupportedKernelError
-from ratkit.learners.kernel_learning._patterns import most_frequent_patterns, pattern_counts
-from ratkit.learners.kernel_learning._qp import KernelQPResult, check_labels, solve_kernel_qp
+from ratkit.learners.kernel_learner._patterns import most_frequent_patterns, pattern_counts
+from ratkit.learners.kernel_learner._qp import KernelQPResult, check_labels, solve_kernel_qp
 from ratkit.plugins import register
 
 __all__ = ["KernelLearner", "as_count_based"]
@@ -56,7 +56,7 @@ class KernelLearner(BaseEstimator):
     Solves the min-max problem (59) — the SVM dual (57) minimised over the kernels
     K_μ = Σ_k μ_k X_k X_kᵀ with μ ≥ 0 and trace Σ_k μ_k ‖X_k‖² = Λ — through its QP
     form (63) with cvxpy, and reads μ off the multipliers of −t ≤ αᵀu′_k ≤ t (see
-    :mod:`ratkit.learners.kernel_learning._qp`).
+    :mod:`ratkit.learners.kernel_learner._qp`).
 
     Parameters
     ----------

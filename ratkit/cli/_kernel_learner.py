@@ -2,7 +2,7 @@
 
 Reads labelled sequences with :func:`ratkit.datasets.load_sequences` (``label<TAB>sequence``
 lines, UCI splice.data or the Reuters-21578 folder), fits a
-:class:`~ratkit.learners.kernel_learning._learner.KernelLearner` and writes the learned kernel as a spec
+:class:`~ratkit.learners.kernel_learner._learner.KernelLearner` and writes the learned kernel as a spec
 (``{"family": "count_based", "patterns": [...], "weights": [...]}``), which ``from_spec``
 and ``ratkit train --kernel`` read back.
 """
@@ -20,8 +20,8 @@ from ratkit.automata.kernels import to_spec
 from ratkit.cli._argtypes import output_file, positive
 from ratkit.datasets import load_sequences
 from ratkit.exceptions import DataFormatError
-from ratkit.learners.kernel_learning._learner import KernelLearner
-from ratkit.learners.kernel_learning._qp import QP_SOLVERS
+from ratkit.learners.kernel_learner._learner import KernelLearner
+from ratkit.learners.kernel_learner._qp import QP_SOLVERS
 
 __all__ = ["register_commands"]
 
