@@ -46,6 +46,8 @@ T = TypeVar("T")
 
 _registry: dict[str, dict[str, Any]] = {kind: {} for kind in KINDS}
 _discovered: dict[str, dict[str, Any]] | None = None
+# former name → current name, per kind (see register's ``aliases``)
+_aliases: dict[str, dict[str, str]] = {kind: {} for kind in KINDS}
 
 
 class PluginLoadWarning(UserWarning):
@@ -58,8 +60,11 @@ def _check_kind(kind: str) -> str:
     return kind
 
 
-def register(kind: PluginKind, name: str) -> Callable[[T], T]:
+def register(kind: PluginKind, name: str, *, aliases: Iterable[str] = ()) -> Callable[[T], T]:
     """Class or function decorator that registers ``obj`` as plugin ``name`` of ``kind``.
+
+    ``aliases`` are former names that still find the plugin through :func:`get` (with a
+    :class:`DeprecationWarning` naming the current one) but are not listed by :func:`available`.
 
     Registering the same object twice under the same name is a no-op, and so is a module
     reload re-registering its own definition (the new object replaces the old one; see
@@ -82,6 +87,8 @@ def register(kind: PluginKind, name: str) -> Callable[[T], T]:
                 f"choose another name for {_describe(obj)}."
             )
         _registry[kind][name] = obj
+        for alias in aliases:
+            _aliases[kind][alias] = name
         return obj
 
     return decorator
@@ -181,6 +188,12 @@ def get(kind: PluginKind, name: str) -> Any:
         No such plugin; the message lists the available names.
     """
     plugins = _all(kind)
+    if name not in plugins and name in _aliases[kind]:
+        current = _aliases[kind][name]
+        warnings.warn(
+            f"The {kind} plugin name {name!r} is deprecated; use {current!r}.", DeprecationWarning, stacklevel=2
+        )
+        name = current
     try:
         return plugins[name]
     except KeyError:

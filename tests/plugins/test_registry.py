@@ -193,3 +193,20 @@ def test_an_object_of_another_module_with_the_same_qualname_raises(clean_registr
     other = type("Clash", (), {"__module__": "somewhere_else", "__qualname__": Clash.__qualname__})
     with pytest.raises(DuplicatePluginError, match="'test-clash' is already taken"):
         plugins.register("recommender", "test-clash")(other)
+
+
+def test_an_alias_finds_the_plugin_with_a_deprecation_warning_and_is_not_listed():
+    from ratkit.plugins import registry
+
+    @registry.register("learner", "alias-test-current", aliases=("alias-test-old",))
+    class Current:
+        pass
+
+    try:
+        with pytest.warns(DeprecationWarning, match="'alias-test-old' is deprecated; use 'alias-test-current'"):
+            assert registry.get("learner", "alias-test-old") is Current
+        assert "alias-test-old" not in registry.available("learner")
+        assert registry.get("learner", "alias-test-current") is Current
+    finally:
+        registry._registry["learner"].pop("alias-test-current", None)
+        registry._aliases["learner"].pop("alias-test-old", None)
