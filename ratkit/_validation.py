@@ -1,23 +1,51 @@
-"""Parameter checks shared by every part of ratkit, with messages in scikit-learn's style."""
+"""The one way ratkit validates parameters: scikit-learn's :func:`~sklearn.utils.check_scalar`
+for type and range, with messages in scikit-learn's parameter style.
+
+Every check raises :class:`~ratkit.exceptions.ParameterError` (a ``ValueError``) for a value
+out of range or not among the choices, and :class:`~ratkit.exceptions.ParameterTypeError`
+(also a ``TypeError``) for a value of the wrong type; the message names the parameter, its
+owner, what is accepted and the value given::
+
+    The 'decay' parameter of gappy must be a float in (0, 1]. Got -0.5 instead.
+"""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from numbers import Integral, Real
 from typing import Any
 
-__all__ = ["check_int", "check_real"]
+import numpy as np
+from sklearn.utils import check_scalar
+
+from ratkit.exceptions import ParameterError, ParameterTypeError
+
+__all__ = ["check_int", "check_real", "check_choice", "check_random_state"]
+
+
+def _check(value: Any, kind: type, low: float | None, high: float | None, low_open: bool, high_open: bool) -> None:
+    """scikit-learn's check of type and bounds (bools are not numbers here: ``True`` as a
+    count or a weight is a mistake); raises TypeError or ValueError."""
+    if isinstance(value, bool):
+        raise TypeError("bool")
+    # which bounds belong to the interval; a missing bound is not one (check_scalar's rule)
+    ends = (low is not None and not low_open, high is not None and not high_open)
+    boundaries = {(True, True): "both", (True, False): "left", (False, True): "right", (False, False): "neither"}
+    check_scalar(value, "value", kind, min_val=low, max_val=high, include_boundaries=boundaries[ends])
+
+
+def _refuse(value: Any, name: str, owner: str, expected: str, wrong_type: bool) -> None:
+    error = ParameterTypeError if wrong_type else ParameterError
+    raise error(f"The {name!r} parameter of {owner} must be {expected}. Got {value!r} instead.")
 
 
 def check_int(value: Any, name: str, owner: str, *, low: int | None = None, high: int | None = None) -> int:
-    """``value`` as an int in [low, high] (either bound optional; bools refused), else a
-    ValueError naming the parameter, its owner, the accepted range and the value."""
-    ok = isinstance(value, Integral) and not isinstance(value, bool)
-    ok = ok and (low is None or value >= low) and (high is None or value <= high)
-    if not ok:
-        raise ValueError(
-            f"The {name!r} parameter of {owner} must be an int{_bounds(low, high)}. Got {value!r} instead."
-        )
+    """``value`` as an int in [low, high] (either bound optional; bools refused)."""
+    try:
+        _check(value, Integral, low, high, False, False)
+    except (TypeError, ValueError) as exc:
+        _refuse(value, name, owner, f"an int{_bounds(low, high)}", isinstance(exc, TypeError))
     return int(value)
 
 
@@ -32,23 +60,38 @@ def check_real(
     high_open: bool = False,
 ) -> float:
     """``value`` as a finite float in the interval from ``low`` to ``high`` (either bound
-    optional, each closed unless ``*_open``), else a ValueError naming the parameter, its
-    owner, the accepted range and the value. NaN and ±∞ are always refused: a non-finite
+    optional, each closed unless ``*_open``). NaN and ±∞ are always refused: a non-finite
     parameter would make every value computed from it NaN or ∞."""
-    ok = isinstance(value, Real) and not isinstance(value, bool)
-    finite = ok and math.isfinite(float(value))
-    if finite:
-        v = float(value)
-        ok = (low is None or (v > low if low_open else v >= low)) and (
-            high is None or (v < high if high_open else v <= high)
-        )
-    if not (ok and finite):
-        kind = "a finite float" if isinstance(value, Real) and not finite else "a float"
-        raise ValueError(
-            f"The {name!r} parameter of {owner} must be {kind}{_bounds(low, high, low_open, high_open)}. "
-            f"Got {value!r} instead."
-        )
+    bounds = _bounds(low, high, low_open, high_open)
+    try:
+        _check(value, Real, low, high, low_open, high_open)
+    except (TypeError, ValueError) as exc:
+        wrong_type = isinstance(exc, TypeError)
+        finite = wrong_type or math.isfinite(float(value))
+        _refuse(value, name, owner, f"a {'' if finite else 'finite '}float{bounds}", wrong_type)
+    if not math.isfinite(float(value)):  # check_scalar lets NaN through (every comparison is False)
+        _refuse(value, name, owner, f"a finite float{bounds}", False)
     return float(value)
+
+
+def check_choice(value: Any, name: str, owner: str, choices: Sequence[str]) -> str:
+    """``value`` if it is one of the string ``choices``; the error quotes the bad value."""
+    if not isinstance(value, str) or value not in choices:
+        _refuse(value, name, owner, f"one of {', '.join(map(repr, choices))}", False)
+    return value
+
+
+def check_random_state(random_state: Any) -> np.random.Generator:
+    """A NumPy ``Generator`` from ``None``, an int seed or an existing Generator."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if random_state is None or (
+        isinstance(random_state, Integral) and not isinstance(random_state, bool) and random_state >= 0
+    ):
+        return np.random.default_rng(random_state)
+    raise ParameterError(
+        f"random_state must be None, a non-negative int seed or a numpy Generator. Got {random_state!r} instead."
+    )
 
 
 def _bounds(low: float | None, high: float | None, low_open: bool = False, high_open: bool = False) -> str:

@@ -12,6 +12,8 @@ from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 
 __all__ = [
     "RatkitError",
+    "ParameterError",
+    "ParameterTypeError",
     "SemiringError",
     "SemiringMismatchError",
     "AlphabetMismatchError",
@@ -40,6 +42,15 @@ __all__ = [
 
 class RatkitError(Exception):
     """Root of every error ratkit raises on purpose."""
+
+
+class ParameterError(RatkitError, ValueError):
+    """A parameter has a value outside what it accepts (a range, a set of choices)."""
+
+
+class ParameterTypeError(ParameterError, TypeError):
+    """A parameter has a value of the wrong type (also a ``ValueError``, as scikit-learn's
+    ``InvalidParameterError`` is both)."""
 
 
 class SemiringError(RatkitError, ValueError):

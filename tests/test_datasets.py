@@ -20,8 +20,6 @@ from ratkit.demo import run_demo
 from ratkit.exceptions import DataFormatError, MissingDataError, OutputPathError
 from tests.isolated import run_python
 
-REUTERS = Path("/work/shared/data/reuters21578")
-
 
 def test_bundled_splice_counts():
     data = load_splice()
@@ -200,16 +198,16 @@ def test_lines_and_the_format_dispatcher(tmp_path):
         load_sequences(tmp_path / "d.tsv", target="q")
 
 
-@pytest.mark.skipif(not REUTERS.is_dir(), reason="Reuters-21578 is not available on this machine")
-def test_reuters_binary_task():
+def test_reuters_binary_task(shared_data):
+    reuters = shared_data("reuters21578")
     with pytest.raises(DataFormatError, match="Reuters-21578 is multi-label: name the topic"):
-        load_sequences(REUTERS)
-    data = reuters_dataset(REUTERS, "test", "crude")
-    docs = reuters_modapte(REUTERS, "test")
+        load_sequences(reuters)
+    data = reuters_dataset(reuters, "test", "crude")
+    docs = reuters_modapte(reuters, "test")
     assert data.labels == ["crude" if "crude" in d.topics else "not-crude" for d in docs]
     assert data.sequences == [d.body for d in docs]
     with pytest.raises(DataFormatError, match="no ModApte test story of topic 'zzz'"):
-        reuters_dataset(REUTERS, "test", "zzz")
+        reuters_dataset(reuters, "test", "zzz")
 
 
 def test_demo_trains_evaluates_and_reloads():

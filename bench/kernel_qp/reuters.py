@@ -4,7 +4,7 @@ Reuters-21578 ModApte, one binary task per category (acq, crude, earn, grain, mo
 category against all other stories). Each trial draws a random training subset of the
 ModApte training stories; the p most frequent word bigrams of that subset (p = 1500, 1200,
 900, 1200, 1500 as in Table IV) are the patterns whose weights μ the QP (63) learns
-(ratkit.learners.kernel_learning._learner.KernelLearner, trace Λ = that of the uniform kernel on the same
+(ratkit.learners.kernel_learner._learner.KernelLearner, trace Λ = that of the uniform kernel on the same
 patterns). The SVM, with C chosen per kernel and trial by 3-fold cross-validation on the
 subset (for the learned kernel the folds re-learn μ), is trained on the subset with
 
@@ -34,11 +34,11 @@ import scipy.sparse as sp
 
 from ratkit.automata.kernels import Kernel, count_based, ngram
 from ratkit.datasets import reuters_modapte
-from ratkit.learners.kernel_learning._learner import KernelLearner
-from ratkit.learners.kernel_learning._patterns import most_frequent_patterns, pattern_counts
-from ratkit.learners.kernel_learning._qp import solve_kernel_qp
+from ratkit.learners.kernel_learner._learner import KernelLearner
+from ratkit.learners.kernel_learner._patterns import most_frequent_patterns, pattern_counts
+from ratkit.learners.kernel_learner._qp import solve_kernel_qp
 
-DATA = "/work/shared/data/reuters21578"
+DATA = str(Path(__file__).resolve().parents[2].parent / "shared" / "data" / "reuters21578")
 OUT = Path(__file__).resolve().parents[1] / "out"
 # Table IV of the survey: (number of bigrams, normalised error mean, std).
 TABLE_IV = {

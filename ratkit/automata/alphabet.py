@@ -211,14 +211,6 @@ class Alphabet:
         return self._table
 
     # -- construction helpers ------------------------------------------------------
-    @classmethod
-    def infer(cls, *sequences: SequenceLike) -> Alphabet:
-        """An inferred (open) alphabet holding the symbols of ``sequences`` in order of appearance."""
-        syms: dict[str, None] = {}
-        for seq in sequences:
-            syms.update(dict.fromkeys(as_symbols(seq)))
-        return cls(syms, closed=False)
-
     def extended(self, symbols: Iterable[str]) -> Alphabet:
         """This alphabet plus ``symbols`` (appended); a declared alphabet refuses new symbols."""
         new = [s for s in dict.fromkeys(symbols) if s not in self._index and s != EPSILON]

@@ -5,15 +5,21 @@ imported. Third-party distributions add theirs through the entry-point groups
 ``ratkit.kernels``, ``ratkit.learners`` and ``ratkit.recsys``; the entry point's name
 is the plugin name and its target the plugin object. Discovery goes through
 :mod:`importlib.metadata`, runs once and is cached; :func:`refresh` forgets the cache.
+
+:func:`describe` and :func:`describe_all` tell where each plugin comes from: a
+:class:`PluginInfo` with its kind, name, providing distribution and one-line summary
+(what ``ratkit plugins list`` prints).
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 import logging
 import sys
 import warnings
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any, Literal, TypeVar, get_args
 
@@ -24,9 +30,12 @@ __all__ = [
     "ENTRY_POINT_GROUPS",
     "PluginKind",
     "PluginLoadWarning",
+    "PluginInfo",
     "register",
     "available",
     "get",
+    "describe",
+    "describe_all",
     "refresh",
 ]
 
@@ -45,13 +54,29 @@ _BUILTIN_MODULES: tuple[str, ...] = ("ratkit.automata.kernels", "ratkit.learners
 T = TypeVar("T")
 
 _registry: dict[str, dict[str, Any]] = {kind: {} for kind in KINDS}
-_discovered: dict[str, dict[str, Any]] | None = None
+# entry points loaded by _discover, per kind: name → PluginInfo (None until the first scan)
+_discovered: dict[str, dict[str, PluginInfo]] | None = None
+# top-level import name → distribution names, from importlib.metadata (None until first needed)
+_package_distributions: dict[str, list[str]] | None = None
 # former name → current name, per kind (see register's ``aliases``)
 _aliases: dict[str, dict[str, str]] = {kind: {} for kind in KINDS}
 
 
 class PluginLoadWarning(UserWarning):
     """A third-party plugin could not be loaded and was skipped."""
+
+
+@dataclass(frozen=True)
+class PluginInfo:
+    """Where a plugin comes from: ``kind``, ``name``, the ``distribution`` providing it
+    (``"ratkit"`` for the built-ins; ``None`` when no installed distribution does, e.g. a
+    class registered from a script), the one-line ``summary`` of its docstring, and ``obj``."""
+
+    kind: str
+    name: str
+    distribution: str | None
+    summary: str
+    obj: Any = field(repr=False, compare=False)
 
 
 def _check_kind(kind: str) -> str:
@@ -129,15 +154,16 @@ def _entry_points(group: str) -> Iterable[metadata.EntryPoint]:
     return metadata.entry_points(group=group)
 
 
-def _discover() -> dict[str, dict[str, Any]]:
+def _discover() -> dict[str, dict[str, PluginInfo]]:
     """Load every third-party entry point once; broken ones are skipped with a warning."""
     global _discovered
     if _discovered is not None:
         return _discovered
-    found: dict[str, dict[str, Any]] = {kind: {} for kind in KINDS}
+    found: dict[str, dict[str, PluginInfo]] = {kind: {} for kind in KINDS}
     for kind, group in ENTRY_POINT_GROUPS.items():
         for ep in _entry_points(group):
-            dist = getattr(getattr(ep, "dist", None), "name", None) or "an unknown distribution"
+            provider = getattr(getattr(ep, "dist", None), "name", None)
+            dist = provider or "an unknown distribution"
             if ep.name in _registry[kind] or ep.name in found[kind]:
                 warnings.warn(
                     f"Skipping {kind} plugin entry point {ep.name!r} -> {ep.value!r} from "
@@ -148,7 +174,7 @@ def _discover() -> dict[str, dict[str, Any]]:
                 )
                 continue
             try:
-                found[kind][ep.name] = ep.load()
+                obj = ep.load()
             except Exception as exc:  # a broken third-party plugin must not break ratkit
                 log.debug("Loading entry point %s = %s failed", ep.name, ep.value, exc_info=True)
                 warnings.warn(
@@ -158,20 +184,75 @@ def _discover() -> dict[str, dict[str, Any]]:
                     PluginLoadWarning,
                     stacklevel=3,
                 )
+                continue
+            found[kind][ep.name] = PluginInfo(kind, ep.name, provider, _summary(obj), obj)
     _discovered = found
     return found
 
 
 def refresh() -> None:
     """Forget the cached entry-point discovery; the next lookup scans again."""
-    global _discovered
+    global _discovered, _package_distributions
     _discovered = None
+    _package_distributions = None
 
 
 def _all(kind: str) -> dict[str, Any]:
     _check_kind(kind)
     _load_builtins()
-    return {**_discover()[kind], **_registry[kind]}
+    return {**{name: info.obj for name, info in _discover()[kind].items()}, **_registry[kind]}
+
+
+def _summary(obj: Any) -> str:
+    """The first paragraph of ``obj``'s own docstring on one line ('' without a docstring).
+
+    Only the object's own ``__doc__``: a subclass without a docstring does not borrow
+    its base class's summary (which would describe another plugin).
+    """
+    doc = getattr(obj, "__doc__", None)  # a class's own: __doc__ is not inherited
+    if not isinstance(doc, str):
+        return ""
+    paragraph = inspect.cleandoc(doc).strip().split("\n\n", 1)[0]
+    return " ".join(paragraph.split())
+
+
+def _distribution_of(obj: Any) -> str | None:
+    """The installed distribution whose top-level package defines ``obj`` (None if none does)."""
+    global _package_distributions
+    module = getattr(obj, "__module__", None)
+    if not isinstance(module, str):
+        module = type(obj).__module__
+    top = module.partition(".")[0]
+    if top == "ratkit":
+        return "ratkit"
+    if _package_distributions is None:
+        _package_distributions = metadata.packages_distributions()
+    names = _package_distributions.get(top)
+    return names[0] if names else None
+
+
+def _info(kind: str, name: str, obj: Any) -> PluginInfo:
+    discovered = _discover()[kind].get(name)
+    if discovered is not None and discovered.obj is obj:  # from an entry point (its module may also register it)
+        return discovered
+    return PluginInfo(kind, name, _distribution_of(obj), _summary(obj), obj)
+
+
+def describe(kind: PluginKind, name: str) -> PluginInfo:
+    """Kind, name, providing distribution and summary of the plugin :func:`get` returns.
+
+    Raises
+    ------
+    UnknownPluginError
+        No such plugin; the message lists the available names.
+    """
+    return _info(kind, *_lookup(kind, name))
+
+
+def describe_all(kind: PluginKind | None = None) -> list[PluginInfo]:
+    """A :class:`PluginInfo` for every plugin of ``kind`` (all kinds if None), by kind then name."""
+    kinds = KINDS if kind is None else (_check_kind(kind),)
+    return [_info(k, name, obj) for k in kinds for name, obj in sorted(_all(k).items())]
 
 
 def available(kind: PluginKind) -> list[str]:
@@ -187,15 +268,20 @@ def get(kind: PluginKind, name: str) -> Any:
     UnknownPluginError
         No such plugin; the message lists the available names.
     """
+    return _lookup(kind, name)[1]
+
+
+def _lookup(kind: str, name: str) -> tuple[str, Any]:
+    """(current name, object) of plugin ``name``; a former name warns (for the caller's caller)."""
     plugins = _all(kind)
     if name not in plugins and name in _aliases[kind]:
         current = _aliases[kind][name]
         warnings.warn(
-            f"The {kind} plugin name {name!r} is deprecated; use {current!r}.", DeprecationWarning, stacklevel=2
+            f"The {kind} plugin name {name!r} is deprecated; use {current!r}.", DeprecationWarning, stacklevel=3
         )
         name = current
     try:
-        return plugins[name]
+        return name, plugins[name]
     except KeyError:
         names = ", ".join(sorted(plugins)) or "(none)"
         raise UnknownPluginError(f"No {kind} plugin named {name!r}. Available {kind} plugins: {names}.") from None

@@ -1,4 +1,5 @@
-"""Input checks shared by every recommender, loader and evaluator.
+"""Data checks shared by every recommender, loader and evaluator (parameters are checked by
+:mod:`ratkit._validation`).
 
 Every public entry point coerces its inputs here, once, so the error messages are the
 same wherever a user meets them: they name the bad thing, what was expected and what
@@ -7,25 +8,17 @@ to do about it.
 
 from __future__ import annotations
 
-import numbers
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from ratkit._validation import check_int
-from ratkit._validation import check_real as check_float
 from ratkit.exceptions import DataFormatError, IdOutOfRangeError
 
 __all__ = [
     "check_user_items",
     "check_shape_matches",
     "check_ids",
-    "check_int",
-    "check_float",
-    "check_choice",
-    "check_random_state",
 ]
 
 
@@ -117,25 +110,3 @@ def check_ids(ids: Any, upper: int, *, kind: str) -> np.ndarray:
             f"Use the dataset's id maps to translate raw ids to indices."
         )
     return arr
-
-
-def check_choice(value: Any, name: str, owner: str, choices: Sequence[str]) -> str:
-    """Check a string option against its allowed values, quoting the bad one."""
-    if value not in choices:
-        raise ValueError(
-            f"The {name!r} parameter of {owner} must be one of {', '.join(map(repr, choices))}. Got {value!r} instead."
-        )
-    return str(value)
-
-
-def check_random_state(random_state: Any) -> np.random.Generator:
-    """A NumPy ``Generator`` from ``None``, an int seed or an existing Generator."""
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if random_state is None or (
-        isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and random_state >= 0
-    ):
-        return np.random.default_rng(random_state)
-    raise ValueError(
-        f"random_state must be None, a non-negative int seed or a numpy Generator. Got {random_state!r} instead."
-    )

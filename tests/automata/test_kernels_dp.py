@@ -81,6 +81,7 @@ def alignment_sum_brute(x, y, w):
 # -- gappy: the bounded-memory DP -------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_gappy_long_sequence_over_a_large_alphabet_is_exact_or_refused_never_aborts():
     # issue 14 item 12: the dense (|x|, v^(n-1)) table was refused and ε-removal of Φ_x
     # (≈ 10¹⁰ arcs) aborted the interpreter with std::bad_alloc

@@ -146,6 +146,7 @@ def _decisive_in_window(u, v_members, lang, window):
     return {s for s in (True, False) if seen <= {s}}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", TARGETS)
 def test_decision_list_equals_the_language_exhaustively_up_to_length_8(name):
     target = EXAMPLES[name]

@@ -141,9 +141,9 @@ def test_entry_point_cannot_shadow_a_builtin(tmp_path, monkeypatch, clean_regist
 
 
 def test_builtin_plugins_are_registered():
-    assert {"ngram", "gappy", "mismatch", "subsequence", "edit_distance", "count_based", "transducer"} <= set(
-        plugins.available("kernel")
-    )
+    kernels = set(plugins.available("kernel"))
+    assert {"ngram", "gappy", "mismatch", "subsequence", "edit-distance", "count-based", "transducer"} <= kernels
+    assert {"sum", "product", "scale", "cosine"} <= kernels  # the combinators are plugins too
     from ratkit.automata.kernels import NgramKernel
 
     assert plugins.get("kernel", "ngram") is NgramKernel

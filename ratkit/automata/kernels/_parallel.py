@@ -3,26 +3,29 @@
 from __future__ import annotations
 
 import multiprocessing as mp
-import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
+import joblib
 from tqdm.auto import tqdm
 
-__all__ = ["effective_n_jobs", "map_chunks"]
+from ratkit.exceptions import ParameterError
+
+__all__ = ["map_chunks"]
 
 T = TypeVar("T")
 
 
-def effective_n_jobs(n_jobs: int | None) -> int:
-    """joblib's convention: None → 1, −1 → all cores, −2 → all but one, k → k."""
-    cores = os.cpu_count() or 1
-    if n_jobs is None or n_jobs == 0:
-        return 1
-    if n_jobs < 0:
-        return max(1, cores + 1 + n_jobs)
-    return int(n_jobs)
+def _processes(n_jobs: int | None) -> int:
+    """:func:`joblib.effective_n_jobs`: None → 1 (or the ``n_jobs`` of an enclosing
+    :func:`joblib.parallel_config`), −1 → all cores, −2 → all but one, k → k; 0 is refused."""
+    if n_jobs == 0:  # joblib's own refusal is a bare ValueError that does not say what is expected
+        raise ParameterError(
+            "The 'n_jobs' parameter must be a number of processes: an int ≥ 1, -1 for one per core, "
+            "-2 for all but one, ..., or None for 1. Got 0 instead."
+        )
+    return joblib.effective_n_jobs(n_jobs)
 
 
 def _context() -> mp.context.BaseContext:
@@ -39,8 +42,8 @@ def map_chunks(
     show_progress: bool = False,
     desc: str = "",
 ) -> list[T]:
-    """[func(chunk) for chunk in chunks(items)], in order, over ``n_jobs`` processes."""
-    jobs = effective_n_jobs(n_jobs)
+    """[func(chunk) for chunk in chunks(items)], in order, over ``n_jobs`` processes (joblib's convention)."""
+    jobs = _processes(n_jobs)
     n = len(items)
     if chunk_size is None:
         chunk_size = max(1, min(256, -(-n // (jobs * 8)))) if jobs > 1 else max(1, min(256, n))

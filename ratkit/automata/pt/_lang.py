@@ -9,12 +9,11 @@ operations of :mod:`ratkit.automata.operations` combine them without relabelling
 - :func:`downward_closure` ↓A = {u : u ⊑ x for some x ∈ A} and :func:`upward_closure`
   ↑A = Ψ(A) = {x : u ⊑ x for some u ∈ A}, by composition with the deletion / insertion
   transducers; :func:`minimal_words` Min(P) of an upward-closed P.
-- Reading finite languages back: :func:`words_of`, :func:`longest_word`, :func:`shortest_word`.
+- Reading finite languages back: :func:`words_of`, :func:`longest_word`.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -48,7 +47,6 @@ __all__ = [
     "graph",
     "words_of",
     "longest_word",
-    "shortest_word",
 ]
 
 
@@ -234,25 +232,3 @@ def words_of(t: Transducer) -> list[Word]:
     out.sort(key=lambda w: (len(w), w))
     sym = t.alphabet.symbol
     return [tuple(sym(lab) for lab in w) for w in out]
-
-
-def shortest_word(t: Transducer) -> Word | None:
-    """A shortest string of the language (breadth first), None when it is empty."""
-    g = graph(t)
-    if g.empty:
-        return None
-    back: dict[int, tuple[int, int] | None] = {g.start: None}
-    queue = deque([g.start])
-    while queue:
-        q = queue.popleft()
-        if g.final[q]:
-            labels = []
-            while back[q] is not None:
-                q, lab = back[q]  # type: ignore[misc]
-                labels.append(lab)
-            return tuple(t.alphabet.symbol(lab) for lab in reversed(labels))
-        for lab, d in sorted(g.arcs[q]):
-            if d not in back:
-                back[d] = (q, lab)
-                queue.append(d)
-    return None  # pragma: no cover - a useful start state reaches a final state
