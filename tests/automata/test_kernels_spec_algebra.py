@@ -101,7 +101,12 @@ def test_toml_spec(tmp_path):
             SpecError,
             r"spec.kernels\[1\]: The 'decay' parameter of gappy",
         ),
-        ({"family": "cosine", "kernel": 3}, SpecError, r"spec.kernel must be a kernel spec"),
+        ({"family": "cosine", "kernel": 3}, SpecError, r"spec: CosineKernel combines ratkit kernels; got int"),
+        (
+            {"family": "sum", "kernels": [{"family": "ngram", "n": 2}, 3]},
+            SpecError,
+            r"spec.kernels\[1\] must be a kernel",
+        ),
         ({"family": "transducer"}, SpecError, r"needs exactly one of the keys 'path' or 'att'"),
         ({"family": "count_based", "patterns": ["a", "a"]}, SpecError, r"Patterns 0 and 1 of count_based are both"),
     ],
@@ -117,7 +122,7 @@ def test_spec_errors_for_alphabets_and_unregulated_files(tmp_path):
         k.gram(["abc"])
     bad = tmp_path / "loop.att"
     bad.write_text("0 1 <eps> <eps> 1\n1 0 <eps> <eps> 1\n1 2 a a 1\n2\n")
-    with pytest.raises(NotRegulatedError, match=r"spec.path \(.*loop.att\): .*not regulated"):
+    with pytest.raises(NotRegulatedError, match=r"spec: .*loop.att: .*not regulated"):
         from_spec({"family": "transducer", "path": str(bad)})
     with pytest.raises(SpecError, match="neither an existing .toml/.json file"):
         from_spec("nowhere.toml")
@@ -278,3 +283,19 @@ def test_the_inferred_mismatch_alphabet_is_part_of_the_spec():
     want = np.array([[phi(x) @ phi(y) for y in ["ab", "ba", "aa"]] for x in ["ab", "ba", "aa"]], dtype=float)
     np.testing.assert_array_equal(G, want)
     np.testing.assert_array_equal(from_spec(to_spec(k)).gram(["ab", "ba", "aa"]), want)
+
+
+@pytest.mark.parametrize("old, new", [("edit_distance", "edit-distance"), ("count_based", "count-based")])
+def test_former_underscore_family_names_read_silently_in_specs_and_with_a_warning_in_the_registry(old, new):
+    import warnings
+
+    from ratkit import plugins
+    from ratkit.automata.kernels import from_spec
+
+    spec = {"family": old, "patterns": ["ab"]} if old == "count_based" else {"family": old}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a saved spec or model file must load without noise
+        kernel = from_spec(spec)
+    assert kernel.to_spec()["family"] == new
+    with pytest.warns(DeprecationWarning, match=f"'{old}' is deprecated; use '{new}'"):
+        assert plugins.get("kernel", old) is type(kernel)

@@ -6,10 +6,21 @@ Families (each a factory returning a kernel whose transducer is a real WFST):
 :func:`cosine`, :func:`exp_kernel`, :func:`polynomial`, :func:`nds_to_pds` (and ``+``,
 ``*``); declarative specs :func:`from_spec` / :func:`to_spec`; diagnostics in
 :mod:`ratkit.automata.kernels.diagnostics`.
+
+The contract of a family — what a new one, built in or a third party's, writes — is
+:class:`Kernel` (a family with a finite feature map: :class:`RationalKernel`, which needs
+only its transducer T); ``ratkit.testing.KernelContract`` tests it.
 """
 
 from ratkit.automata.kernels import diagnostics
-from ratkit.automata.kernels._features import FeatureMap, vocabulary_from_state
+from ratkit.automata.kernels._features import (
+    BlockVocabulary,
+    FeatureMap,
+    PairVocabulary,
+    Vocabulary,
+    VocabularyError,
+    vocabulary_from_state,
+)
 from ratkit.automata.kernels._paths import TooManyPaths
 from ratkit.automata.kernels.algebra import (
     CenteredNDSKernel,
@@ -38,7 +49,11 @@ __all__ = [
     "diagnostics",
     "Kernel",
     "RationalKernel",
+    "Vocabulary",
+    "VocabularyError",
     "FeatureMap",
+    "BlockVocabulary",
+    "PairVocabulary",
     "vocabulary_from_state",
     "TooManyPaths",
     "ngram",

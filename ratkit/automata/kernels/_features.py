@@ -6,21 +6,36 @@ and the empty string is 0). A :class:`FeatureMap`
 freezes a vocabulary (the patterns seen when it was fitted) so that later sequences are
 mapped onto the same columns; patterns outside it are dropped, which leaves every inner
 product with a fitted feature vector unchanged.
+
+Every vocabulary follows one protocol (:class:`Vocabulary`): its number of columns, the
+pattern of each column as a code (what the trie and automaton representations of W′
+read), and a state of JSON and arrays from which :func:`vocabulary_from_state` rebuilds
+it. Combined kernels have combined vocabularies: :class:`BlockVocabulary` (the columns of
+the parts of a sum, side by side) and :class:`PairVocabulary` (the pairs of columns of the
+two factors of a product that occurred together in training).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import scipy.sparse as sp
 
 from ratkit._jit import njit
+from ratkit.automata.kernels._paths import TooManyPaths
+from ratkit.exceptions import RatkitError
 
 __all__ = [
+    "Vocabulary",
+    "VocabularyError",
     "FeatureMap",
+    "BlockVocabulary",
+    "PairVocabulary",
+    "code_columns",
+    "tensor_rows",
     "coo_to_csr",
     "inner_products",
     "inverse_norms",
@@ -194,6 +209,57 @@ def inner_products(FX: sp.csr_matrix, FY: sp.csr_matrix | None = None, blocks: i
     return G
 
 
+class VocabularyError(RatkitError, ValueError):
+    """A vocabulary does not belong to a kernel: another kind of vocabulary, or columns whose
+    patterns the kernel cannot produce (see :meth:`~ratkit.automata.kernels.Kernel.check_vocabulary`)."""
+
+
+@runtime_checkable
+class Vocabulary(Protocol):
+    """What a learner and a model file need of the vocabulary of an explicit feature map."""
+
+    @property
+    def n_features(self) -> int:
+        """The number of columns."""
+        ...
+
+    def pattern_codes(self) -> tuple[np.ndarray, int]:
+        """(codes, base): column j is the pattern whose digits in ``base`` spell ``codes[j]``
+        (ascending, distinct), the layout the trie and automaton representations read."""
+        ...
+
+    def to_state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """(one JSON-able dict, one flat dict of arrays) from which :func:`vocabulary_from_state`
+        rebuilds the vocabulary."""
+        ...
+
+
+def code_columns(vocabulary: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """The column of each code in the sorted distinct ``vocabulary`` codes, −1 when absent."""
+    codes = np.asarray(codes, dtype=np.int64)
+    n = vocabulary.shape[0]
+    if not n or not codes.size:
+        return np.full(codes.shape, -1, dtype=np.int64)
+    # Look up each distinct code once, in ascending order: a binary search over
+    # sorted queries walks memory in order (random queries are ~10× slower).
+    uniq, inverse = np.unique(codes, return_inverse=True)
+    pos = np.minimum(np.searchsorted(vocabulary, uniq), n - 1)
+    return np.where(vocabulary[pos] == uniq, pos, -1)[inverse]
+
+
+def _one_symbol_codes(n: int) -> tuple[np.ndarray, int]:
+    """Each of n columns its own one-symbol pattern: codes 1..n in base n + 1."""
+    return np.arange(1, n + 1, dtype=np.int64), n + 1
+
+
+def _check_codes(codes: Any, what: str) -> np.ndarray:
+    if not isinstance(codes, np.ndarray) or codes.ndim != 1 or not np.issubdtype(codes.dtype, np.integer):
+        raise ValueError(f"{what} must be a 1-D integer array of codes.")
+    if codes.size and (int(codes[0]) < 0 or bool(np.any(codes[1:] <= codes[:-1]))):
+        raise ValueError(f"{what} must be sorted, distinct and non-negative.")
+    return codes
+
+
 @dataclass(frozen=True)
 class FeatureMap:
     """A frozen vocabulary of patterns: ``codes[j]`` is the pattern of column j.
@@ -210,11 +276,7 @@ class FeatureMap:
     codes: np.ndarray
 
     def __post_init__(self) -> None:
-        codes = self.codes
-        if not isinstance(codes, np.ndarray) or codes.ndim != 1 or not np.issubdtype(codes.dtype, np.integer):
-            raise ValueError("FeatureMap.codes must be a 1-D integer array of pattern codes.")
-        if codes.size and (int(codes[0]) < 0 or bool(np.any(codes[1:] <= codes[:-1]))):
-            raise ValueError("FeatureMap.codes must be sorted, distinct and non-negative.")
+        codes = _check_codes(self.codes, "FeatureMap.codes")
         if not self.symbols and codes.size and int(codes[-1]) > 0:
             # over an empty alphabet the only pattern is ε (code 0): digit loops would never end
             raise ValueError("A FeatureMap without symbols can only hold the empty pattern (code 0).")
@@ -222,10 +284,6 @@ class FeatureMap:
     @property
     def n_features(self) -> int:
         return int(self.codes.shape[0])
-
-    @property
-    def symbol_index(self) -> dict[str, int]:
-        return {s: i + 1 for i, s in enumerate(self.symbols)}
 
     # -- the vocabulary protocol (what a learner and a model file need of any vocabulary) --
     def pattern_codes(self) -> tuple[np.ndarray, int]:
@@ -251,14 +309,7 @@ class FeatureMap:
 
     def columns(self, codes: np.ndarray) -> np.ndarray:
         """Column of each code, or −1 when the pattern is not in the vocabulary."""
-        codes = np.asarray(codes, dtype=np.int64)
-        if not self.n_features or not codes.size:
-            return np.full(codes.shape, -1, dtype=np.int64)
-        # Look up each distinct code once, in ascending order: a binary search over
-        # sorted queries walks memory in order (random queries are ~10× slower).
-        uniq, inverse = np.unique(codes, return_inverse=True)
-        pos = np.minimum(np.searchsorted(self.codes, uniq), self.n_features - 1)
-        return np.where(self.codes[pos] == uniq, pos, -1)[inverse]
+        return code_columns(self.codes, codes)
 
     def matrix(self, rows: np.ndarray, codes: np.ndarray, values: np.ndarray, n_rows: int) -> sp.csr_matrix:
         """The (n_rows, n_features) matrix of COO triplets, dropping out-of-vocabulary patterns."""
@@ -267,11 +318,121 @@ class FeatureMap:
         return coo_to_csr(rows[keep], cols[keep], values[keep], (n_rows, self.n_features))
 
 
-def vocabulary_from_state(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> FeatureMap:
+@dataclass(frozen=True)
+class BlockVocabulary:
+    """The vocabulary of a sum Σ_i c_i K_i: the columns of part i's vocabulary, in order,
+    are columns ``offsets[i]`` to ``offsets[i + 1]`` of the whole."""
+
+    parts: tuple[Vocabulary, ...]
+
+    def __post_init__(self) -> None:
+        if not self.parts:
+            raise ValueError("A BlockVocabulary needs at least one part.")
+
+    @property
+    def offsets(self) -> np.ndarray:
+        """[0, p_1, p_1 + p_2, …]: where each part's columns start, and the total."""
+        return np.concatenate([[0], np.cumsum([v.n_features for v in self.parts])]).astype(np.int64)
+
+    @property
+    def n_features(self) -> int:
+        return int(self.offsets[-1])
+
+    def pattern_codes(self) -> tuple[np.ndarray, int]:
+        """Each column its own one-symbol pattern (the parts' patterns are of different kinds)."""
+        return _one_symbol_codes(self.n_features)
+
+    def to_state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        metas, arrays = [], {}
+        for i, part in enumerate(self.parts):
+            meta, arrs = part.to_state()
+            metas.append(meta)
+            arrays.update({f"{i}.{key}": value for key, value in arrs.items()})
+        return {"type": "blocks", "parts": metas}, arrays
+
+
+@dataclass(frozen=True)
+class PairVocabulary:
+    """The vocabulary of a product K_1 · K_2 of finite feature maps: column j is the pair
+    (a, b) = divmod(pairs[j], right.n_features) of a column a of ``left`` and b of ``right``,
+    the pairs that occurred together in some training row (the others add nothing to an
+    inner product with a training row)."""
+
+    left: Vocabulary
+    right: Vocabulary
+    pairs: np.ndarray
+
+    def __post_init__(self) -> None:
+        pairs = _check_codes(self.pairs, "PairVocabulary.pairs")
+        if pairs.size and int(pairs[-1]) >= self.left.n_features * self.right.n_features:
+            raise ValueError(
+                f"PairVocabulary.pairs holds the pair code {int(pairs[-1])}, beyond the "
+                f"{self.left.n_features} × {self.right.n_features} pairs of its factors."
+            )
+
+    @property
+    def n_features(self) -> int:
+        return int(self.pairs.shape[0])
+
+    def pattern_codes(self) -> tuple[np.ndarray, int]:
+        """Each column its own one-symbol pattern."""
+        return _one_symbol_codes(self.n_features)
+
+    def split(self, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(left columns, right columns) of these columns."""
+        return np.divmod(self.pairs[np.asarray(columns, dtype=np.int64)], max(self.right.n_features, 1))
+
+    def to_state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        left, left_arrays = self.left.to_state()
+        right, right_arrays = self.right.to_state()
+        arrays = {f"left.{k}": v for k, v in left_arrays.items()}
+        arrays.update({f"right.{k}": v for k, v in right_arrays.items()})
+        arrays["pairs"] = np.asarray(self.pairs)
+        return {"type": "pairs", "left": left, "right": right}, arrays
+
+
+def tensor_rows(A: sp.csr_matrix, B: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """COO triplets (row, pair code a·q + b, A[i, a]·B[i, b]) of the row-wise tensor product of
+    two CSR matrices with the same rows (q = B's columns): ⟨A_i ⊗ B_i, A_j ⊗ B_j⟩ = ⟨A_i, A_j⟩⟨B_i, B_j⟩.
+
+    Raises :class:`TooManyPaths` when the pair codes would not fit in an int64.
+    """
+    A, B = sp.csr_matrix(A), sp.csr_matrix(B)
+    if A.shape[1] and B.shape[1] and A.shape[1] > (np.iinfo(np.int64).max - 1) // B.shape[1]:
+        raise TooManyPaths(f"{A.shape[1]:,} × {B.shape[1]:,} pairs of features have codes beyond int64")
+    n = A.shape[0]
+    na, nb = np.diff(A.indptr).astype(np.int64), np.diff(B.indptr).astype(np.int64)
+    counts = na * nb
+    total = int(counts.sum())
+    rows = np.repeat(np.arange(n, dtype=np.int64), counts)
+    t = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    per = np.repeat(nb, counts)
+    ia = np.repeat(A.indptr[:-1].astype(np.int64), counts) + t // np.maximum(per, 1)
+    ib = np.repeat(B.indptr[:-1].astype(np.int64), counts) + t % np.maximum(per, 1)
+    codes = A.indices[ia].astype(np.int64) * B.shape[1] + B.indices[ib]
+    return rows, codes, A.data[ia] * B.data[ib]
+
+
+def _prefixed(arrays: Mapping[str, np.ndarray], prefix: str) -> dict[str, np.ndarray]:
+    return {key[len(prefix) :]: value for key, value in arrays.items() if key.startswith(prefix)}
+
+
+def vocabulary_from_state(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> Vocabulary:
     """The vocabulary a ``to_state()`` call described; ValueError when the state is malformed."""
     kind = meta.get("type") if isinstance(meta, Mapping) else None
     if kind == "patterns":
         if "codes" not in arrays or not isinstance(meta.get("symbols"), list):
             raise ValueError("a pattern vocabulary needs its 'symbols' list and its 'codes' array")
         return FeatureMap(tuple(str(s) for s in meta["symbols"]), np.asarray(arrays["codes"]))
-    raise ValueError(f"unknown vocabulary type {kind!r}; expected 'patterns'")
+    if kind == "blocks":
+        parts = meta.get("parts")
+        if not isinstance(parts, list) or not parts:
+            raise ValueError("a block vocabulary needs a non-empty 'parts' list")
+        return BlockVocabulary(tuple(vocabulary_from_state(m, _prefixed(arrays, f"{i}.")) for i, m in enumerate(parts)))
+    if kind == "pairs":
+        if "pairs" not in arrays or not all(isinstance(meta.get(k), Mapping) for k in ("left", "right")):
+            raise ValueError("a pair vocabulary needs its 'left' and 'right' states and its 'pairs' array")
+        left = vocabulary_from_state(meta["left"], _prefixed(arrays, "left."))
+        right = vocabulary_from_state(meta["right"], _prefixed(arrays, "right."))
+        return PairVocabulary(left, right, np.asarray(arrays["pairs"]))
+    raise ValueError(f"unknown vocabulary type {kind!r}; expected 'patterns', 'blocks' or 'pairs'")

@@ -1,7 +1,11 @@
 """Kernel algebra: sums, products, scaling, polynomials, cosine normalisation, NDS → PDS.
 
 Each combinator is itself a :class:`~ratkit.automata.kernels.base.Kernel` (callable,
-Gram-matrix filling, cloneable) computed from the Gram matrices of its parts.
+Gram-matrix filling, cloneable, registered as a kernel family) computed from the Gram
+matrices of its parts. Where the result has a finite feature map, the combinator gives it
+from its parts' (:meth:`~ratkit.automata.kernels.Kernel.fit_features`): a sum puts the
+parts' side by side, scaling multiplies by √c, cosine normalisation divides each row by
+its norm, and a product of finite maps takes their row-wise tensor product.
 
 References
 ----------
@@ -16,11 +20,25 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import pynini
+import scipy.sparse as sp
 
 from ratkit._validation import check_int, check_real
-from ratkit.automata.kernels._features import inverse_norms
+from ratkit.automata.kernels._features import (
+    BlockVocabulary,
+    PairVocabulary,
+    Vocabulary,
+    VocabularyError,
+    code_columns,
+    coo_to_csr,
+    inverse_norms,
+    row_sq_norms,
+    tensor_rows,
+    vocabulary_matrix,
+)
 from ratkit.automata.kernels.base import Kernel, as_collection
-from ratkit.exceptions import WeightOverflowError
+from ratkit.exceptions import ParameterError, ParameterTypeError, WeightOverflowError
+from ratkit.plugins import register
 
 __all__ = [
     "SumKernel",
@@ -39,7 +57,7 @@ __all__ = [
 
 def _check_kernel(k: Any, owner: str) -> Kernel:
     if not isinstance(k, Kernel):
-        raise TypeError(f"{owner} combines ratkit kernels; got {type(k).__name__}.")
+        raise ParameterTypeError(f"{owner} combines ratkit kernels; got {type(k).__name__}.")
     return k
 
 
@@ -59,8 +77,41 @@ def _finite(compute: Callable[[], np.ndarray], kernel: Kernel) -> np.ndarray:
     return values
 
 
-class SumKernel(Kernel):
-    """K(x, y) = Σ_i c_i K_i(x, y), c_i ≥ 0 (default 1): PDS when every K_i is."""
+def _scaled_rows(F: sp.spmatrix, factors: np.ndarray | float) -> sp.csr_matrix:
+    """F as float64 CSR with row i multiplied by ``factors[i]`` (or every row by one float):
+    a copy, except when every factor is 1."""
+    if np.all(np.asarray(factors) == 1.0):
+        return sp.csr_matrix(F, dtype=np.float64)
+    F = sp.csr_matrix(F, dtype=np.float64, copy=True)
+    F.data *= np.repeat(factors, np.diff(F.indptr)) if np.ndim(factors) else factors
+    return F
+
+
+def _expect(vocabulary: Any, kind: type, kernel: Kernel) -> Any:
+    if not isinstance(vocabulary, kind):
+        raise VocabularyError(
+            f"{kernel!r} reads a {kind.__name__}; got a {type(vocabulary).__name__}, the vocabulary of another kernel."
+        )
+    return vocabulary
+
+
+class _Combination(Kernel):
+    """A kernel computed from the Gram matrices of other kernels: it passes the options of
+    :meth:`gram_with` (``strategy``, ``n_jobs``, ``show_progress``) on to its parts."""
+
+    def gram_with(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+        return self.gram(X, Y, **options)
+
+
+@register("kernel", "sum")
+class SumKernel(_Combination):
+    """K(x, y) = Σ_i c_i K_i(x, y), c_i ≥ 0 (default 1): PDS when every K_i is.
+
+    Its feature map, when every K_i has one, is the parts' side by side, block i scaled by
+    √c_i (a :class:`BlockVocabulary`).
+    """
+
+    _spec_required = ("kernels",)
 
     def __init__(self, kernels: Sequence[Kernel] = (), weights: Sequence[float] | None = None) -> None:
         self.kernels = kernels
@@ -69,31 +120,87 @@ class SumKernel(Kernel):
     def _parts(self) -> tuple[list[Kernel], np.ndarray]:
         ks = [_check_kernel(k, "SumKernel") for k in self.kernels]
         if not ks:
-            raise ValueError("The 'kernels' parameter of SumKernel must hold at least one kernel.")
+            raise ParameterError("The 'kernels' parameter of SumKernel must hold at least one kernel.")
         w = np.ones(len(ks)) if self.weights is None else np.asarray(self.weights, dtype=np.float64)
         if w.shape != (len(ks),) or np.any(~np.isfinite(w)) or np.any(w < 0):
-            raise ValueError(
+            raise ParameterError(
                 f"The 'weights' parameter of SumKernel must hold {len(ks)} finite non-negative "
                 f"floats. Got {self.weights!r} instead."
             )
         return ks, w
+
+    def _validate_params(self) -> None:
+        for k in self._parts()[0]:
+            k._validate_params()
 
     @property
     def is_pds(self) -> bool | None:  # type: ignore[override]
         flags = [k.is_pds for k in self._parts()[0]]
         return True if all(f is True for f in flags) else None
 
-    def gram(self, X: Any, Y: Any = None, **kw: Any) -> np.ndarray:
+    def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
         ks, w = self._parts()
-        return _finite(lambda: sum(c * k.gram(X, Y, **kw) for c, k in zip(w, ks)), self)
+        return _finite(lambda: sum(c * k.gram_with(X, Y, **options) for c, k in zip(w, ks)), self)
 
     def diag(self, X: Any) -> np.ndarray:
         ks, w = self._parts()
         return _finite(lambda: sum(c * k.diag(X) for c, k in zip(w, ks)), self)
 
+    def fit_features(
+        self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
+    ) -> tuple[BlockVocabulary, sp.csr_matrix]:
+        """[√c_1 F_1, √c_2 F_2, …]: ⟨F_i, F_j⟩ = Σ_k c_k K_k(x_i, x_j)."""
+        ks, w = self._parts()
+        X = as_collection(X)
+        parts, blocks = [], []
+        for c, k in zip(w, ks):
+            vocabulary, F = k.fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
+            parts.append(vocabulary)
+            blocks.append(_scaled_rows(F, np.sqrt(c)))
+        return BlockVocabulary(tuple(parts)), sp.hstack(blocks, format="csr")
 
-class ProductKernel(Kernel):
-    """K(x, y) = Π_i K_i(x, y) (pointwise): PDS when every K_i is (Schur product)."""
+    def transform_features(
+        self, vocabulary: Vocabulary, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
+    ) -> sp.csr_matrix:
+        ks, w = self._parts()
+        blocks = self._blocks(vocabulary, len(ks))
+        X = as_collection(X)
+        out = [
+            _scaled_rows(
+                k.transform_features(v, X, n_jobs=n_jobs, show_progress=show_progress), np.full(len(X), c**0.5)
+            )
+            for c, k, v in zip(w, ks, blocks.parts)
+        ]
+        return sp.hstack(out, format="csr")
+
+    def check_vocabulary(self, vocabulary: Vocabulary, columns: np.ndarray) -> None:
+        """Each part checks the columns of its block."""
+        ks, _ = self._parts()
+        blocks = self._blocks(vocabulary, len(ks))
+        columns = np.asarray(columns, dtype=np.int64)
+        offsets = blocks.offsets
+        for i, (k, v) in enumerate(zip(ks, blocks.parts)):
+            mine = columns[(columns >= offsets[i]) & (columns < offsets[i + 1])]
+            if mine.size:
+                k.check_vocabulary(v, mine - offsets[i])
+
+    def _blocks(self, vocabulary: Any, n_parts: int) -> BlockVocabulary:
+        blocks = _expect(vocabulary, BlockVocabulary, self)
+        if len(blocks.parts) != n_parts:
+            raise VocabularyError(f"{self!r} has {n_parts} parts; the vocabulary has {len(blocks.parts)} blocks.")
+        return blocks
+
+
+@register("kernel", "product")
+class ProductKernel(_Combination):
+    """K(x, y) = Π_i K_i(x, y) (pointwise): PDS when every K_i is (Schur product).
+
+    Its feature map, when every K_i has one, is the row-wise tensor product of the parts'
+    (folded from the left), on the pairs of features that occur together in training (a
+    :class:`PairVocabulary`).
+    """
+
+    _spec_required = ("kernels",)
 
     def __init__(self, kernels: Sequence[Kernel] = ()) -> None:
         self.kernels = kernels
@@ -101,43 +208,132 @@ class ProductKernel(Kernel):
     def _parts(self) -> list[Kernel]:
         ks = [_check_kernel(k, "ProductKernel") for k in self.kernels]
         if not ks:
-            raise ValueError("The 'kernels' parameter of ProductKernel must hold at least one kernel.")
+            raise ParameterError("The 'kernels' parameter of ProductKernel must hold at least one kernel.")
         return ks
+
+    def _validate_params(self) -> None:
+        for k in self._parts():
+            k._validate_params()
 
     @property
     def is_pds(self) -> bool | None:  # type: ignore[override]
         return True if all(k.is_pds is True for k in self._parts()) else None
 
-    def gram(self, X: Any, Y: Any = None, **kw: Any) -> np.ndarray:
-        return _finite(lambda: functools.reduce(np.multiply, [k.gram(X, Y, **kw) for k in self._parts()]), self)
+    def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+        return _finite(
+            lambda: functools.reduce(np.multiply, [k.gram_with(X, Y, **options) for k in self._parts()]), self
+        )
 
     def diag(self, X: Any) -> np.ndarray:
         return _finite(lambda: functools.reduce(np.multiply, [k.diag(X) for k in self._parts()]), self)
 
+    def fit_features(
+        self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
+    ) -> tuple[Vocabulary, sp.csr_matrix]:
+        """F_1 ⊗ F_2 ⊗ … row by row: ⟨F_i, F_j⟩ = Π_k K_k(x_i, x_j)."""
+        ks = self._parts()
+        X = as_collection(X)
+        vocabulary, F = ks[0].fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
+        for k in ks[1:]:
+            right, G = k.fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
+            pairs, F = vocabulary_matrix(*tensor_rows(F, G), len(X))
+            vocabulary = PairVocabulary(vocabulary, right, pairs)
+        return vocabulary, F
 
-class ScaledKernel(Kernel):
-    """K(x, y) = c · K₀(x, y) with c > 0."""
+    def transform_features(
+        self, vocabulary: Vocabulary, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
+    ) -> sp.csr_matrix:
+        return self._transform(self._parts(), vocabulary, as_collection(X), n_jobs, show_progress)
+
+    def _transform(
+        self, ks: list[Kernel], vocabulary: Any, X: list, n_jobs: int | None, show_progress: bool | None
+    ) -> sp.csr_matrix:
+        if len(ks) == 1:
+            return ks[0].transform_features(vocabulary, X, n_jobs=n_jobs, show_progress=show_progress)
+        pairs = _expect(vocabulary, PairVocabulary, self)
+        F = self._transform(ks[:-1], pairs.left, X, n_jobs, show_progress)
+        G = ks[-1].transform_features(pairs.right, X, n_jobs=n_jobs, show_progress=show_progress)
+        rows, codes, values = tensor_rows(F, G)
+        cols = code_columns(pairs.pairs, codes)
+        keep = cols >= 0
+        return coo_to_csr(rows[keep], cols[keep], values[keep], (len(X), pairs.n_features))
+
+    def check_vocabulary(self, vocabulary: Vocabulary, columns: np.ndarray) -> None:
+        """The factors check the columns of their features in these pairs."""
+        self._check(self._parts(), vocabulary, np.asarray(columns, dtype=np.int64))
+
+    def _check(self, ks: list[Kernel], vocabulary: Any, columns: np.ndarray) -> None:
+        if len(ks) == 1:
+            ks[0].check_vocabulary(vocabulary, columns)
+            return
+        pairs = _expect(vocabulary, PairVocabulary, self)
+        left, right = pairs.split(columns)
+        self._check(ks[:-1], pairs.left, np.unique(left))
+        ks[-1].check_vocabulary(pairs.right, np.unique(right))
+
+
+class _Wrapper(_Combination):
+    """A combination of one kernel, the ``kernel`` parameter."""
+
+    _spec_required: tuple[str, ...] = ("kernel",)
+    kernel: Kernel | None
+
+    def _base(self) -> Kernel:
+        return _check_kernel(self.kernel, type(self).__name__)
+
+    def _validate_params(self) -> None:
+        self._base()._validate_params()
+
+    @property
+    def is_pds(self) -> bool | None:  # type: ignore[override]
+        return self._base().is_pds
+
+
+@register("kernel", "scale")
+class ScaledKernel(_Wrapper):
+    """K(x, y) = c · K₀(x, y) with c > 0; its feature map is K₀'s scaled by √c."""
+
+    _spec_required = ("kernel", "factor")
 
     def __init__(self, kernel: Kernel | None = None, factor: float = 1.0) -> None:
         self.kernel = kernel
         self.factor = factor
 
     def _c(self) -> float:
-        _check_kernel(self.kernel, "ScaledKernel")
+        self._base()
         return check_real(self.factor, "factor", "ScaledKernel", low=0.0, low_open=True)
 
-    @property
-    def is_pds(self) -> bool | None:  # type: ignore[override]
-        return self.kernel.is_pds
+    def _validate_params(self) -> None:
+        self._c()
+        super()._validate_params()
 
-    def gram(self, X: Any, Y: Any = None, **kw: Any) -> np.ndarray:
-        return _finite(lambda: self._c() * self.kernel.gram(X, Y, **kw), self)
+    def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+        return _finite(lambda: self._c() * self.kernel.gram_with(X, Y, **options), self)
 
     def diag(self, X: Any) -> np.ndarray:
         return _finite(lambda: self._c() * self.kernel.diag(X), self)
 
+    def fit_features(
+        self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
+    ) -> tuple[Vocabulary, sp.csr_matrix]:
+        """√c F₀ on K₀'s vocabulary."""
+        c = self._c()
+        vocabulary, F = self.kernel.fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
+        return vocabulary, _scaled_rows(F, np.sqrt(c))
 
-class PolynomialKernel(Kernel):
+    def transform_features(
+        self, vocabulary: Vocabulary, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
+    ) -> sp.csr_matrix:
+        c = self._c()
+        F = self.kernel.transform_features(vocabulary, X, n_jobs=n_jobs, show_progress=show_progress)
+        return _scaled_rows(F, np.sqrt(c))
+
+    def check_vocabulary(self, vocabulary: Vocabulary, columns: np.ndarray) -> None:
+        self._base().check_vocabulary(vocabulary, columns)
+
+
+@register("kernel", "polynomial")
+class PolynomialKernel(_Wrapper):
     """K(x, y) = (scale · K₀(x, y) + coef0)^degree: PDS when K₀ is, coef0 ≥ 0, scale > 0."""
 
     def __init__(self, kernel: Kernel | None = None, degree: int = 2, coef0: float = 1.0, scale: float = 1.0) -> None:
@@ -146,46 +342,67 @@ class PolynomialKernel(Kernel):
         self.coef0 = coef0
         self.scale = scale
 
-    def _check(self) -> None:
-        _check_kernel(self.kernel, "PolynomialKernel")
+    def _validate_params(self) -> None:
+        super()._validate_params()
         check_int(self.degree, "degree", "polynomial", low=1)
         check_real(self.coef0, "coef0", "polynomial", low=0.0)
         check_real(self.scale, "scale", "polynomial", low=0.0, low_open=True)
 
-    @property
-    def is_pds(self) -> bool | None:  # type: ignore[override]
-        return self.kernel.is_pds
-
-    def gram(self, X: Any, Y: Any = None, **kw: Any) -> np.ndarray:
-        self._check()
-        return _finite(lambda: (self.scale * self.kernel.gram(X, Y, **kw) + self.coef0) ** self.degree, self)
+    def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+        self._validate_params()
+        return _finite(lambda: (self.scale * self.kernel.gram_with(X, Y, **options) + self.coef0) ** self.degree, self)
 
     def diag(self, X: Any) -> np.ndarray:
-        self._check()
+        self._validate_params()
         return _finite(lambda: (self.scale * self.kernel.diag(X) + self.coef0) ** self.degree, self)
 
 
-class CosineKernel(Kernel):
-    """K(x, y) = K₀(x, y) / √(K₀(x, x) K₀(y, y)), and 0 when either norm is 0."""
+@register("kernel", "cosine")
+class CosineKernel(_Wrapper):
+    """K(x, y) = K₀(x, y) / √(K₀(x, x) K₀(y, y)), and 0 when either norm is 0.
+
+    Its feature map is K₀'s with each row divided by its full norm √K₀(x, x): features
+    outside the vocabulary count in the norm of a new sequence.
+    """
 
     def __init__(self, kernel: Kernel | None = None) -> None:
         self.kernel = kernel
 
-    @property
-    def is_pds(self) -> bool | None:  # type: ignore[override]
-        return self.kernel.is_pds
-
-    def gram(self, X: Any, Y: Any = None, **kw: Any) -> np.ndarray:
-        k = _check_kernel(self.kernel, "CosineKernel")
+    def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+        k = self._base()
         X = as_collection(X)
-        G = k.gram(X, None if Y is None else Y, **kw)
+        G = k.gram_with(X, None if Y is None else Y, **options)
         dx = np.diag(G).copy() if Y is None else k.diag(X)
         dy = dx if Y is None else k.diag(Y)
         return _normalise(G, dx, dy)
 
     def diag(self, X: Any) -> np.ndarray:
-        d = _check_kernel(self.kernel, "CosineKernel").diag(X)
+        d = self._base().diag(X)
         return (d > 0).astype(np.float64)
+
+    def fit_features(
+        self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
+    ) -> tuple[Vocabulary, sp.csr_matrix]:
+        """F₀ with rows of unit norm: the vocabulary is X's own, so ‖F₀_i‖² = K₀(x_i, x_i)."""
+        vocabulary, F = self._base().fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
+        return vocabulary, _scaled_rows(F, inverse_norms(row_sq_norms(F)))
+
+    def transform_features(
+        self, vocabulary: Vocabulary, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
+    ) -> sp.csr_matrix:
+        """F₀ on the vocabulary, each row divided by the full norm √K₀(x, x), unseen features included."""
+        k = self._base()
+        X = as_collection(X)
+        F = k.transform_features(vocabulary, X, n_jobs=n_jobs, show_progress=show_progress)
+        return _scaled_rows(F, inverse_norms(k.diag(X)))
+
+    def check_vocabulary(self, vocabulary: Vocabulary, columns: np.ndarray) -> None:
+        self._base().check_vocabulary(vocabulary, columns)
+
+    def feature_automata(self, X: Any) -> tuple[list[pynini.Fst], bool] | None:
+        """K₀'s feature automata, to be normalised."""
+        found = self._base().feature_automata(X)
+        return None if found is None else (found[0], True)
 
 
 def _normalise(G: np.ndarray, dx: np.ndarray, dy: np.ndarray) -> np.ndarray:
@@ -196,42 +413,48 @@ def _normalise(G: np.ndarray, dx: np.ndarray, dy: np.ndarray) -> np.ndarray:
     return G
 
 
-class ExpKernel(Kernel):
+@register("kernel", "exp")
+class ExpKernel(_Wrapper):
     """K(x, y) = exp(−t · K₀(x, y)), t > 0: PDS for every t iff K₀ is NDS (Theorem 3.1)."""
-
-    is_pds = None
 
     def __init__(self, kernel: Kernel | None = None, t: float = 1.0) -> None:
         self.kernel = kernel
         self.t = t
 
+    is_pds = None  # type: ignore[assignment]
+
     def _t(self) -> float:
-        _check_kernel(self.kernel, "ExpKernel")
+        self._base()
         return check_real(self.t, "t", "exp_kernel", low=0.0, low_open=True)
 
-    def gram(self, X: Any, Y: Any = None, **kw: Any) -> np.ndarray:
-        return np.exp(-self._t() * self.kernel.gram(X, Y, **kw))
+    def _validate_params(self) -> None:
+        self._t()
+        super()._validate_params()
+
+    def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+        return np.exp(-self._t() * self.kernel.gram_with(X, Y, **options))
 
     def diag(self, X: Any) -> np.ndarray:
         return np.exp(-self._t() * self.kernel.diag(X))
 
 
-class CenteredNDSKernel(Kernel):
+@register("kernel", "nds-to-pds", aliases=("nds_to_pds",))
+class CenteredNDSKernel(_Wrapper):
     """K′(x, y) = K(x, x0) + K(y, x0) − K(x, y) − K(x0, x0): PDS iff K is NDS (Theorem 3.2, eq. (14))."""
-
-    is_pds = None
 
     def __init__(self, kernel: Kernel | None = None, x0: Any = "") -> None:
         self.kernel = kernel
         self.x0 = x0
 
-    def gram(self, X: Any, Y: Any = None, **kw: Any) -> np.ndarray:
-        k = _check_kernel(self.kernel, "CenteredNDSKernel")
+    is_pds = None  # type: ignore[assignment]
+
+    def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+        k = self._base()
         X = as_collection(X)
         Ys = X if Y is None else as_collection(Y)
-        G = k.gram(X, None if Y is None else Ys, **kw)
-        a = k.gram(X, [self.x0], **kw)[:, 0]
-        b = a if Y is None else k.gram(Ys, [self.x0], **kw)[:, 0]
+        G = k.gram_with(X, None if Y is None else Ys, **options)
+        a = k.gram_with(X, [self.x0], **options)[:, 0]
+        b = a if Y is None else k.gram_with(Ys, [self.x0], **options)[:, 0]
         k00 = k.value(self.x0, self.x0)
         return a[:, None] + b[None, :] - G - k00
 
@@ -244,14 +467,14 @@ def cosine(kernel: Kernel) -> CosineKernel:
 def exp_kernel(kernel: Kernel, t: float = 1.0) -> ExpKernel:
     """exp(−t · K) (Theorem 3.1), e.g. of an edit distance."""
     k = ExpKernel(_check_kernel(kernel, "exp_kernel"), t)
-    k._t()
+    k._validate_params()
     return k
 
 
 def polynomial(kernel: Kernel, degree: int = 2, coef0: float = 1.0, scale: float = 1.0) -> PolynomialKernel:
     """(scale · K + coef0)^degree."""
     k = PolynomialKernel(_check_kernel(kernel, "polynomial"), degree, coef0, scale)
-    k._check()
+    k._validate_params()
     return k
 
 

@@ -22,11 +22,12 @@ A. Ghose, *Rational kernels: a survey*, Definition 4, eq. (3)–(4), Proposition
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 import re
 from collections.abc import Sequence
 from numbers import Real
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import joblib
 import numpy as np
@@ -38,11 +39,18 @@ from ratkit.automata._fstbytes import fst_to_arrays
 from ratkit.automata.alphabet import Alphabet, as_symbols, distinct_characters
 from ratkit.automata.construct import _chain, from_pynini
 from ratkit.automata.distance import total_native
-from ratkit.automata.kernels._features import FeatureMap, inner_products, row_sq_norms, vocabulary_matrix
+from ratkit.automata.kernels._features import (
+    FeatureMap,
+    Vocabulary,
+    VocabularyError,
+    inner_products,
+    row_sq_norms,
+    vocabulary_matrix,
+)
 from ratkit.automata.kernels._parallel import map_chunks
 from ratkit.automata.kernels._paths import TooManyPaths, enumerate_paths
 from ratkit.automata.operations import compose, invert
-from ratkit.automata.semirings import Semiring, get_semiring
+from ratkit.automata.semirings import PROBABILITY, Semiring, get_semiring
 from ratkit.automata.transducer import Transducer
 from ratkit.exceptions import ResourceLimitError, UnknownSymbolError
 
@@ -94,19 +102,65 @@ def _is_lattice(x: Any) -> bool:
 
 
 class Kernel(BaseEstimator):
-    """Base class of ratkit kernels: callable, Gram-matrix filling, cloneable.
+    """Base class of ratkit kernels, and the contract of a kernel family.
 
-    Subclasses implement :meth:`gram`; :meth:`value` and :meth:`__call__` follow.
-    ``k1 + k2``, ``k1 * k2`` and ``c * k`` build the kernel algebra of
+    A kernel is callable (``k(x, y)``, ``k(X, Y)``), fills Gram matrices and is a
+    scikit-learn estimator (``get_params``, ``set_params``, ``clone``); ``k1 + k2``,
+    ``k1 * k2`` and ``c * k`` build the kernel algebra of
     :mod:`ratkit.automata.kernels.algebra`.
+
+    **A kernel family** is a subclass whose parameters are its ``__init__`` arguments,
+    each stored under its own name (scikit-learn's convention), and that computes
+    :meth:`gram`. It states its spec name once, by its registration —
+    ``@ratkit.plugins.register("kernel", NAME)``, or an entry point of the group
+    ``ratkit.kernels`` — and :func:`~ratkit.automata.kernels.from_spec` /
+    :func:`~ratkit.automata.kernels.to_spec` then build it from and write it to
+    ``{"family": NAME, **parameters}``. A family with a finite feature map subclasses
+    :class:`RationalKernel` instead and only has to give its counting transducer T.
+    Everything else is an optional hook, declared here with its default:
+
+    - :meth:`gram_with` ``(X, Y, **options)``: ``gram(X, Y)``, the options ignored;
+    - :meth:`value`, :meth:`diag`: from :meth:`gram`;
+    - :attr:`is_pds`: None (unknown);
+    - :meth:`_validate_params`: nothing to check;
+    - :meth:`learned_params`: ``{}``;
+    - :meth:`fit_features`, :meth:`transform_features` (the explicit feature map):
+      :class:`TooManyPaths`, no finite feature map;
+    - :meth:`check_vocabulary`: no check;
+    - :meth:`feature_automata`: None, no feature automata Φ′_i;
+    - the spec form, :attr:`_spec_required`, :meth:`_spec_keys`, :meth:`_spec_params` and
+      :meth:`_from_spec_params`: the ``__init__`` parameters as they are.
     """
 
     #: True when the kernel is PDS by construction, False when known not to be, None unknown.
     is_pds: bool | None = None
+    #: The parameters a spec must state (those whose default is no choice a spec should make
+    #: silently); parameters without a default are required anyway.
+    _spec_required: ClassVar[tuple[str, ...]] = ()
 
     def __repr__(self, N_CHAR_MAX: int = 700) -> str:
-        # scikit-learn wraps long reprs over several lines; error messages want one
-        return re.sub(r"\n\s*", " ", super().__repr__(N_CHAR_MAX))
+        """``Family(p=v, …)`` on one line: every positional-or-keyword parameter, and the
+        keyword-only ones that differ from their default."""
+        shown = [
+            f"{name}={_one_line(repr(value))}"
+            for name, value, keyword_only, default in self._param_items()
+            if not (keyword_only and default)
+        ]
+        text = f"{type(self).__name__}({', '.join(shown)})"
+        if len(text) > N_CHAR_MAX:
+            half = max(N_CHAR_MAX // 2 - 2, 1)
+            text = f"{text[:half]}...{text[-half:]}"
+        return text
+
+    def _param_items(self) -> list[tuple[str, Any, bool, bool]]:
+        """(name, value, keyword-only, equal to its default) of every ``__init__`` parameter."""
+        params = self.get_params(deep=False)
+        out = []
+        for name, p in _init_parameters(type(self)).items():
+            if name in params:
+                value = params[name]
+                out.append((name, value, p.kind is inspect.Parameter.KEYWORD_ONLY, _is_default(value, p.default)))
+        return out
 
     def __call__(self, X: Any, Y: Any = None) -> Any:
         if is_single(X):
@@ -115,16 +169,30 @@ class Kernel(BaseEstimator):
             return self.value(X, Y)
         return self.gram(X, Y)
 
+    # -- values ------------------------------------------------------------------------
+    def gram(self, X: Any, Y: Any = None) -> np.ndarray:  # pragma: no cover - abstract
+        """The matrix [K(x_i, y_j)] of two collections (Y = None: X against itself)."""
+        raise NotImplementedError(f"{type(self).__name__} must define gram(X, Y=None).")
+
+    def gram_with(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+        """:meth:`gram` with keyword ``options`` where this family takes them (ratkit's
+        families take ``strategy``, ``n_jobs`` and ``show_progress``; combinators pass them to
+        their parts). The default ignores them: ``gram(X, Y)``."""
+        return self.gram(X, Y)
+
     def value(self, x: Any, y: Any) -> float:
         """K(x, y) for two sequences."""
         return float(self.gram([x], [y])[0, 0])
 
-    def gram(self, X: Any, Y: Any = None, **kwargs: Any) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
-
     def diag(self, X: Any) -> np.ndarray:
         """[K(x, x) for x in X]."""
         return np.array([self.value(x, x) for x in as_collection(X)], dtype=np.float64)
+
+    # -- parameters --------------------------------------------------------------------
+    def _validate_params(self) -> None:
+        """Raise a ValueError or TypeError (a :class:`~ratkit.exceptions.RatkitError`) naming
+        the parameter when one is invalid. Called by the factories and by ``from_spec``, and
+        by the family itself before it computes; the default has nothing to check."""
 
     def learned_params(self) -> dict[str, Any]:
         """The parameters this kernel fixed from the data it has seen, by parameter name.
@@ -135,6 +203,74 @@ class Kernel(BaseEstimator):
         was trained with. The default: nothing learned, ``{}``.
         """
         return {}
+
+    # -- explicit feature map ------------------------------------------------------------
+    def fit_features(
+        self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
+    ) -> tuple[Vocabulary, sp.csr_matrix]:
+        """(vocabulary, F): the columns X's features occupy, and X's (n, p) CSR feature matrix,
+        with ⟨F_i, F_j⟩ = K(x_i, x_j) — in particular ‖F_i‖² = K(x_i, x_i).
+
+        Raises :class:`TooManyPaths` when the kernel has no finite feature map, or one too
+        large to enumerate (then a learner uses kernel rows); that is the default.
+        """
+        raise TooManyPaths(f"{self!r} has no finite feature map")
+
+    def transform_features(
+        self, vocabulary: Vocabulary, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
+    ) -> sp.csr_matrix:
+        """X's feature matrix on the columns of a ``vocabulary`` from :meth:`fit_features`:
+        features outside it are dropped, which leaves every inner product with a fitted row
+        unchanged. Raises :class:`VocabularyError` for a vocabulary of another kernel."""
+        raise TooManyPaths(f"{self!r} has no finite feature map")
+
+    def check_vocabulary(self, vocabulary: Vocabulary, columns: np.ndarray) -> None:
+        """Raise :class:`VocabularyError` (a ValueError) when the features of these columns of
+        ``vocabulary`` cannot be produced by this kernel (a model file whose kernel was
+        edited, say). The default checks nothing."""
+
+    def feature_automata(self, X: Any) -> tuple[list[pynini.Fst], bool] | None:
+        """(Φ′_i = Π2(X_i ∘ T) as olabel-sorted log64 acceptors, cosine) with K(x_i, x_j) =
+        D(Φ′_i ⋄ Φ′_j) — divided by the norms of both when ``cosine`` — for the naive
+        representation of W′; None (the default) when the kernel has no such automata."""
+        return None
+
+    # -- spec form -------------------------------------------------------------------------
+    @classmethod
+    def _spec_keys(cls) -> tuple[str, ...] | None:
+        """The keys a spec of this family accepts besides ``family``: its ``__init__``
+        parameters, or None (any key) when ``__init__`` takes ``**kwargs``."""
+        params = _init_parameters(cls, keep_var_keyword=True)
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+            return None
+        return tuple(params)
+
+    @classmethod
+    def _spec_required_keys(cls) -> tuple[str, ...]:
+        """The keys a spec must state: :attr:`_spec_required` and the parameters without default."""
+        params = _init_parameters(cls)
+        missing = [n for n, p in params.items() if p.default is inspect.Parameter.empty]
+        return tuple(dict.fromkeys([*cls._spec_required, *missing]))
+
+    def _spec_params(self, *, inline: bool = False) -> dict[str, Any]:
+        """The parameters as a spec writes them: ``get_params(deep=False)`` less the keyword-only
+        ones left at their default and the unset (None by default) ones, plus
+        :meth:`learned_params`. Kernel values are written as specs by the caller. Families
+        whose parameters need another JSON form override this (with :meth:`_from_spec_params`);
+        ``inline`` asks for a form that depends on no file."""
+        out = {
+            name: value
+            for name, value, keyword_only, default in self._param_items()
+            if not (default and (keyword_only or value is None))
+        }
+        out.update(self.learned_params())
+        return out
+
+    @classmethod
+    def _from_spec_params(cls, params: dict[str, Any]) -> Kernel:
+        """The kernel of a spec's parameters (its kernel values already built); default
+        ``cls(**params)``. The inverse of :meth:`_spec_params`."""
+        return cls(**params)
 
     def to_spec(self, *, inline: bool = False) -> dict[str, Any]:
         """The declarative spec of this kernel (see :func:`ratkit.automata.kernels.from_spec`);
@@ -163,12 +299,43 @@ class Kernel(BaseEstimator):
     __rmul__ = __mul__
 
 
+def _init_parameters(cls: type, keep_var_keyword: bool = False) -> dict[str, inspect.Parameter]:
+    """The named parameters of ``cls.__init__`` (no self, no ``*args``; ``**kwargs`` only when asked)."""
+    init = cls.__init__
+    if init is object.__init__:
+        return {}
+    skip = {inspect.Parameter.VAR_POSITIONAL} | (set() if keep_var_keyword else {inspect.Parameter.VAR_KEYWORD})
+    params = list(inspect.signature(init).parameters.values())[1:]
+    return {p.name: p for p in params if p.kind not in skip}
+
+
+def _is_default(value: Any, default: Any) -> bool:
+    """Whether a parameter holds its default (an array or other value that cannot say is not)."""
+    if value is default:
+        return True
+    if default is inspect.Parameter.empty or type(value) is not type(default):
+        return False
+    try:
+        return bool(value == default)
+    except (TypeError, ValueError):
+        return False
+
+
+def _one_line(text: str) -> str:
+    return re.sub(r"\n\s*", " ", text)
+
+
 class RationalKernel(Kernel):
     """K(x, y) = Ψ(⟦S⟧(x, y)) for a weighted transducer S (survey Definition 4).
 
-    Subclasses define S by :meth:`_build_factor` (then S = T ∘ T⁻¹, PDS by Proposition 1)
-    or by :meth:`_build_transducer`, and may add a family-specific feature extractor
-    (:meth:`_specialized_features`) that returns exactly what the transducer defines.
+    A family defines S by :meth:`_build_factor` (then S = T ∘ T⁻¹, PDS by Proposition 1,
+    and T alone gives Gram matrices, the explicit feature map, the feature automata and a
+    RationalSVC on the trie) or by :meth:`_build_transducer`. Optional hooks, each with a
+    default: :attr:`semiring` (probability), :meth:`_alphabet_symbols` (a fixed alphabet;
+    None), :meth:`_specialized_features` and :meth:`_specialized_gram` /
+    :meth:`_specialized_diag` (the family's own algorithms, which return exactly what the
+    transducer defines; None), :meth:`_feature_automaton_arcs` (a size estimate checked
+    before OpenFst builds Φ_x; None), :meth:`_psi` (Ψ of the semiring).
 
     The ``strategy`` parameter chooses how Gram matrices are computed:
 
@@ -184,8 +351,13 @@ class RationalKernel(Kernel):
         X ∘ S ∘ Y and its shortest distance for every pair (what a pynini user writes).
     """
 
-    semiring: Semiring | str  # of the transducer; a class attribute or a parameter
+    #: The semiring of T (or S): a class attribute or a parameter of the family.
+    semiring: Semiring | str = PROBABILITY
     is_pds = True
+    #: Defaults of the options of ratkit's families, for a family that does not take them.
+    strategy: Strategy = "auto"
+    n_jobs: int | None = None
+    show_progress: bool = False
 
     # -- to be provided by subclasses ---------------------------------------------
     def _alphabet_symbols(self) -> tuple[str, ...] | None:
@@ -250,6 +422,23 @@ class RationalKernel(Kernel):
         and pattern codes are in base L + 1 (see :mod:`._features`).
         """
         return None
+
+    def _specialized_gram(self, X: list, Ys: list, alphabet: Alphabet) -> np.ndarray | None:
+        """The family's own algorithm for [⊕_z …] before Ψ of :meth:`_psi_features` (e.g. a DP
+        over pairs), for plain sequences; None (the default) when it has none. ``Ys is X``
+        asks for the symmetric matrix of X."""
+        return None
+
+    def _specialized_diag(self, X: list, alphabet: Alphabet) -> np.ndarray | None:
+        """[K(x, x)] by the family's own algorithm, before Ψ; the default reads the diagonal
+        off :meth:`_specialized_gram` one sequence at a time (None when there is none)."""
+        out = np.empty(len(X))
+        for i, x in enumerate(X):
+            G = self._specialized_gram([x], [x], alphabet)
+            if G is None:
+                return None
+            out[i] = G[0, 0]
+        return out
 
     # -- alphabets and transducers --------------------------------------------------
     def alphabet_for(self, sequences: Sequence[Any]) -> Alphabet:
@@ -406,14 +595,16 @@ class RationalKernel(Kernel):
 
     def transform_features(
         self,
-        fmap: FeatureMap,
+        vocabulary: Vocabulary,
         X: Any,
         *,
         strategy: Strategy | None = None,
         n_jobs: int | None = None,
         show_progress: bool | None = None,
     ) -> sp.csr_matrix:
-        """X's feature matrix on the columns of ``fmap``; patterns outside it are dropped."""
+        """X's feature matrix on the columns of ``vocabulary`` (a :class:`FeatureMap`);
+        patterns outside it are dropped."""
+        fmap = self._pattern_vocabulary(vocabulary)
         X = as_collection(X)
         strategy, n_jobs, show_progress = self._options(strategy, n_jobs, show_progress)
         if self._alphabet_symbols() is not None:
@@ -421,15 +612,48 @@ class RationalKernel(Kernel):
         rows, codes, vals = self._raw_features(X, fmap.symbols, strategy, n_jobs, show_progress)
         return fmap.matrix(rows, codes, vals, len(X))
 
+    def _pattern_vocabulary(self, vocabulary: Any) -> FeatureMap:
+        if not isinstance(vocabulary, FeatureMap):
+            raise VocabularyError(
+                f"{self!r} reads a vocabulary of patterns (a FeatureMap); got a {type(vocabulary).__name__}, "
+                "the vocabulary of another kernel."
+            )
+        return vocabulary
+
+    def check_vocabulary(self, vocabulary: Vocabulary, columns: np.ndarray) -> None:
+        """Raise :class:`VocabularyError` unless every pattern of these columns is in the
+        support of the feature map (accepted by Π2(T), :meth:`feature_support`)."""
+        fmap = self._pattern_vocabulary(vocabulary)
+        patterns = FeatureMap(fmap.symbols, fmap.codes[np.asarray(columns, dtype=np.int64)]).patterns()
+        try:
+            ok = self.feature_support(patterns)
+        except (UnknownSymbolError, TypeError, ValueError) as exc:
+            raise VocabularyError(f"{self!r} cannot read this vocabulary: {exc}") from None
+        if not ok.all():
+            bad = patterns[int(np.flatnonzero(~ok)[0])]
+            shown = "".join(bad) if all(len(s) == 1 for s in bad) else " ".join(bad)
+            raise VocabularyError(f"{self!r} cannot produce the pattern {shown!r} of the vocabulary.")
+
+    def feature_automata(self, X: Any) -> tuple[list[pynini.Fst], bool] | None:
+        """(Φ′_i = Π2(X_i ∘ T), False) as olabel-sorted acceptors; None without a factor T over
+        the probability semiring."""
+        X = as_collection(X)
+        alphabet = self.alphabet_for(X)
+        t = self.factor(alphabet)
+        if t is None or t.semiring.name != "probability":
+            return None
+        phis = [pynini.arcsort(self.feature_automaton(x, alphabet)._fst.copy(), sort_type="olabel") for x in X]
+        return phis, False
+
     def _options(self, strategy: Any, n_jobs: Any, show_progress: Any) -> tuple[str, int | None, bool]:
-        strategy = getattr(self, "strategy", "auto") if strategy is None else strategy
+        strategy = self.strategy if strategy is None else strategy
         if strategy not in _STRATEGIES:
             raise ValueError(
                 f"The 'strategy' parameter of {type(self).__name__} must be one of "
                 f"{', '.join(map(repr, _STRATEGIES))}. Got {strategy!r} instead."
             )
-        n_jobs = getattr(self, "n_jobs", None) if n_jobs is None else n_jobs
-        show_progress = bool(getattr(self, "show_progress", False) if show_progress is None else show_progress)
+        n_jobs = self.n_jobs if n_jobs is None else n_jobs
+        show_progress = bool(self.show_progress if show_progress is None else show_progress)
         return strategy, n_jobs, show_progress
 
     # -- Gram matrices -----------------------------------------------------------
@@ -450,9 +674,10 @@ class RationalKernel(Kernel):
             return np.zeros((len(X), len(Ys)))
         both = X if Y is None else X + Ys
         alphabet = self.alphabet_for(both)
-        special = getattr(self, "_specialized_gram", None)
-        if special is not None and strategy in ("auto", "specialized") and not any(map(_is_lattice, both)):
-            return self._psi_features(special(X, Ys, alphabet))
+        if strategy in ("auto", "specialized") and not any(map(_is_lattice, both)):
+            special = self._specialized_gram(X, Ys, alphabet)
+            if special is not None:
+                return self._psi_features(special)
         # T is built only when needed: a family's own extractor answers without it, and T can
         # be large (|Σ|² arcs and more) where the extractor is not
         if strategy in ("auto", "specialized") or (strategy == "features" and self.factor(alphabet) is not None):
@@ -471,16 +696,23 @@ class RationalKernel(Kernel):
             return self._gram_pairwise(X, Ys, Y is None, alphabet, "intersection", n_jobs, show_progress)
         return self._gram_pairwise(X, Ys, Y is None, alphabet, "composition", n_jobs, show_progress)
 
+    def gram_with(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+        """:meth:`gram` with the options ``strategy``, ``n_jobs``, ``show_progress``."""
+        return self.gram(X, Y, **options)
+
     def diag(self, X: Any, *, strategy: Strategy | None = None, n_jobs: int | None = None) -> np.ndarray:
-        """[K(x, x) for x in X]: squared norms of the feature rows when they are enumerable."""
+        """[K(x, x) for x in X]: the family's own algorithm, else squared norms of the feature
+        rows when they are enumerable, else one Gram matrix per sequence."""
         X = as_collection(X)
         strategy, n_jobs, _ = self._options(strategy, n_jobs, False)
         if not X:
             return np.zeros(0)
         alphabet = self.alphabet_for(X)
-        plain = getattr(self, "_specialized_gram", None) is None or any(map(_is_lattice, X))
-        wanted = strategy in ("auto", "specialized") or (strategy == "features" and self.factor(alphabet) is not None)
-        if plain and wanted:
+        if strategy in ("auto", "specialized") and not any(map(_is_lattice, X)):
+            special = self._specialized_diag(X, alphabet)
+            if special is not None:
+                return self._psi_features(special)
+        if strategy in ("auto", "specialized") or (strategy == "features" and self.factor(alphabet) is not None):
             try:
                 rows, codes, vals = self._raw_features(X, tuple(alphabet), strategy, n_jobs, False)
             except TooManyPaths:

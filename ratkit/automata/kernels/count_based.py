@@ -42,7 +42,7 @@ def pattern_counter(patterns: Sequence[tuple[str, ...]], weights: Sequence[float
     return from_arcs(arcs, ("pre",), {("post",): 1.0}, PROBABILITY, alphabet)
 
 
-@register("kernel", "count_based")
+@register("kernel", "count-based", aliases=("count_based",))
 class CountBasedKernel(RationalKernel):
     """K(x, y) = Σ_k w_k² |x|_k |y|_k = Ψ(⟦T ∘ T⁻¹⟧(x, y)), T of :func:`pattern_counter`.
 
@@ -58,6 +58,7 @@ class CountBasedKernel(RationalKernel):
     """
 
     semiring = PROBABILITY
+    _spec_required = ("patterns",)
 
     def __init__(
         self,
@@ -109,6 +110,17 @@ class CountBasedKernel(RationalKernel):
             )
         return w
 
+    def _validate_params(self) -> None:
+        self.weight_array()
+
+    def _spec_params(self, *, inline: bool = False) -> dict[str, Any]:
+        """The patterns as strings (tuples of tokens as lists) and the weights as floats."""
+        out = super()._spec_params(inline=inline)
+        out["patterns"] = ["".join(p) if all(len(s) == 1 for s in p) else list(p) for p in self.pattern_tuples()]
+        if self.weights is not None:
+            out["weights"] = [float(w) for w in self.weight_array()]
+        return out
+
     def _build_factor(self, alphabet: Alphabet) -> Transducer:
         return pattern_counter(self.pattern_tuples(), self.weight_array(), alphabet)
 
@@ -158,5 +170,5 @@ def count_based(patterns: Sequence[Any], weights: Sequence[float] | None = None,
     """K(x, y) = Σ_k w_k² |x|_k |y|_k over the given patterns (see :class:`CountBasedKernel`);
     ``patterns`` is a list (a bare string is refused)."""
     k = CountBasedKernel(_pattern_list(patterns), None if weights is None else list(weights), **options)
-    k.weight_array()
+    k._validate_params()
     return k

@@ -20,9 +20,9 @@ from typing import Any, Literal
 import numpy as np
 
 from ratkit._jit import njit
+from ratkit._validation import check_real
 from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.construct import from_arcs
-from ratkit.automata.kernels._validation import check_real
 from ratkit.automata.kernels._windows import encode
 from ratkit.automata.kernels.base import RationalKernel, Strategy
 from ratkit.automata.semirings import get_semiring
@@ -51,7 +51,7 @@ def edit_transducer(
     return from_arcs(arcs, 0, {0: sr.one}, sr, alphabet)
 
 
-@register("kernel", "edit_distance")
+@register("kernel", "edit-distance", aliases=("edit_distance",))
 class EditDistanceKernel(RationalKernel):
     """K(x, y) = Ψ(⟦E⟧(x, y)) for the edit transducer E (see the module docstring).
 
@@ -99,8 +99,11 @@ class EditDistanceKernel(RationalKernel):
         for op, default in _DEFAULTS[self.semiring].items():
             value = getattr(self, op)
             value = default if value is None else value
-            out[op] = check_real(value, op, f"edit_distance ({self.semiring})", 0.0, float("inf"))
+            out[op] = check_real(value, op, f"edit_distance ({self.semiring})", low=0.0)
         return out
+
+    def _validate_params(self) -> None:
+        self.costs()
 
     def _build_transducer(self, alphabet: Alphabet) -> Transducer:
         return edit_transducer(alphabet, self.semiring, **self.costs())
@@ -190,5 +193,5 @@ def _sum_product(x, y, match, sub, ins, dele, prev, cur):  # pragma: no cover - 
 def edit_distance(semiring: Literal["tropical", "probability"] = "tropical", **options: Any) -> EditDistanceKernel:
     """The edit-distance rational kernel (see :class:`EditDistanceKernel`)."""
     k = EditDistanceKernel(semiring, **options)
-    k.costs()
+    k._validate_params()
     return k

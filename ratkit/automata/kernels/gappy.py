@@ -21,10 +21,10 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ratkit._jit import njit
+from ratkit._validation import check_int, check_real
 from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.construct import from_arcs
 from ratkit.automata.kernels._paths import TooManyPaths, max_code_length
-from ratkit.automata.kernels._validation import check_int, check_real
 from ratkit.automata.kernels._windows import encode
 from ratkit.automata.kernels.base import RationalKernel, Strategy
 from ratkit.automata.semirings import PROBABILITY
@@ -94,6 +94,7 @@ class GappyKernel(RationalKernel):
     """
 
     semiring = PROBABILITY
+    _spec_required = ("n", "decay")
 
     def __init__(
         self,
@@ -110,17 +111,17 @@ class GappyKernel(RationalKernel):
         self.n_jobs = n_jobs
         self.show_progress = show_progress
 
-    def _validate(self) -> None:
+    def _validate_params(self) -> None:
         check_int(self.n, "n", "gappy", low=1)
-        check_real(self.decay, "decay", "gappy", 0.0, 1.0, low_open=True)
+        check_real(self.decay, "decay", "gappy", low=0.0, high=1.0, low_open=True)
 
     def _build_factor(self, alphabet: Alphabet) -> Transducer:
-        self._validate()
+        self._validate_params()
         return gappy_counter(self.n, float(self.decay), alphabet)
 
     def pair_transducer(self, alphabet: Any) -> Transducer:
         """The Fig. 4 transducer S with S(x, y) = λ^{2n} K(x, y) (see :func:`gappy_pair_transducer`)."""
-        self._validate()
+        self._validate_params()
         return gappy_pair_transducer(self.n, float(self.decay), self._as_alphabet(alphabet))
 
     def _feature_automaton_arcs(self, length: int, n_symbols: int) -> int:
@@ -144,7 +145,7 @@ class GappyKernel(RationalKernel):
         TooManyPaths
             When pattern codes do not fit in an int64 (the base class then intersects Φ_x's).
         """
-        self._validate()
+        self._validate_params()
         n, lam, base = self.n, float(self.decay), len(symbols) + 1
         labels, offsets = encode(sequences, symbols)
         if n > max_code_length(len(symbols)):
@@ -320,5 +321,5 @@ def _suffix_rows(sym, lam, g_end, out):  # pragma: no cover - compiled
 def gappy(n: int = 2, decay: float = 0.5, **options: Any) -> GappyKernel:
     """The gappy n-gram kernel with decay λ (see :class:`GappyKernel`)."""
     k = GappyKernel(n, decay, **options)
-    k._validate()
+    k._validate_params()
     return k

@@ -27,10 +27,10 @@ from typing import Any
 import numpy as np
 
 from ratkit._jit import njit
+from ratkit._validation import check_int
 from ratkit.automata.alphabet import Alphabet, as_symbols
 from ratkit.automata.construct import from_arcs
 from ratkit.automata.kernels._features import uniform_values
-from ratkit.automata.kernels._validation import check_int
 from ratkit.automata.kernels._windows import encode, window_codes
 from ratkit.automata.kernels.base import MAX_PHI_ARCS, RationalKernel, Strategy, check_factor_arcs
 from ratkit.automata.semirings import PROBABILITY
@@ -104,6 +104,7 @@ class MismatchKernel(RationalKernel):
     """
 
     semiring = PROBABILITY
+    _spec_required = ("k", "m")
 
     def __init__(
         self,
@@ -122,7 +123,7 @@ class MismatchKernel(RationalKernel):
         self.n_jobs = n_jobs
         self.show_progress = show_progress
 
-    def _validate(self) -> None:
+    def _validate_params(self) -> None:
         check_int(self.k, "k", "mismatch", low=1)
         check_int(self.m, "m", "mismatch", low=0)
         if self.m > self.k:
@@ -135,7 +136,7 @@ class MismatchKernel(RationalKernel):
 
     def fit(self, X: Any, y: Any = None) -> MismatchKernel:
         """Fix the alphabet to the symbols of X when none was given."""
-        self._validate()
+        self._validate_params()
         if self.alphabet is None:
             symbols = tuple(super().alphabet_for(X).symbols)
             if symbols:  # inputs without a symbol (e.g. only empty strings) fix nothing yet
@@ -152,7 +153,7 @@ class MismatchKernel(RationalKernel):
     def _alphabet_symbols(self) -> tuple[str, ...] | None:
         if self.alphabet is not None:
             return tuple(dict.fromkeys(as_symbols(self.alphabet, "alphabet")))
-        return getattr(self, "alphabet_", None)
+        return vars(self).get("alphabet_")
 
     def alphabet_for(self, sequences: Sequence[Any]) -> Alphabet:
         if self._alphabet_symbols() is None:
@@ -160,7 +161,7 @@ class MismatchKernel(RationalKernel):
         return super().alphabet_for(sequences)
 
     def _build_factor(self, alphabet: Alphabet) -> Transducer:
-        self._validate()
+        self._validate_params()
         return mismatch_counter(self.k, self.m, alphabet)
 
     def _feature_automaton_arcs(self, length: int, n_symbols: int) -> int | None:
@@ -204,7 +205,7 @@ class MismatchKernel(RationalKernel):
         TooManyPaths
             When k-window codes do not fit in an int64 (the base class then uses Φ_x).
         """
-        self._validate()
+        self._validate_params()
         k, m, base = int(self.k), int(self.m), len(symbols) + 1
         sigma = np.array([symbols[s] for s in self._alphabet_symbols() or () if s in symbols], dtype=np.int64)
         labels, offsets = encode(sequences, symbols)
@@ -288,5 +289,5 @@ def _fill_neighbours(rows, codes, positions, weights, base, sigma, lut, out_rows
 def mismatch(k: int = 5, m: int = 1, alphabet: str | Sequence[str] | None = None, **options: Any) -> MismatchKernel:
     """The (k, m)-mismatch kernel over ``alphabet`` (see :class:`MismatchKernel`)."""
     kern = MismatchKernel(k, m, alphabet, **options)
-    kern._validate()
+    kern._validate_params()
     return kern

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ratkit._validation import check_int
 from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.construct import from_arcs
 from ratkit.automata.kernels._features import uniform_values
-from ratkit.automata.kernels._validation import check_int
 from ratkit.automata.kernels._windows import encode, window_codes
 from ratkit.automata.kernels.base import RationalKernel, Strategy
 from ratkit.automata.semirings import PROBABILITY
@@ -46,6 +46,7 @@ class NgramKernel(RationalKernel):
     """
 
     semiring = PROBABILITY
+    _spec_required = ("n",)
 
     def __init__(
         self, n: int = 3, *, strategy: Strategy = "auto", n_jobs: int | None = None, show_progress: bool = False
@@ -55,15 +56,15 @@ class NgramKernel(RationalKernel):
         self.n_jobs = n_jobs
         self.show_progress = show_progress
 
-    def _validate(self) -> None:
+    def _validate_params(self) -> None:
         check_int(self.n, "n", "ngram", low=1)
 
     def _build_factor(self, alphabet: Alphabet) -> Transducer:
-        self._validate()
+        self._validate_params()
         return ngram_counter(self.n, alphabet)
 
     def _specialized_features(self, sequences: list[Any], symbols: dict[str, int]):
-        self._validate()
+        self._validate_params()
         labels, offsets = encode(sequences, symbols)
         rows, codes = window_codes(labels, offsets, self.n, len(symbols) + 1)
         return rows, codes, uniform_values(codes.shape[0])
@@ -72,5 +73,5 @@ class NgramKernel(RationalKernel):
 def ngram(n: int = 3, **options: Any) -> NgramKernel:
     """The n-gram count kernel K(x, y) = Σ_{|z|=n} c(x, z) c(y, z) (see :class:`NgramKernel`)."""
     k = NgramKernel(n, **options)
-    k._validate()
+    k._validate_params()
     return k

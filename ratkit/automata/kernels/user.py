@@ -14,6 +14,7 @@ from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.construct import as_transducer, from_pynini
 from ratkit.automata.io import read_att, read_fst, to_att
 from ratkit.automata.kernels.base import RationalKernel, Strategy
+from ratkit.automata.kernels.spec import SpecError
 from ratkit.automata.semirings import get_semiring
 from ratkit.automata.transducer import Transducer
 from ratkit.plugins import register
@@ -97,6 +98,41 @@ class TransducerKernel(RationalKernel):
             setattr(self, renames.get(key, key), value)
         self.__dict__.pop("_user_t", None)
         return self
+
+    # -- the spec form: {"family": "transducer", "path": FILE | "att": TEXT, "pds", "semiring"} --
+    @classmethod
+    def _spec_keys(cls) -> tuple[str, ...]:
+        return ("path", "att", "pds", "semiring", "strategy", "n_jobs", "show_progress")
+
+    def _spec_params(self, *, inline: bool = False) -> dict[str, Any]:
+        """The transducer as its file's ``path``, or as AT&T text (``att``) when it was given
+        as an object or when ``inline``; a custom Python Ψ has no spec form."""
+        if self.psi is not None:
+            raise SpecError("A kernel with a custom Python psi cannot be written as a spec.")
+        src = self.transducer_source
+        out: dict[str, Any] = {"pds": bool(self.pds)}
+        if isinstance(src, (str, os.PathLike)) and not inline:
+            out["path"] = str(src)
+        else:
+            out["att"] = self.att()
+        out["semiring"] = self.semiring.name
+        options = super()._spec_params(inline=inline)
+        out.update({k: options[k] for k in ("strategy", "n_jobs", "show_progress") if k in options})
+        return out
+
+    @classmethod
+    def _from_spec_params(cls, params: dict[str, Any]) -> TransducerKernel:
+        params = dict(params)
+        if ("path" in params) == ("att" in params):
+            raise SpecError("A transducer kernel needs exactly one of the keys 'path' or 'att'.")
+        if "att" in params:
+            source: Any = read_att(str(params.pop("att")), params.get("semiring") or "probability")
+        else:
+            source = params.pop("path")
+        return cls(source, **params)
+
+    def _validate_params(self) -> None:
+        self.user_transducer()
 
     def user_transducer(self) -> Transducer:
         """The user's transducer T, loaded once."""

@@ -1,4 +1,11 @@
-"""How RationalSVC sees a kernel: explicit features Φ′, feature automata, or kernel rows."""
+"""How RationalSVC sees a kernel: explicit features Φ′, feature automata, or kernel rows.
+
+Everything is asked of the kernel through the hooks of
+:class:`~ratkit.automata.kernels.Kernel` (``fit_features``, ``transform_features``,
+``feature_automata``, ``gram_with``, ``diag``, ``is_pds``), so a combined or third-party
+kernel is seen exactly as a built-in one; besides ratkit kernels, RationalSVC takes
+``"linear"`` (a numeric matrix) and plain callables ``K(X, Y)``.
+"""
 
 from __future__ import annotations
 
@@ -9,15 +16,13 @@ import numpy as np
 import pynini
 import scipy.sparse as sp
 
-from ratkit.automata import kernels
-from ratkit.automata.kernels import FeatureMap, Kernel, RationalKernel, TooManyPaths
-from ratkit.automata.kernels._features import inverse_norms, row_sq_norms
+from ratkit.automata.kernels import Kernel, TooManyPaths, Vocabulary
+from ratkit.automata.kernels._features import row_sq_norms
 from ratkit.exceptions import SolverError
 
 __all__ = [
     "describe",
     "check_finite",
-    "unwrap",
     "is_pds",
     "explicit_features",
     "transform_features",
@@ -52,64 +57,40 @@ def check_finite(values: Any, kernel: Any, what: str) -> np.ndarray:
     return arr
 
 
-def unwrap(kernel: Any) -> tuple[Any, bool]:
-    """(K₀, cosine): a cosine-normalised kernel K₀(x, y)/√(K₀(x, x)K₀(y, y)) gives (K₀, True)."""
-    cosine_cls = getattr(kernels, "CosineKernel", None)
-    if cosine_cls is not None and isinstance(kernel, cosine_cls):
-        return kernel.kernel, True
-    return kernel, False
-
-
 def is_pds(kernel: Any) -> bool | None:
-    """The kernel's PDS flag (True, False, or None when unknown)."""
-    return getattr(kernel, "is_pds", getattr(kernel, "pds", None))
-
-
-def _row_normalise(F: sp.csr_matrix, sq_norms: np.ndarray) -> sp.csr_matrix:
-    """Row i of F divided by √sq_norms[i], in place (F is a matrix this module just made)."""
-    F.data *= np.repeat(inverse_norms(sq_norms), np.diff(F.indptr))
-    return F
+    """The kernel's PDS flag (True, False, or None when unknown); ``"linear"`` is PDS."""
+    if isinstance(kernel, Kernel):
+        return kernel.is_pds
+    return True if isinstance(kernel, str) and kernel == "linear" else None
 
 
 def explicit_features(
     kernel: Any, X: list, n_jobs: int | None, show_progress: bool
-) -> tuple[FeatureMap, sp.csr_matrix] | None:
-    """(vocabulary, Φ′) with ⟨Φ′_i, Φ′_j⟩ = K(x_i, x_j); None when K has no finite feature map."""
-    base, cosine = unwrap(kernel)
-    if not isinstance(base, RationalKernel):
+) -> tuple[Vocabulary, sp.csr_matrix] | None:
+    """(vocabulary, Φ′) with ⟨Φ′_i, Φ′_j⟩ = K(x_i, x_j) (:meth:`Kernel.fit_features`); None
+    when K has no finite feature map."""
+    if not isinstance(kernel, Kernel):
         return None
     try:
-        fmap, F = base.fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
+        vocabulary, F = kernel.fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
     except TooManyPaths:
         return None
     F = sp.csr_matrix(F, dtype=np.float64)
     check_finite(F.data, kernel, "feature values")
-    if cosine:  # the vocabulary is X's own: the row norms are the full ‖Φ_x‖
-        F = _row_normalise(F, row_sq_norms(F))
     F.sort_indices()
-    return fmap, F
+    return vocabulary, F
 
 
-def transform_features(kernel: Any, fmap: FeatureMap, X: list, n_jobs: int | None) -> sp.csr_matrix:
-    """Φ′ of new sequences on the fitted vocabulary (unseen patterns have W′ weight 0)."""
-    base, cosine = unwrap(kernel)
-    F = sp.csr_matrix(base.transform_features(fmap, X, n_jobs=n_jobs), dtype=np.float64)
-    if cosine:  # normalise by the full norm, unseen patterns included
-        F = _row_normalise(F, base.diag(X))
-    return F
+def transform_features(kernel: Any, fmap: Vocabulary, X: list, n_jobs: int | None) -> sp.csr_matrix:
+    """Φ′ of new sequences on the fitted vocabulary (unseen features have W′ weight 0;
+    :meth:`Kernel.transform_features`)."""
+    return sp.csr_matrix(kernel.transform_features(fmap, X, n_jobs=n_jobs), dtype=np.float64)
 
 
 def feature_automata(kernel: Any, X: list) -> tuple[list[pynini.Fst], bool] | None:
-    """(Φ′_i = Π2(X_i ∘ T) as olabel-sorted log64 acceptors, cosine), or None without a factor T."""
-    base, cosine = unwrap(kernel)
-    if not isinstance(base, RationalKernel):
-        return None
-    alphabet = base.alphabet_for(X)
-    t = base.factor(alphabet)
-    if t is None or t.semiring.name != "probability":
-        return None
-    phis = [pynini.arcsort(base.feature_automaton(x, alphabet)._fst.copy(), sort_type="olabel") for x in X]
-    return phis, cosine
+    """(Φ′_i = Π2(X_i ∘ T) as olabel-sorted log64 acceptors, cosine), or None without them
+    (:meth:`Kernel.feature_automata`)."""
+    return kernel.feature_automata(X) if isinstance(kernel, Kernel) else None
 
 
 def gram_function(
@@ -138,10 +119,9 @@ def _gram_function(
 
         return rows, lambda: rows(list(range(X.shape[0]))), diag
     if isinstance(kernel, Kernel):
-        opts = {"n_jobs": n_jobs, "show_progress": show_progress} if isinstance(kernel, RationalKernel) else {}
         return (
             lambda idx: kernel.gram([X[i] for i in idx], X),
-            lambda: kernel.gram(X, **opts),
+            lambda: kernel.gram_with(X, n_jobs=n_jobs, show_progress=show_progress),
             lambda: kernel.diag(X),
         )
     return (

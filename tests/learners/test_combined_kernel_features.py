@@ -1,0 +1,133 @@
+"""Combined kernels train on the trie: a sum, a scaling, a cosine of a sum, a product.
+
+Each fit is checked by two independent routes: scikit-learn's ``LinearSVC`` (liblinear's
+dual coordinate descent on the hinge loss) on the kernel's explicit feature matrix must
+reach the same primal objective ½‖w‖² + C Σ max(0, 1 − y_i⟨w, F_i⟩), and the decision
+values must equal Σ_i α_i y_i K(x_i, ·) computed from Gram matrices, which never build a
+feature.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from sklearn.svm import LinearSVC
+
+from ratkit.automata import kernels as K
+from ratkit.automata.kernels import from_spec
+from ratkit.learners import RationalSVC, load_model
+
+from ..automata.kernel_oracles import ngram_kernel
+from ..automata.test_kernel_contract import ENTRY_POINTS, THIRD_PARTY
+from ..thirdparty import installed_distribution
+
+C = 1.0
+
+TOPICS = (
+    ("market", "shares", "profit", "stock", "bank", "rates", "dollar"),
+    ("wheat", "grain", "crop", "harvest", "farm", "corn", "export"),
+)
+COMMON = ("the", "of", "and", "said", "in", "a", "to")
+
+
+def _texts(seed: int, n: int) -> tuple[list[str], np.ndarray]:
+    """Short news-like texts of two topics, with common words and some words of the other topic."""
+    rng = random.Random(seed)
+    X, y = [], []
+    for i in range(n):
+        label = i % 2
+        words = []
+        for _ in range(rng.randint(4, 9)):
+            r = rng.random()
+            pool = TOPICS[label] if r < 0.45 else COMMON if r < 0.8 else TOPICS[1 - label]
+            words.append(rng.choice(pool))
+        X.append(" ".join(words))
+        y.append(label)
+    return X, np.array(y)
+
+
+X_TRAIN, Y_TRAIN = _texts(0, 40)
+X_NEW, _ = _texts(1, 12)
+
+COMBINED = {
+    "ngram(2) + ngram(3)": lambda: K.ngram(2) + K.ngram(3),
+    "2 * ngram(3)": lambda: 2 * K.ngram(3),
+    "cosine(ngram(2) + gappy(2, decay=0.5))": lambda: K.cosine(K.ngram(2) + K.gappy(2, decay=0.5)),
+    "ngram(1) * ngram(2)": lambda: K.ngram(1) * K.ngram(2),
+}
+
+
+def _primal(w: np.ndarray, F, signs: np.ndarray) -> float:
+    """½‖w‖² + C Σ max(0, 1 − y_i⟨w, F_i⟩)."""
+    margins = signs * np.asarray(F @ w).ravel()
+    return 0.5 * float(w @ w) + C * float(np.maximum(0.0, 1.0 - margins).sum())
+
+
+def _fit(kernel: K.Kernel) -> RationalSVC:
+    return RationalSVC(kernel, C=C, representation="trie", tol=1e-9, max_iter=100_000, random_state=0).fit(
+        X_TRAIN, Y_TRAIN
+    )
+
+
+@pytest.mark.parametrize("name", list(COMBINED))
+def test_combined_kernels_train_on_the_trie_to_linear_svc_optimum(name):
+    kernel = COMBINED[name]()
+    model = _fit(kernel)
+    assert model.representation_ == "trie" and model.converged_
+    vocabulary, F = COMBINED[name]().fit_features(X_TRAIN)
+    assert model.feature_map_.n_features == F.shape[1] == model.coef_.shape[1]
+    signs = np.where(Y_TRAIN == model.classes_[1], 1.0, -1.0)
+    reference = LinearSVC(loss="hinge", dual=True, fit_intercept=False, C=C, tol=1e-10, max_iter=1_000_000)
+    reference.fit(F, signs)
+    ours, theirs = _primal(model.coef_[0], F, signs), _primal(reference.coef_[0], F, signs)
+    assert ours == pytest.approx(theirs, rel=1e-6)
+    np.testing.assert_allclose(model.coef_[0], reference.coef_[0], atol=1e-4 * np.abs(reference.coef_).max())
+
+
+@pytest.mark.parametrize("name", list(COMBINED))
+def test_combined_decision_values_equal_the_kernel_expansion_of_the_dual(name):
+    kernel = COMBINED[name]()
+    model = _fit(kernel)
+    signs = np.where(Y_TRAIN == model.classes_[1], 1.0, -1.0)
+    beta = model.alpha_[0] * signs
+    G_new = kernel.gram(X_NEW, X_TRAIN)  # never builds a feature of a combination
+    np.testing.assert_allclose(model.decision_function(X_NEW), G_new @ beta, rtol=1e-9, atol=1e-9)
+    G = kernel.gram(X_TRAIN)
+    assert float(model.coef_[0] @ model.coef_[0]) == pytest.approx(float(beta @ G @ beta), rel=1e-9)
+
+
+def test_product_features_equal_its_gram_and_brute_force():
+    k = K.ngram(1) * K.ngram(2)
+    X = X_TRAIN[:10]
+    _, F = k.fit_features(X)
+    want = np.array([[ngram_kernel(a, b, 1) * ngram_kernel(a, b, 2) for b in X] for a in X], dtype=float)
+    np.testing.assert_allclose((F @ F.T).toarray(), k.gram(X), rtol=1e-12)
+    np.testing.assert_allclose((F @ F.T).toarray(), want, rtol=1e-12)
+
+
+def test_a_kernel_without_a_finite_feature_map_still_falls_back_to_kernel_rows():
+    model = RationalSVC(K.ngram(2) + K.exp_kernel(K.edit_distance(), 0.5), C=C, random_state=0)
+    model.fit(X_TRAIN[:12], Y_TRAIN[:12])
+    assert model.representation_ == "rows"
+
+
+def test_a_saved_combined_model_predicts_the_same(tmp_path):
+    model = _fit(COMBINED["cosine(ngram(2) + gappy(2, decay=0.5))"]())
+    model.save(tmp_path / "m.zip")
+    again = load_model(tmp_path / "m.zip")
+    np.testing.assert_allclose(again.decision_function(X_NEW), model.decision_function(X_NEW), rtol=1e-12)
+
+
+def test_a_plain_third_party_rational_kernel_trains_on_the_trie_and_reloads(tmp_path):
+    with installed_distribution(tmp_path / "site", "ratkit-tp-kernels", THIRD_PARTY, ENTRY_POINTS):
+        kernel = from_spec({"family": "tp-unigram"})  # a RationalKernel that gives only its T
+        model = _fit(kernel)
+        assert model.representation_ == "trie"
+        signs = np.where(Y_TRAIN == model.classes_[1], 1.0, -1.0)
+        want = np.array([[ngram_kernel(a, b, 1) for b in X_TRAIN] for a in X_NEW], dtype=float)
+        np.testing.assert_allclose(model.decision_function(X_NEW), want @ (model.alpha_[0] * signs), rtol=1e-9)
+        model.save(tmp_path / "m.zip")
+        again = load_model(tmp_path / "m.zip")
+        np.testing.assert_allclose(again.decision_function(X_NEW), model.decision_function(X_NEW), rtol=1e-12)
