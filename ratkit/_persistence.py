@@ -1,28 +1,43 @@
-"""Saving and loading fitted learners without pickle: a zip of JSON and ``.npy`` arrays.
+"""The model file of every learner and recommender: a zip of JSON and ``.npy`` arrays, no pickle.
 
 A model file is a zip archive holding
 
 ``manifest.json``
-    ``{"format": "ratkit-model", "version": 1, "estimator": ..., "params": ...,
-    "kernel": <kernel spec>, "attributes": {...}, "sequences": [...],
-    "arrays": {name: sha256}}`` — the estimator's class (one of ratkit's learners), its
-    parameters, the kernel as a spec (:func:`ratkit.automata.kernels.to_spec`), scalar
-    fitted attributes, the support sequences of a kernel-expansion model, and the
-    SHA-256 of every array file;
+    ``{"format": "ratkit-model", "version": 3, "kind": "learner", "plugin": "rational-svc",
+    "class": ..., "params": {...}, "attributes": {...}, "metadata": {...},
+    "arrays": {member: sha256}}`` — which registered plugin the model is (kind and name:
+    :mod:`ratkit.plugins` finds the class again, a third party's included), its
+    constructor parameters and its fitted attributes, each value encoded as below, any
+    JSON metadata, and the SHA-256 of every array file;
 ``manifest.sha256``
     the SHA-256 of ``manifest.json``, so that an edited manifest is refused like a
     corrupted array;
 ``arrays/<name>.npy``
-    one numpy array per fitted array attribute, read back with ``allow_pickle=False``.
+    the numpy arrays, read back with ``allow_pickle=False``.
+
+What is saved is what the class declares: its parameters (``get_params(deep=False)``) and
+its fitted attributes — every public attribute whose name ends in ``_`` that ``fit`` set
+(scikit-learn's convention); a class may list in ``_fitted_attributes`` those a complete
+model must have. Each value is written by the first codec that takes it: a ratkit kernel
+as its spec (``to_spec(inline=True)``, read back by ``from_spec``); a vocabulary as its
+state (``to_state()``, read back by ``vocabulary_from_state``); a numpy array as an
+``.npy`` member (an object array of JSON values as JSON); a sparse matrix as its CSR
+arrays; a list of strings or token tuples as JSON sequences; JSON scalars, lists and
+string-keyed mappings as JSON (recursively, so a mapping may hold arrays). Anything else
+is refused with :class:`~ratkit.exceptions.ModelFormatError` naming the attribute and its
+type. A random generator parameter is written as None (only a refit would draw again).
 
 Everything is serialised in memory first, then written to a temporary file beside the
 target and renamed over it: a failed save never destroys an existing model file.
 
-Loading refuses, with :class:`~ratkit.exceptions.ModelFormatError` naming the file,
-anything that is not such an archive, a manifest of another format or version, an
-unknown estimator, a manifest or arrays whose checksum does not match (a corrupted or
-edited file), and a vocabulary of patterns the saved kernel cannot produce (the kernel
-in the manifest is not the one the arrays were trained with).
+Loading refuses, with a :class:`~ratkit.exceptions.ModelFormatError` naming the file,
+anything that is not such an archive, a manifest of another format or version, a plugin
+that is not installed, a manifest or arrays whose checksum does not match (a corrupted or
+edited file), a file lacking a declared fitted attribute, and whatever the class's own
+check of the restored state refuses (:meth:`PersistenceMixin._check_restored`: for
+RationalSVC, a vocabulary of patterns the saved kernel cannot produce). Files of version 2
+(written by ratkit before version 3) still load; recommender files of the former ``.npz``
+format are refused with a message saying so.
 """
 
 from __future__ import annotations
@@ -31,134 +46,283 @@ import hashlib
 import io
 import json
 import os
+import re
 import zipfile
 import zlib
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
 
 from ratkit._files import atomic_write, check_output_path
 from ratkit._json import plain
-from ratkit.automata.kernels import FeatureMap, Kernel, RationalKernel
-from ratkit.exceptions import ModelFormatError, RatkitError
-from ratkit.learners.svm._base import DualSVCBase
-from ratkit.learners.svm._kernel_view import unwrap
+from ratkit.exceptions import ModelFormatError, NotFittedError, UnknownPluginError
 
-__all__ = ["save_model", "load_model", "read_metadata", "FORMAT", "VERSION"]
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "PersistenceMixin",
+    "save_model",
+    "load_model",
+    "read_metadata",
+    "fitted_attributes",
+    "plugin_of",
+]
 
 FORMAT = "ratkit-model"
-VERSION = 2  # 2: manifest.sha256 covers the manifest
+VERSION = 3  # 3: any registered plugin, values by codec; 2: manifest.sha256 covers the manifest
+_READS = (2, 3)
+#: The plugin kinds a model file can hold.
+KINDS = ("learner", "recommender")
 _MANIFEST, _MANIFEST_SUM = "manifest.json", "manifest.sha256"
-#: How many vocabulary patterns of non-zero weight a load checks against the saved kernel.
-_SUPPORT_SAMPLE = 32
-_ARRAYS = (
-    "alpha_",
-    "coef_",
-    "intercept_",
-    "classes_",
-    "support_",
-    "dual_coef_",
-    "support_vectors_",
-    "feature_names_in_",
-)
-_SCALARS = ("n_iter_", "converged_", "representation_", "shift_", "n_features_in_", "wprime_size_", "fit_time_")
+_JSON_SCALARS = (type(None), bool, int, float, str, np.generic)
+_GENERATORS = (np.random.RandomState, np.random.Generator)
 
 
-def _classes() -> dict[str, type]:
-    from ratkit.learners.svm._linear import LinearDCDSVC
-    from ratkit.learners.svm._rational import RationalSVC
+class PersistenceMixin:
+    """``save(path)`` for an estimator, and the two hooks of its model file.
 
-    return {"LinearDCDSVC": LinearDCDSVC, "RationalSVC": RationalSVC}
-
-
-def _kernel_spec(kernel: Any) -> Any:
-    """The fitted kernel as a self-contained spec (transducer files inlined as AT&T text)."""
-    if isinstance(kernel, str) and kernel == "linear":
-        return kernel
-    if isinstance(kernel, Kernel):
-        return kernel.to_spec(inline=True)
-    raise ModelFormatError(
-        f"Cannot save a model whose kernel is {type(kernel).__name__}: only ratkit kernels (with "
-        "a spec), kernel specs and 'linear' can be written. Build the kernel from a spec to save the model."
-    )
-
-
-def _sequence_to_json(x: Any) -> Any:
-    if isinstance(x, str):
-        return x
-    if isinstance(x, (tuple, list)) and all(isinstance(t, str) for t in x):
-        return {"tokens": list(x)}
-    raise ModelFormatError(
-        f"Cannot save a support sequence of type {type(x).__name__}: only strings and token "
-        "sequences can be written (weighted-automaton inputs cannot yet)."
-    )
-
-
-def _sequence_from_json(x: Any) -> Any:
-    return tuple(x["tokens"]) if isinstance(x, dict) else x
-
-
-def save_model(model: DualSVCBase, path: str | os.PathLike, metadata: dict[str, Any] | None = None) -> None:
-    """Write a fitted LinearDCDSVC or RationalSVC to ``path`` (see the module docstring).
-
-    ``metadata`` is any JSON-serialisable mapping stored alongside (e.g. how the inputs
-    were prepared); :func:`read_metadata` returns it.
+    Any scikit-learn-style estimator registered as a ``learner`` plugin can be written by
+    :func:`save_model` and read by :func:`load_model`; this mixin gives it the ``save``
+    method and declares what the file format asks of a class.
     """
-    model._check_fitted()
+
+    #: Fitted attributes a complete model must have: saving an estimator without one says it
+    #: is not fitted, loading a file without one says it is incomplete. Every other public
+    #: ``name_`` attribute present after ``fit`` is saved too.
+    _fitted_attributes: ClassVar[tuple[str, ...]] = ()
+
+    def save(self, path: str | os.PathLike, metadata: Mapping[str, Any] | None = None) -> Path:
+        """Write the fitted model to ``path`` (a zip of JSON and ``.npy`` arrays, no pickle);
+        ``ratkit.load_model(path)`` reads it back. Returns the path written."""
+        return save_model(self, path, metadata)
+
+    def _check_restored(self) -> None:
+        """Raise ModelFormatError when the state read from a file is inconsistent (arrays of
+        the wrong shapes, a kernel that does not fit the vocabulary); :func:`load_model`
+        prefixes the file's name. The default checks nothing."""
+
+
+# -- what a class declares ---------------------------------------------------------------------
+
+
+def plugin_of(model: Any) -> tuple[str, str]:
+    """(kind, name) under which the model's class is registered as a learner or recommender plugin."""
+    from ratkit import plugins
+
+    cls = type(model)
+    for kind in KINDS:
+        for name in plugins.available(kind):
+            if plugins.get(kind, name) is cls:
+                return kind, name
+    raise ModelFormatError(
+        f"Cannot save {cls.__name__}: it is not a registered learner or recommender plugin, so a model "
+        "file could not name the class to rebuild. Register it with @ratkit.plugins.register('learner', "
+        "NAME) or an entry point in the group ratkit.learners (ratkit.recsys for a recommender)."
+    )
+
+
+def fitted_attributes(model: Any) -> list[str]:
+    """The fitted attributes a model file holds: the public ``name_`` attributes ``fit`` set.
+
+    Raises NotFittedError when one of the class's declared ``_fitted_attributes`` is missing.
+    """
+    names = sorted(k for k in vars(model) if k.endswith("_") and not k.startswith("_"))
+    missing = [k for k in _declared(type(model)) if k not in names]
+    if missing or not names:
+        raise NotFittedError(
+            f"This {type(model).__name__} instance is not fitted yet (it lacks "
+            f"{', '.join(missing) or 'any fitted attribute'}). Call 'fit' before saving it."
+        )
+    return names
+
+
+def _declared(cls: type) -> tuple[str, ...]:
+    """The class's ``_fitted_attributes`` (a declaration, not a method: read as data)."""
+    declared = getattr(cls, "_fitted_attributes", ())
+    return tuple(declared) if isinstance(declared, (tuple, list)) else ()
+
+
+# -- values to JSON and arrays -----------------------------------------------------------------
+
+
+class _Writer:
+    """Collects the array members of a manifest under names derived from where they are."""
+
+    def __init__(self) -> None:
+        self.blobs: dict[str, bytes] = {}
+
+    def add(self, where: str, value: np.ndarray) -> str:
+        stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", where).strip(".") or "array"
+        member, k = f"arrays/{stem}.npy", 1
+        while member in self.blobs:
+            k += 1
+            member = f"arrays/{stem}.{k}.npy"
+        buf = io.BytesIO()
+        np.save(buf, value, allow_pickle=False)
+        self.blobs[member] = buf.getvalue()
+        return member
+
+
+def _is_sequence(x: Any) -> bool:
+    return isinstance(x, str) or (isinstance(x, tuple) and all(isinstance(t, str) for t in x))
+
+
+def _encode(value: Any, where: str, owner: str, out: _Writer) -> dict[str, Any]:
+    """One value as a tagged JSON object (see the module docstring); arrays go to ``out``."""
+    from ratkit.automata.kernels import Kernel, Vocabulary
+
+    if isinstance(value, Kernel):
+        try:
+            return {"kernel": plain(value.to_spec(inline=True), where)}
+        except (TypeError, ValueError) as exc:  # SpecError is a ValueError
+            raise ModelFormatError(
+                f"Cannot save {owner}: {where} is the kernel {value!r}, which has no spec ({exc}). Build the "
+                "kernel from a spec (a family registered as a kernel plugin) to save the model."
+            ) from None
+    if isinstance(value, _JSON_SCALARS):
+        return {"json": _plain(value, where, owner)}
+    if isinstance(value, np.ndarray):
+        if value.dtype != object:
+            return {"array": out.add(where, value)}
+        if value.ndim == 1:  # e.g. classes_ of mixed labels: JSON values, never pickled objects
+            return {"objects": _plain(value.tolist(), where, owner)}
+    if sp.issparse(value):
+        m = sp.csr_matrix(value)
+        return {
+            "csr": {
+                "shape": list(m.shape),
+                **{key: out.add(f"{where}.{key}", getattr(m, key)) for key in ("data", "indices", "indptr")},
+            }
+        }
+    if isinstance(value, Vocabulary):
+        meta, arrays = value.to_state()
+        return {
+            "vocabulary": {
+                "state": _plain(meta, where, owner),
+                "arrays": {key: out.add(f"{where}.{key}", np.asarray(a)) for key, a in arrays.items()},
+            }
+        }
+    if isinstance(value, (list, tuple)):
+        tag = {"tuple": True} if isinstance(value, tuple) else {}
+        if all(isinstance(v, _JSON_SCALARS) for v in value):
+            return {"json": _plain(list(value), where, owner), **tag}
+        if all(_is_sequence(v) for v in value):
+            return {"sequences": [v if isinstance(v, str) else {"tokens": list(v)} for v in value], **tag}
+        return {"items": [_encode(v, f"{where}[{i}]", owner, out) for i, v in enumerate(value)], **tag}
+    if isinstance(value, Mapping) and all(isinstance(k, str) for k in value):
+        return {"mapping": {k: _encode(v, f"{where}.{k}", owner, out) for k, v in value.items()}}
+    if isinstance(value, os.PathLike):
+        return {"json": os.fspath(value)}
+    raise ModelFormatError(
+        f"Cannot save {owner}: {where} is a {type(value).__name__} ({value!r:.60}), which a model file cannot "
+        "hold. It holds numpy arrays, sparse matrices, JSON values, sequences, ratkit kernels (as specs) "
+        "and vocabularies."
+    )
+
+
+def _plain(value: Any, where: str, owner: str) -> Any:
+    try:
+        return plain(value, where)
+    except TypeError as exc:
+        raise ModelFormatError(f"Cannot save {owner}: {exc}") from None
+
+
+def _decode(enc: Any, where: str, arrays: Mapping[str, np.ndarray]) -> Any:
+    """The value a tagged JSON object stands for; ModelFormatError (naming ``where``) when malformed."""
+    if not isinstance(enc, dict):
+        raise ModelFormatError(f"{where} is not an encoded value")
+    as_tuple = enc.get("tuple") is True
+    tags = [k for k in enc if k != "tuple"]
+    if len(tags) != 1:
+        raise ModelFormatError(f"{where} is not an encoded value (keys {sorted(enc)})")
+    tag, body = tags[0], enc[tags[0]]
+
+    def member(name: Any) -> np.ndarray:
+        if name not in arrays:
+            raise ModelFormatError(f"{where} names the array {name!r}, which the file does not hold")
+        return arrays[name]
+
+    if tag == "json":
+        return tuple(body) if as_tuple and isinstance(body, list) else body
+    if tag == "array":
+        return member(body)
+    if tag == "objects":
+        out = np.empty(len(body), dtype=object)
+        for i, v in enumerate(body):
+            out[i] = v
+        return out
+    if tag == "csr":
+        data, indices, indptr = (member(body[k]) for k in ("data", "indices", "indptr"))
+        return sp.csr_matrix((data, indices, indptr), shape=tuple(body["shape"]))
+    if tag == "vocabulary":
+        from ratkit.automata.kernels import vocabulary_from_state
+
+        return vocabulary_from_state(body["state"], {k: member(v) for k, v in body["arrays"].items()})
+    if tag == "kernel":
+        from ratkit.automata.kernels import from_spec
+
+        return from_spec(body)
+    if tag == "sequences":
+        seqs = [x if isinstance(x, str) else tuple(x["tokens"]) for x in body]
+        return tuple(seqs) if as_tuple else seqs
+    if tag == "items":
+        items = [_decode(v, f"{where}[{i}]", arrays) for i, v in enumerate(body)]
+        return tuple(items) if as_tuple else items
+    if tag == "mapping":
+        return {k: _decode(v, f"{where}.{k}", arrays) for k, v in body.items()}
+    raise ModelFormatError(f"{where} has the unknown encoding {tag!r}")
+
+
+# -- saving ----------------------------------------------------------------------------------------
+
+
+def save_model(model: Any, path: str | os.PathLike, metadata: Mapping[str, Any] | None = None) -> Path:
+    """Write a fitted learner or recommender to ``path`` (see the module docstring).
+
+    The model's class must be registered as a ``learner`` or ``recommender`` plugin.
+    ``metadata`` is any JSON-serialisable mapping stored alongside (e.g. how the inputs
+    were prepared); :func:`read_metadata` returns it. Returns the path written.
+    """
     target = check_output_path(path, "model file")
-    name = type(model).__name__
-    if name not in _classes():
-        raise ModelFormatError(f"save_model writes ratkit learners only; got {name}.")
-    params = model.get_params(deep=False)
-    params.pop("kernel", None)
-    if not isinstance(params.get("random_state"), (int, type(None))):
-        params["random_state"] = None  # a RandomState object cannot be written; the fit is saved anyway
+    cls = type(model)
+    owner = cls.__name__
+    attributes = fitted_attributes(model)
+    kind, name = plugin_of(model)
+    out = _Writer()
+    params = {}
+    for key, value in model.get_params(deep=False).items():
+        if isinstance(value, _GENERATORS):
+            value = None  # a generator object is not data; the fit it made is saved anyway
+        params[key] = _encode(value, f"params.{key}", owner, out)
     manifest: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,
-        "estimator": name,
+        "kind": kind,
+        "plugin": name,
+        "class": f"{cls.__module__}.{cls.__qualname__}",
         "params": params,
-        "metadata": dict(metadata or {}),
+        "attributes": {key: _encode(getattr(model, key), key, owner, out) for key in attributes},
+        "metadata": _plain(dict(metadata or {}), "the model's metadata", owner),
     }
-    if name == "RationalSVC":
-        manifest["kernel"] = _kernel_spec(model.kernel_)  # what was fitted, not a file that may change
-    manifest["attributes"] = {k: getattr(model, k) for k in _SCALARS if hasattr(model, k)}
-    arrays: dict[str, np.ndarray] = {}
-    for key in _ARRAYS:
-        value = getattr(model, key, None)
-        if value is None:
-            continue
-        if key == "support_vectors_" and not (isinstance(value, np.ndarray) or sp.issparse(value)):
-            manifest["sequences"] = [_sequence_to_json(x) for x in value]
-            continue
-        value = value.toarray() if sp.issparse(value) else np.asarray(value)
-        if value.dtype == object:
-            manifest.setdefault("object_arrays", {})[key] = value.tolist()
-            continue
-        arrays[key] = value
-    fmap = getattr(model, "feature_map_", None)
-    if fmap is not None:
-        manifest["feature_map_symbols"] = list(fmap.symbols)
-        arrays["feature_map_codes"] = np.asarray(fmap.codes)
-    blobs = {}
-    for key, value in arrays.items():
-        buf = io.BytesIO()
-        np.save(buf, value, allow_pickle=False)
-        blobs[f"arrays/{key}.npy"] = buf.getvalue()
-    manifest["arrays"] = {member: hashlib.sha256(data).hexdigest() for member, data in blobs.items()}
+    manifest["arrays"] = {member: hashlib.sha256(data).hexdigest() for member, data in out.blobs.items()}
     try:
-        raw = json.dumps(plain(manifest, "the model"), indent=1, sort_keys=True).encode("utf-8")
-    except TypeError as exc:
+        raw = json.dumps(manifest, indent=1, sort_keys=True, allow_nan=False).encode("utf-8")
+    except (TypeError, ValueError) as exc:
         raise ModelFormatError(f"Cannot save the model to {str(path)!r}: {exc}") from None
     # every byte is ready before the target is touched; the rename makes the write all-or-nothing
     with atomic_write(target, "wb", encoding=None, what="model file") as fh:
         with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_DEFLATED) as zf:
             zf.writestr(_MANIFEST, raw)
             zf.writestr(_MANIFEST_SUM, hashlib.sha256(raw).hexdigest())
-            for member, data in blobs.items():
+            for member, data in out.blobs.items():
                 zf.writestr(member, data)
+    return target
+
+
+# -- loading ---------------------------------------------------------------------------------------
 
 
 def read_metadata(path: str | os.PathLike) -> dict[str, Any]:
@@ -166,18 +330,24 @@ def read_metadata(path: str | os.PathLike) -> dict[str, Any]:
     return dict(_open(Path(path))[0].get("metadata") or {})
 
 
-def load_model(path: str | os.PathLike) -> DualSVCBase:
-    """Read a model written by :func:`save_model`; refuses foreign or corrupted files."""
+def load_model(path: str | os.PathLike) -> Any:
+    """Rebuild the learner or recommender a model file holds; refuses foreign or corrupted files.
+
+    The class is the plugin the manifest names (built-in or third-party, found through
+    :mod:`ratkit.plugins`); nothing in the file is executed or unpickled.
+    """
     path = Path(path)
     manifest, blobs = _open(path)
     arrays = {}
     for member, data in blobs.items():
         try:
-            arrays[member[len("arrays/") : -len(".npy")]] = np.load(io.BytesIO(data), allow_pickle=False)
+            arrays[member] = np.load(io.BytesIO(data), allow_pickle=False)
         except (ValueError, OSError) as exc:
             raise ModelFormatError(
                 f"{path}: {member} is not a numpy array file ({exc}): the file is corrupted."
             ) from None
+    if manifest["version"] == 2:
+        manifest = _from_version_2(manifest, path)
     return _rebuild(manifest, arrays, path)
 
 
@@ -188,6 +358,12 @@ def _open(path: Path) -> tuple[dict[str, Any], dict[str, bytes]]:
         with zipfile.ZipFile(path) as zf:
             names = set(zf.namelist())
             if _MANIFEST not in names:
+                if "__ratkit_model__.npy" in names:
+                    raise ModelFormatError(
+                        f"{path} is a recommender file of the former .npz format (Recommender.save before "
+                        f"model-file version {VERSION}), which this ratkit no longer reads. Fit the model "
+                        "again and save it."
+                    )
                 raise ModelFormatError(f"{path} is a zip archive but not a ratkit model: it has no manifest.json.")
             raw = zf.read(_MANIFEST)
             manifest = _read_manifest(raw, path)
@@ -205,15 +381,14 @@ def _open(path: Path) -> tuple[dict[str, Any], dict[str, bytes]]:
                 data = zf.read(member)
                 if hashlib.sha256(data).hexdigest() != digest:
                     raise ModelFormatError(
-                        f"{path}: {member} does not match its checksum: the model file is "
-                        "corrupted. "
+                        f"{path}: {member} does not match its checksum: the model file is corrupted. "
                         "Save the model again."
                     )
                 blobs[member] = data
     except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
         raise ModelFormatError(
             f"{path} is not a ratkit model (not a readable zip archive: {exc}); expected a file "
-            "written by RationalSVC.save / LinearDCDSVC.save or 'ratkit train -o'."
+            "written by a model's save(), ratkit.save_model or 'ratkit train -o'."
         ) from None
     return manifest, blobs
 
@@ -226,124 +401,108 @@ def _read_manifest(raw: bytes, path: Path) -> dict[str, Any]:
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         got = manifest.get("format") if isinstance(manifest, dict) else type(manifest).__name__
         raise ModelFormatError(f"{path} is not a ratkit model: its manifest format is {got!r}, expected {FORMAT!r}.")
-    if manifest.get("version") != VERSION:
+    version = manifest.get("version")
+    if version not in _READS:
         raise ModelFormatError(
-            f"{path} is a ratkit model of format version {manifest.get('version')!r}; this ratkit "
-            f"reads version {VERSION} (whose manifest is checksummed). Retrain the model and save it again."
-        )
-    if manifest.get("estimator") not in _classes():
-        raise ModelFormatError(
-            f"{path}: unknown estimator {manifest.get('estimator')!r}; expected one of {', '.join(_classes())}."
+            f"{path} is a ratkit model of format version {version!r}; this ratkit reads versions "
+            f"{', '.join(map(str, _READS))}. Retrain the model with this ratkit and save it again."
         )
     if not isinstance(manifest.get("arrays"), dict) or not isinstance(manifest.get("params"), dict):
         raise ModelFormatError(f"{path}: manifest.json lacks its 'arrays' or 'params' table: the file is corrupted.")
+    if version == VERSION:
+        if not isinstance(manifest.get("attributes"), dict):
+            raise ModelFormatError(f"{path}: manifest.json lacks its 'attributes' table: the file is corrupted.")
+        _plugin_class(manifest, path)  # an unknown plugin is refused before any array is read
     return manifest
 
 
-def _rebuild(manifest: dict[str, Any], arrays: dict[str, np.ndarray], path: Path) -> DualSVCBase:
-    cls = _classes()[manifest["estimator"]]
-    params = dict(manifest["params"])
+def _plugin_class(manifest: Mapping[str, Any], path: Path) -> type:
+    from ratkit import plugins
+
+    kind, name = manifest.get("kind"), manifest.get("plugin")
+    if kind not in KINDS or not isinstance(name, str):
+        raise ModelFormatError(
+            f"{path}: the manifest names the plugin {name!r} of kind {kind!r}; a model file holds a "
+            f"{' or '.join(KINDS)} plugin."
+        )
     try:
-        if manifest["estimator"] == "RationalSVC":
-            params["kernel"] = _kernel_from_json(manifest.get("kernel"))
+        return plugins.get(kind, name)
+    except UnknownPluginError as exc:
+        raise ModelFormatError(
+            f"{path} holds a model of the {kind} plugin {name!r}, which is not installed here ({exc}) "
+            "Install the distribution that provides it."
+        ) from None
+
+
+def _rebuild(manifest: dict[str, Any], arrays: Mapping[str, np.ndarray], path: Path) -> Any:
+    cls = _plugin_class(manifest, path)
+    where = "parameters"
+    try:
+        params = {key: _decode(enc, f"params.{key}", arrays) for key, enc in manifest["params"].items()}
         model = cls(**params)
-    except (TypeError, ValueError) as exc:  # SpecError is a ValueError
-        raise ModelFormatError(f"{path}: the saved kernel or parameters do not fit {cls.__name__}: {exc}") from None
-    for key, value in manifest.get("attributes", {}).items():
-        if key in _SCALARS:
-            setattr(model, key, value)
-    for key, values in manifest.get("object_arrays", {}).items():
-        setattr(model, key, np.array(values, dtype=object))
-    for key, value in arrays.items():
-        if key in _ARRAYS:
-            setattr(model, key, value)
-    if "sequences" in manifest:
-        model.support_vectors_ = [_sequence_from_json(x) for x in manifest["sequences"]]
-    if manifest["estimator"] == "RationalSVC":
-        model.kernel_ = model._resolve_kernel()
-        model.feature_map_ = None
-        if "feature_map_codes" in arrays:
-            try:
-                model.feature_map_ = FeatureMap(tuple(manifest["feature_map_symbols"]), arrays["feature_map_codes"])
-            except (KeyError, TypeError, ValueError) as exc:
-                raise ModelFormatError(f"{path}: the vocabulary of patterns is malformed ({exc}).") from None
-        for key in ("coef_", "support_", "dual_coef_", "support_vectors_"):
-            if not hasattr(model, key):
-                setattr(model, key, None)
-    _check_complete(model, path)
-    _check_vocabulary(model, path)
+        for key, enc in manifest["attributes"].items():
+            where = f"fitted attribute {key!r}"
+            if not (isinstance(key, str) and key.endswith("_") and not key.startswith("_")):
+                raise ModelFormatError(f"{key!r} is not the name of a fitted attribute")
+            setattr(model, key, _decode(enc, key, arrays))
+    except (TypeError, ValueError, LookupError, AttributeError) as exc:  # SpecError is a ValueError
+        raise ModelFormatError(
+            f"{path}: the saved {where} cannot be restored for {cls.__name__}: {exc} (the file is "
+            "corrupted, or was written for another version of the plugin)."
+        ) from None
+    missing = [k for k in _declared(cls) if k not in manifest["attributes"]]
+    if missing:
+        raise ModelFormatError(f"{path}: the model lacks {', '.join(missing)}: the file is incomplete.")
+    if isinstance(model, PersistenceMixin):
+        try:
+            model._check_restored()
+        except ValueError as exc:
+            raise ModelFormatError(f"{path}: {exc}") from None
     return model
 
 
-def _check_vocabulary(model: DualSVCBase, path: Path) -> None:
-    """The saved kernel can produce the saved vocabulary: patterns of non-zero weight, a
-    spread sample of them, are in the support of its feature map (Π2(T) accepts them).
+# -- the former format ---------------------------------------------------------------------------
 
-    A manifest whose kernel was changed (say n = 2 → 5 of an n-gram kernel) with the
-    arrays left alone would otherwise load and score every sequence 0.
-    """
-    fmap = getattr(model, "feature_map_", None)
-    kernel = getattr(model, "kernel_", None)
-    base = unwrap(kernel)[0]
-    if fmap is None or not isinstance(base, RationalKernel) or model.coef_ is None:
-        return
-    used = np.flatnonzero(np.any(np.asarray(model.coef_) != 0, axis=0))
-    if not used.size:
-        return
-    pick = used[np.unique(np.linspace(0, used.size - 1, min(_SUPPORT_SAMPLE, used.size)).astype(np.int64))]
-    patterns = FeatureMap(fmap.symbols, fmap.codes[pick]).patterns()
-    try:
-        ok = base.feature_support(patterns)
-    except (RatkitError, TypeError, ValueError) as exc:
+#: Version 2 named the class itself; the two learners it wrote, by plugin name.
+_V2_ESTIMATORS = {"LinearDCDSVC": "linear-dcd", "RationalSVC": "rational-svc"}
+_V2_KERNEL_MODELS = ("RationalSVC",)
+
+
+def _from_version_2(manifest: dict[str, Any], path: Path) -> dict[str, Any]:
+    """A manifest of version 2 (LinearDCDSVC and RationalSVC only, scalars, arrays and the
+    kernel in tables of their own) as the version-3 manifest of the same model."""
+    estimator = manifest.get("estimator")
+    if estimator not in _V2_ESTIMATORS:
         raise ModelFormatError(
-            f"{path}: the saved kernel {kernel!r} cannot read the saved vocabulary ({exc}): the manifest "
-            "does not belong to these arrays."
-        ) from None
-    if not ok.all():
-        bad = patterns[int(np.flatnonzero(~ok)[0])]
-        shown = "".join(bad) if all(len(s) == 1 for s in bad) else " ".join(bad)
-        raise ModelFormatError(
-            f"{path}: the saved kernel {kernel!r} cannot produce the pattern {shown!r} of the saved "
-            "vocabulary: the manifest does not belong to these arrays (was it edited?). Retrain and save "
-            "the model again."
+            f"{path}: unknown estimator {estimator!r} in a model of format version 2; expected one of "
+            f"{', '.join(_V2_ESTIMATORS)}."
         )
-
-
-def _check_complete(model: DualSVCBase, path: Path) -> None:
-    """Every fitted attribute prediction needs is there, with consistent shapes."""
-    need = ["classes_", "alpha_", "intercept_", "n_iter_"]
-    explicit = getattr(model, "coef_", None) is not None
-    if type(model).__name__ == "LinearDCDSVC":
-        need += ["coef_", "n_features_in_"]
-    elif getattr(model, "representation_", None) in ("trie", "automaton"):
-        need += ["coef_"] + ([] if model.kernel_ == "linear" else ["feature_map_"])
-    else:
-        need += ["representation_", "support_", "dual_coef_", "support_vectors_"]
-    missing = [k for k in need if getattr(model, k, None) is None]
-    if missing:
-        raise ModelFormatError(f"{path}: the model lacks {', '.join(missing)}: the file is incomplete.")
-    n_problems = model.alpha_.shape[0] if model.alpha_.ndim == 2 else -1
-    width = None
-    if explicit:
-        fmap = getattr(model, "feature_map_", None)
-        width = fmap.n_features if fmap is not None else getattr(model, "n_features_in_", model.coef_.shape[-1])
-    checks = [
-        (model.intercept_.shape == (n_problems,), "intercept_", (n_problems,)),
-        (not explicit or model.coef_.shape == (n_problems, width), "coef_", (n_problems, width)),
-    ]
-    if not explicit and getattr(model, "dual_coef_", None) is not None:
-        shape = (n_problems, len(model.support_vectors_))
-        checks.append((model.dual_coef_.shape == shape, "dual_coef_", shape))
-    for ok, key, shape in checks:
-        if not ok:
-            raise ModelFormatError(
-                f"{path}: {key} has shape {getattr(model, key).shape}, expected {shape}: the file is corrupted."
-            )
-
-
-def _kernel_from_json(spec: Any) -> Any:
-    if spec is None or spec == "linear":
-        return spec
-    from ratkit.automata.kernels import from_spec
-
-    return from_spec(spec)
+    params = {key: {"json": value} for key, value in manifest["params"].items()}
+    attributes: dict[str, Any] = {key: {"json": value} for key, value in (manifest.get("attributes") or {}).items()}
+    for member in manifest["arrays"]:
+        key = member[len("arrays/") : -len(".npy")]
+        if key != "feature_map_codes":
+            attributes[key] = {"array": member}
+    for key, values in (manifest.get("object_arrays") or {}).items():
+        attributes[key] = {"objects": values}
+    if "sequences" in manifest:
+        attributes["support_vectors_"] = {"sequences": manifest["sequences"]}
+    if estimator in _V2_KERNEL_MODELS:
+        spec = manifest.get("kernel")
+        kernel = {"kernel": spec} if isinstance(spec, dict) else {"json": spec}
+        params["kernel"] = attributes["kernel_"] = kernel  # version 2 saved the fitted kernel only
+        attributes["feature_map_"] = {"json": None}
+        if "arrays/feature_map_codes.npy" in manifest["arrays"]:
+            state = {"type": "patterns", "symbols": manifest.get("feature_map_symbols")}
+            attributes["feature_map_"] = {
+                "vocabulary": {"state": state, "arrays": {"codes": "arrays/feature_map_codes.npy"}}
+            }
+        for key in ("coef_", "support_", "dual_coef_", "support_vectors_"):
+            attributes.setdefault(key, {"json": None})
+    return {
+        **manifest,
+        "kind": "learner",
+        "plugin": _V2_ESTIMATORS[estimator],
+        "params": params,
+        "attributes": attributes,
+    }

@@ -77,16 +77,19 @@ def _linear_dcd(tmp: Path) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _kernel_learner(tmp: Path) -> tuple[np.ndarray, np.ndarray]:
-    """KernelLearner's product is the learned kernel, saved as its spec (``ratkit learn-kernel``)."""
+    """KernelLearner's product is the learned kernel: the reloaded learner's kernel, and the
+    kernel read back from the spec ``ratkit kernel-learner`` writes, compute the same Gram matrix."""
+    import json
+
     X, labels = _sequences(3, 24)
     y = np.where(np.array(labels) == "pos", 1, -1)
     learner = KernelLearner(C=1.0, ngram_length=2, n_patterns=12).fit(X, y)
-    path = tmp / "kernel.json"
-    import json
-
-    path.write_text(json.dumps(learner.kernel_.to_spec()))
     Z = X + _sequences(4, 6)[0]
-    return learner.kernel_.gram(Z), K.from_spec(path).gram(Z)
+    path = tmp / "kernel.json"
+    path.write_text(json.dumps(learner.kernel_.to_spec()))
+    np.testing.assert_allclose(K.from_spec(path).gram(Z), learner.kernel_.gram(Z), rtol=1e-12)
+    learner.save(tmp / "learner.zip")
+    return learner.kernel_.gram(Z), load_model(tmp / "learner.zip").kernel_.gram(Z)
 
 
 def _recommender(make: Callable[[], Recommender]) -> Run:
@@ -116,20 +119,24 @@ CASES: list[tuple[str, list[str], Run]] = [
     ("mismatch-inferred-alphabet", ["kernel:mismatch"], _svc(lambda: K.mismatch(3, 1))),
     ("mismatch-declared-alphabet", ["kernel:mismatch"], _svc(lambda: K.mismatch(2, 1, "acgt"))),
     ("subsequence", ["kernel:subsequence"], _svc(K.subsequence, m=16)),
-    ("count_based", ["kernel:count_based"], _svc(lambda: K.count_based(["ac", "gt", "ca", "a"], [1.0, 0.5, 2.0, 0.1]))),
+    ("count_based", ["kernel:count-based"], _svc(lambda: K.count_based(["ac", "gt", "ca", "a"], [1.0, 0.5, 2.0, 0.1]))),
     ("transducer-file", ["kernel:transducer"], _transducer_svc),
-    ("edit_distance-exp", ["kernel:edit_distance", "exp"], _svc(_edit_exp, m=16)),
-    ("cosine", ["cosine"], _svc(lambda: K.cosine(K.ngram(3)))),
-    ("sum", ["sum"], _svc(lambda: K.SumKernel([K.ngram(2), K.gappy(2, 0.5)], [1.0, 0.5]), m=16)),
-    ("product", ["product"], _svc(lambda: K.ngram(1) * K.ngram(2), m=16)),
-    ("scale", ["scale"], _svc(lambda: 2.5 * K.mismatch(2, 1), m=16)),
-    ("polynomial", ["polynomial"], _svc(lambda: K.polynomial(K.ngram(2), 2, 1.0, 0.5), m=16)),
-    ("nds_to_pds", ["nds_to_pds"], _svc(lambda: K.nds_to_pds(K.edit_distance(), x0="acgt"), m=16)),
+    ("edit_distance-exp", ["kernel:edit-distance", "kernel:exp", "exp"], _svc(_edit_exp, m=16)),
+    ("cosine", ["kernel:cosine", "cosine"], _svc(lambda: K.cosine(K.ngram(3)))),
+    ("sum", ["kernel:sum", "sum"], _svc(lambda: K.SumKernel([K.ngram(2), K.gappy(2, 0.5)], [1.0, 0.5]), m=16)),
+    ("product", ["kernel:product", "product"], _svc(lambda: K.ngram(1) * K.ngram(2), m=16)),
+    ("scale", ["kernel:scale", "scale"], _svc(lambda: 2.5 * K.mismatch(2, 1), m=16)),
+    ("polynomial", ["kernel:polynomial", "polynomial"], _svc(lambda: K.polynomial(K.ngram(2), 2, 1.0, 0.5), m=16)),
+    (
+        "nds_to_pds",
+        ["kernel:nds-to-pds", "nds_to_pds", "nds-to-pds"],
+        _svc(lambda: K.nds_to_pds(K.edit_distance(), x0="acgt"), m=16),
+    ),
     ("rational-svc-automaton", ["learner:rational-svc"], _svc(lambda: K.mismatch(2, 1), representation="automaton")),
     ("rational-svc-naive", ["learner:rational-svc"], _svc(lambda: K.ngram(2), m=16, representation="naive")),
     ("rational-svc-intercept", ["learner:rational-svc"], _svc(lambda: K.cosine(K.ngram(2)), fit_intercept=True)),
     ("linear-dcd", ["learner:linear-dcd"], _linear_dcd),
-    ("kernel-qp", ["learner:kernel-qp"], _kernel_learner),
+    ("kernel-learner", ["learner:kernel-learner"], _kernel_learner),
     ("mfauc", ["recommender:mfauc"], _recommender(lambda: MFAUC(n_factors=4, max_iter=20, random_state=0))),
     ("popularity", ["recommender:popularity"], _recommender(Popularity)),
     ("puresvd", ["recommender:puresvd"], _recommender(lambda: PureSVD(n_factors=3, random_state=0))),

@@ -21,10 +21,9 @@ from scipy.optimize import nnls
 from ratkit.automata import kernels
 from ratkit.datasets import reuters_modapte
 from ratkit.learners.dcd import _active_gram as ag
-from ratkit.learners.svm import _kernel_view as view
 from ratkit.learners.dcd._epochs import epoch_indexed, inverse_diagonal
-from ratkit.learners.wprime._indexed_rows import IndexedRows
-from ratkit.learners.svm._linear import csr_arrays
+from ratkit.learners.svm import _kernel_view as view
+from ratkit.learners.wprime._indexed_rows import IndexedRows, csr_arrays
 
 from .reuters import _bodies
 

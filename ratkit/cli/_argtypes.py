@@ -14,9 +14,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ratkit._files import check_output_path
-from ratkit.exceptions import OutputPathError
+from ratkit.exceptions import OutputPathError, ParameterError
 
 __all__ = [
+    "parse_params",
     "positive",
     "fraction",
     "open_fraction",
@@ -118,3 +119,37 @@ def key_value(text: str) -> tuple[str, Any]:
 
 def _refuse_constant(name: str) -> float:
     raise ValueError(f"{name} is not a valid parameter value")
+
+
+def parse_params(pairs: list[str | tuple[str, Any]], model_cls: type | None = None) -> dict[str, Any]:
+    """``["loss=hinge", "n_factors=16"]`` → ``{"loss": "hinge", "n_factors": 16}`` (JSON values).
+
+    With ``model_cls``, every key must be one of its constructor parameters; a key given
+    twice is refused too (a :class:`~ratkit.exceptions.ParameterError` names the key and
+    lists the valid ones).
+    """
+    params: dict[str, Any] = {}
+    for pair in pairs:
+        if isinstance(pair, str):
+            try:
+                pair = key_value(pair)
+            except argparse.ArgumentTypeError as exc:
+                raise ParameterError(f"--param {exc}") from None
+        key, value = pair
+        if key in params:
+            raise ParameterError(f"--param {key} is given twice; give each parameter once.")
+        params[key] = value
+    if model_cls is not None:
+        valid = _param_names(model_cls)
+        unknown = [key for key in params if key not in valid]
+        if unknown:
+            choices = f"its parameters are {', '.join(valid)}" if valid else "it takes no parameters"
+            raise ParameterError(
+                f"--param {unknown[0]}: {model_cls.__name__} has no parameter {unknown[0]!r}; {choices}."
+            )
+    return params
+
+
+def _param_names(model_cls: type) -> list[str]:
+    """The constructor parameters of an estimator class (what ``get_params`` returns), sorted."""
+    return list(model_cls._get_param_names())

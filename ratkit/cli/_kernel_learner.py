@@ -1,10 +1,10 @@
-"""``ratkit learn-kernel``: learn the pattern weights of a count-based kernel (survey §VI, QP (63)).
+"""``ratkit kernel-learner``: learn the pattern weights of a count-based kernel (survey §VI, QP (63)).
 
 Reads labelled sequences with :func:`ratkit.datasets.load_sequences` (``label<TAB>sequence``
 lines, UCI splice.data or the Reuters-21578 folder), fits a
 :class:`~ratkit.learners.kernel_learner._learner.KernelLearner` and writes the learned kernel as a spec
-(``{"family": "count_based", "patterns": [...], "weights": [...]}``), which ``from_spec``
-and ``ratkit train --kernel`` read back.
+(``{"family": "count-based", "patterns": [...], "weights": [...]}``), which ``from_spec``
+and ``ratkit train --kernel`` read back. ``learn-kernel``, its former name, still works.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ _SIGNS = {"+1": 1, "1": 1, "-1": -1}
 
 def register_commands(subparsers: argparse._SubParsersAction) -> None:
     cmd = subparsers.add_parser(
-        "learn-kernel",
+        "kernel-learner",
+        aliases=["learn-kernel"],
         help="Learn the weights of a count-based kernel by the QP of survey §VI (eq. (63)).",
         description="Learn μ of K(x, y) = Σ_k μ_k |x|_k |y|_k by the trace-constrained QP (63) "
         "with cvxpy; print the learned kernel's spec (JSON).",
@@ -82,7 +83,7 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         help="cvxpy solver (default CLARABEL)",
     )
     cmd.add_argument("--out", metavar="PATH", type=output_file, help="write the spec here instead of standard output")
-    cmd.set_defaults(func=_learn_kernel)
+    cmd.set_defaults(func=_run)
 
 
 def _signs(labels: list[str], target: str | None, source: str) -> np.ndarray:
@@ -97,7 +98,7 @@ def _signs(labels: list[str], target: str | None, source: str) -> np.ndarray:
     return np.array([_SIGNS[lab] for lab in labels])
 
 
-def _learn_kernel(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace) -> int:
     data = load_sequences(args.data, args.format, split="train", target=args.target)
     sequences = [tuple(s.split()) for s in data.sequences] if args.tokens else data.sequences
     y = _signs(data.labels, args.target, data.source)
@@ -117,7 +118,7 @@ def _learn_kernel(args: argparse.Namespace) -> int:
         print(spec)
     active = int(np.count_nonzero(learner.weights_ > 1e-9 * learner.weights_.max()))
     print(
-        f"learn-kernel: {len(sequences)} sequences, {len(learner.patterns_)} patterns, "
+        f"kernel-learner: {len(sequences)} sequences, {len(learner.patterns_)} patterns, "
         f"{active} with μ > 0; {learner.solver_} status {learner.status_} in "
         f"{learner.solve_time_:.2f} s; value of (63) {learner.objective_:.6g}, "
         f"trace {learner.trace_:.6g}",

@@ -1,12 +1,18 @@
-"""``ratkit train`` and ``ratkit predict``: the main job on labelled sequence files."""
+"""``ratkit train`` and ``ratkit predict``: the main job on labelled sequence files.
+
+``train --learner NAME`` takes any registered ``learner`` plugin that takes a ``kernel``
+and predicts (default ``rational-svc``), built-in or third-party, with its own parameters
+from ``--param KEY=VALUE``; ``predict`` reads any model file with :func:`ratkit.load_model`.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from typing import Any
 
-from ratkit.cli._argtypes import fraction, n_jobs, non_negative_int, output_file, positive
+from ratkit.cli._argtypes import fraction, key_value, n_jobs, non_negative_int, output_file, positive
 
 __all__ = ["register_commands"]
 
@@ -17,22 +23,42 @@ _FORMAT_HELP = (
 )
 
 
+#: The options of ``train`` that set the learner parameter of the same name. Each is passed
+#: to the learner when given; when left out, the learner's own default holds.
+_LEARNER_OPTIONS = ("C", "representation", "fit_intercept", "tol", "max_iter", "n_jobs")
+
+
 def register_commands(subparsers: argparse._SubParsersAction) -> None:
-    from ratkit.learners._workflow import DEFAULT_SPEC
+    from ratkit.learners._workflow import DEFAULT_LEARNER, DEFAULT_SPEC
+    from ratkit.learners.wprime import representation_names
 
     train = subparsers.add_parser(
         "train",
-        help="Train RationalSVC on labelled sequences and report held-out accuracy/F1.",
-        description="Train an SVM with a rational kernel by dual coordinate descent (Algorithm 4 "
-        "of "
-        "the survey) on a labelled sequence file; print the training time, iterations and held-out "
-        "accuracy/F1; write the model.",
+        help="Train a learner (default RationalSVC) on labelled sequences and report held-out accuracy/F1.",
+        description="Train a learner on a labelled sequence file — by default an SVM with a rational "
+        "kernel by dual coordinate descent (Algorithm 4 of the survey), or any registered learner "
+        "plugin that takes a kernel — print the training time, iterations and held-out accuracy/F1; "
+        "write the model.",
+    )
+    train.add_argument(
+        "--learner",
+        metavar="NAME",
+        default=DEFAULT_LEARNER,
+        help=f"a registered learner plugin taking a kernel (default {DEFAULT_LEARNER}; see 'ratkit plugins list')",
     )
     train.add_argument(
         "--kernel",
         metavar="SPEC",
         default=None,
         help=f"kernel spec: a JSON object or a .json/.toml file (default: {json.dumps(DEFAULT_SPEC)})",
+    )
+    train.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        type=key_value,
+        help="a parameter of the learner, JSON value (repeatable), e.g. --param cache_size=500",
     )
     train.add_argument("--data", metavar="PATH", required=True, help="training data (see --format)")
     train.add_argument("--format", default="auto", choices=["auto", "tsv", "splice", "reuters"], help=_FORMAT_HELP)
@@ -50,22 +76,24 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument(
         "-o", "--output", metavar="MODEL", type=output_file, help="write the model to this file (a zip archive)"
     )
-    train.add_argument("-C", type=positive(float), default=1.0, help="SVM penalty C (default 1.0)")
+    train.add_argument("-C", type=positive(float), default=None, help="SVM penalty C (RationalSVC's default 1.0)")
     train.add_argument(
         "--representation",
-        default="trie",
-        choices=["trie", "automaton", "naive"],
-        help="how W′ is held during training (default trie)",
+        default=None,
+        choices=representation_names(),
+        help="how W′ is held during training (RationalSVC's default trie)",
     )
-    train.add_argument("--fit-intercept", action="store_true", help="learn a bias (the empty pattern ε)")
+    train.add_argument("--fit-intercept", action="store_true", default=None, help="learn a bias (the empty pattern ε)")
     train.add_argument(
         "--positional",
         action="store_true",
         help="tag each symbol with its position (aligned sequences: n-grams match at equal "
         "positions, the weighted-degree kernel)",
     )
-    train.add_argument("--tol", type=positive(float), default=1e-3, help="stopping tolerance (default 1e-3)")
-    train.add_argument("--max-iter", type=positive(int), default=1000, help="largest number of passes (default 1000)")
+    train.add_argument("--tol", type=positive(float), default=None, help="stopping tolerance (RationalSVC's 1e-3)")
+    train.add_argument(
+        "--max-iter", type=positive(int), default=None, help="largest number of passes (RationalSVC's 1000)"
+    )
     train.add_argument("--seed", type=non_negative_int, default=0, help="seed of the split and of the coordinate order")
     train.add_argument(
         "--n-jobs", type=n_jobs, default=None, help="processes for feature extraction (-1: one per core)"
@@ -95,12 +123,41 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
     predict.set_defaults(func=_predict)
 
 
+def _learner_params(args: argparse.Namespace, learner: type) -> dict[str, Any]:
+    """The learner's parameters from ``--param`` and the options given, checked against its
+    constructor; ``--seed`` and ``--quiet`` set ``random_state`` and ``show_progress`` when it has them."""
+    from ratkit.cli._argtypes import parse_params
+    from ratkit.exceptions import ParameterError
+
+    params = parse_params(args.param, learner)
+    if "kernel" in params:
+        raise ParameterError("--param kernel: give the kernel with --kernel SPEC.")
+    valid = set(learner._get_param_names())
+    for name in _LEARNER_OPTIONS:
+        value = getattr(args, name)
+        if value is None:
+            continue
+        flag = "-C" if name == "C" else f"--{name.replace('_', '-')}"
+        if name not in valid:
+            raise ParameterError(
+                f"{flag}: the learner {args.learner!r} ({learner.__name__}) has no parameter {name!r}."
+            )
+        if name in params:
+            raise ParameterError(f"{flag} and --param {name} both set {name!r}; give it once.")
+        params[name] = value
+    for name, value in (("random_state", args.seed), ("show_progress", not args.quiet)):
+        if name in valid:
+            params.setdefault(name, value)
+    return params
+
+
 def _train(args: argparse.Namespace) -> int:
-    from ratkit._persistence import save_model
     from ratkit.automata.kernels import from_spec
     from ratkit.datasets import load_sequences
-    from ratkit.learners._workflow import DEFAULT_SPEC, split_dataset, train_and_evaluate
+    from ratkit.learners._workflow import DEFAULT_SPEC, learner_class, split_dataset, train_and_evaluate
 
+    learner = learner_class(args.learner)
+    params = _learner_params(args, learner)
     kernel = from_spec(args.kernel if args.kernel is not None else DEFAULT_SPEC)
     data = load_sequences(args.data, args.format, split="train", target=args.target)
     if args.test_data is not None:
@@ -121,47 +178,41 @@ def _train(args: argparse.Namespace) -> int:
     )
     print(f"kernel: {json.dumps(kernel.to_spec())}{' on positional tokens' if args.positional else ''}")
     report = train_and_evaluate(
-        train,
-        test,
-        kernel,
-        positional=args.positional,
-        positive=args.target,
-        C=args.C,
-        representation=args.representation,
-        fit_intercept=args.fit_intercept,
-        tol=args.tol,
-        max_iter=args.max_iter,
-        random_state=args.seed,
-        n_jobs=args.n_jobs,
-        show_progress=not args.quiet,
+        train, test, kernel, learner=args.learner, positional=args.positional, positive=args.target, **params
     )
     m = report.model
+    how = getattr(m, "representation_", None)
+    passes = [] if report.n_iter is None else [f"{report.n_iter} passes"]
+    if report.converged is not None:
+        passes.append("converged" if report.converged else "NOT converged (raise --max-iter)")
     print(
-        f"trained RationalSVC (W′ as {m.representation_}) in {report.seconds:.2f} s: "
-        f"{report.n_iter} passes, "
-        f"{'converged' if report.converged else 'NOT converged (raise --max-iter)'}"
+        f"trained {type(m).__name__}{f' (W′ as {how})' if how else ''} in {report.seconds:.2f} s"
+        f"{': ' + ', '.join(passes) if passes else ''}"
     )
     if report.accuracy is not None:
         print(f"held-out accuracy {report.accuracy:.4f}, {report.f1_kind} {report.f1:.4f}")
     if args.output:
-        save_model(m, args.output, metadata={"positional": bool(args.positional), "target": args.target})
+        m.save(args.output, metadata={"positional": bool(args.positional), "target": args.target})
         print(f"model written to {args.output}")
     return 0
 
 
 def _predict(args: argparse.Namespace) -> int:
-    from ratkit._persistence import load_model, read_metadata
+    from ratkit import load_model
+    from ratkit._persistence import read_metadata
     from ratkit.datasets import load_sequences, write_tsv
+    from ratkit.exceptions import ModelFormatError
     from ratkit.learners._workflow import prepare, scores
 
     model = load_model(args.model)
-    if getattr(model, "kernel_", "linear") == "linear":
-        from ratkit.exceptions import ModelFormatError
-
+    kernel = model.get_params(deep=False).get("kernel", "linear")
+    numeric = isinstance(kernel, str) and kernel == "linear"
+    if numeric or not callable(getattr(model, "predict", None)):
+        what = "on numeric feature vectors" if numeric else "that does not predict labels"
         raise ModelFormatError(
-            f"{args.model} holds a {type(model).__name__} on numeric feature vectors; 'ratkit predict' applies "
-            "sequence models (RationalSVC with a rational kernel, as written by 'ratkit train -o'). Load it "
-            "with ratkit.learners.load_model and call predict on a matrix instead."
+            f"{args.model} holds a {type(model).__name__} {what}; 'ratkit predict' applies sequence models (a "
+            "learner with a kernel, as written by 'ratkit train -o'). Load it with ratkit.load_model and use "
+            "it from Python instead."
         )
     meta = read_metadata(args.model)
     target = args.target if args.target is not None else meta.get("target")

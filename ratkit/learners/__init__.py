@@ -2,13 +2,17 @@
 
 :class:`LinearDCDSVC` is Algorithm 3 of the survey (the linear L1-loss SVM dual);
 :class:`RationalSVC` is Algorithm 4 (the same solver on a rational kernel T ∘ T⁻¹, with
-W′ = Σ α_i y_i Φ′_i kept as a trie, a minimal automaton or a naive ε-union). Both are
-scikit-learn classifiers and ``learner`` plugins (``linear-dcd``, ``rational-svc``).
-:class:`KernelLearner` learns the weights of a count-based rational kernel by the QP of
-§VI (plugin ``kernel-qp``).
+W′ = Σ α_i y_i Φ′_i kept as a trie, a minimal automaton, a naive ε-union or kernel rows:
+:mod:`ratkit.learners.wprime`). Both are scikit-learn classifiers and ``learner`` plugins
+(``linear-dcd``, ``rational-svc``). :class:`KernelLearner` learns the weights of a
+count-based rational kernel by the QP of §VI (plugin ``kernel-learner``).
+
+A fitted learner is written by ``model.save(path)`` and read back by
+:func:`ratkit.load_model`; :class:`PersistenceMixin` gives any estimator registered as a
+``learner`` plugin the same.
 """
 
-from ratkit._persistence import load_model, save_model
+from ratkit._persistence import PersistenceMixin, load_model, save_model
 from ratkit.learners.dcd import DualResult, dual_objective, primal_objective, solve
 from ratkit.learners.kernel_learner import (
     KernelLearner,
@@ -27,6 +31,7 @@ __all__ = [
     "solve_kernel_qp",
     "most_frequent_patterns",
     "pattern_counts",
+    "PersistenceMixin",
     "save_model",
     "load_model",
     "DualResult",

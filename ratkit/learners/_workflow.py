@@ -1,10 +1,13 @@
-"""The main job as library functions: split, train RationalSVC from a kernel spec, evaluate.
+"""The main job as library functions: split, train a learner from a kernel spec, evaluate.
 
 ``ratkit train``, ``ratkit predict`` and ``ratkit demo`` are thin wrappers around these.
+The learner is any registered ``learner`` plugin that takes a ``kernel`` parameter and
+predicts (default ``rational-svc``).
 """
 
 from __future__ import annotations
 
+import inspect
 import logging
 import time
 from dataclasses import dataclass, field
@@ -15,11 +18,12 @@ from sklearn.metrics import accuracy_score, f1_score
 from sklearn.model_selection import train_test_split
 
 from ratkit.datasets import SequenceDataset
-from ratkit.exceptions import TrainingDataError
-from ratkit.learners.svm._rational import RationalSVC
+from ratkit.exceptions import ParameterError, ParameterTypeError, TrainingDataError
 
 __all__ = [
     "DEFAULT_SPEC",
+    "DEFAULT_LEARNER",
+    "learner_class",
     "TrainReport",
     "positional_tokens",
     "prepare",
@@ -32,6 +36,29 @@ log = logging.getLogger(__name__)
 
 #: The kernel of ``ratkit train`` when none is given: cosine-normalised 3-gram counts.
 DEFAULT_SPEC: dict[str, Any] = {"family": "cosine", "kernel": {"family": "ngram", "n": 3}}
+#: The learner of ``ratkit train`` when none is given.
+DEFAULT_LEARNER = "rational-svc"
+
+
+def learner_class(name: str) -> type:
+    """The ``learner`` plugin ``name``, if it is a class that takes a ``kernel`` and predicts;
+    UnknownPluginError (listing the learners) or ParameterTypeError otherwise."""
+    from ratkit.plugins import get
+
+    cls = get("learner", name)
+    if not isinstance(cls, type):
+        raise ParameterTypeError(f"The learner plugin {name!r} is {cls!r}, not an estimator class.")
+    if "kernel" not in inspect.signature(cls).parameters:
+        raise ParameterTypeError(
+            f"The learner {name!r} ({cls.__name__}) takes no 'kernel' parameter, so it cannot be trained on "
+            "sequences with a kernel spec; train it from Python on its own inputs."
+        )
+    if not callable(getattr(cls, "predict", None)):
+        raise ParameterTypeError(
+            f"The learner {name!r} ({cls.__name__}) does not predict labels (it has no 'predict'), so it "
+            "cannot be trained and scored as a classifier here."
+        )
+    return cls
 
 
 def positional_tokens(sequences: list[str]) -> list[tuple[str, ...]]:
@@ -52,7 +79,7 @@ def prepare(sequences: list[str], positional: bool) -> list[Any]:
 def split_dataset(data: SequenceDataset, test_size: float, seed: int) -> tuple[SequenceDataset, SequenceDataset]:
     """A stratified random split into (train, held-out) of ``test_size`` ∈ (0, 1)."""
     if not 0.0 < test_size < 1.0:
-        raise ValueError(f"The test size must be a fraction in (0, 1). Got {test_size!r} instead.")
+        raise ParameterError(f"The test size must be a fraction in (0, 1). Got {test_size!r} instead.")
     idx = np.arange(len(data))
     try:
         tr, te = train_test_split(idx, test_size=test_size, stratify=data.labels, random_state=seed)
@@ -70,9 +97,7 @@ def split_dataset(data: SequenceDataset, test_size: float, seed: int) -> tuple[S
     return take(np.sort(tr)), take(np.sort(te))
 
 
-def scores(
-    model: RationalSVC, y_true: list[str], y_pred: list[str], positive: str | None = None
-) -> tuple[float, float, str]:
+def scores(model: Any, y_true: list[str], y_pred: list[str], positive: str | None = None) -> tuple[float, float, str]:
     """(accuracy, F1, what the F1 is): F1 of the positive class for two classes (``positive``,
     else ``classes_[1]``), macro-averaged F1 otherwise."""
     acc = float(accuracy_score(y_true, y_pred))
@@ -89,14 +114,15 @@ def scores(
 
 @dataclass
 class TrainReport:
-    """What :func:`train_and_evaluate` measured."""
+    """What :func:`train_and_evaluate` measured (``n_iter`` and ``converged`` as the learner
+    reports them in ``n_iter_`` and ``converged_``; None when it does not)."""
 
-    model: RationalSVC
+    model: Any
     n_train: int
     n_test: int
     seconds: float
-    n_iter: int
-    converged: bool
+    n_iter: int | None
+    converged: bool | None
     accuracy: float | None = None
     f1: float | None = None
     f1_kind: str = ""
@@ -108,16 +134,18 @@ def train_and_evaluate(
     test: SequenceDataset | None,
     kernel: Any = None,
     *,
+    learner: str = DEFAULT_LEARNER,
     positional: bool = False,
     positive: str | None = None,
     **params: Any,
 ) -> TrainReport:
-    """Fit ``RationalSVC(kernel, **params)`` on ``train``; score it on ``test`` when given.
+    """Fit ``learner(kernel=kernel, **params)`` on ``train``; score it on ``test`` when given.
 
-    ``kernel`` is anything RationalSVC takes (a spec by default: :data:`DEFAULT_SPEC`);
-    the reported time is the whole fit, feature extraction included.
+    ``learner`` is a registered learner plugin (see :func:`learner_class`), ``kernel``
+    anything it takes (a spec by default: :data:`DEFAULT_SPEC`); the reported time is the
+    whole fit, feature extraction included.
     """
-    model = RationalSVC(DEFAULT_SPEC if kernel is None else kernel, **params)
+    model = learner_class(learner)(kernel=DEFAULT_SPEC if kernel is None else kernel, **params)
     start = time.perf_counter()
     model.fit(prepare(train.sequences, positional), train.labels)
     seconds = time.perf_counter() - start
@@ -126,8 +154,8 @@ def train_and_evaluate(
         len(train),
         0 if test is None else len(test),
         seconds,
-        model.n_iter_,
-        model.converged_,
+        getattr(model, "n_iter_", None),
+        getattr(model, "converged_", None),
     )
     if test is not None and len(test):
         pred = [str(p) for p in model.predict(prepare(test.sequences, positional))]

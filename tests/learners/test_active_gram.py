@@ -14,8 +14,7 @@ from ratkit.learners import LinearDCDSVC
 from ratkit.learners.dcd import _active_gram as ag
 from ratkit.learners.dcd._epochs import epoch_indexed, inverse_diagonal
 from ratkit.learners.dcd._solver import solve
-from ratkit.learners.svm._linear import csr_arrays
-from ratkit.learners.wprime._indexed_rows import IndexedRows
+from ratkit.learners.wprime._indexed_rows import IndexedRows, csr_arrays
 
 
 def _dense_q(X: sp.csr_matrix, bias: float, y: np.ndarray, members: np.ndarray) -> np.ndarray:

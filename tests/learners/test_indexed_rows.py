@@ -9,8 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ratkit.learners.dcd._epochs import epoch_indexed
-from ratkit.learners.svm._linear import csr_arrays
-from ratkit.learners.wprime._indexed_rows import IndexedRows
+from ratkit.learners.wprime._indexed_rows import IndexedRows, csr_arrays
 
 problems = st.tuples(
     st.integers(1, 9),  # rows

@@ -12,7 +12,6 @@ min_{μ ∈ M} f(μ, α) = 2αᵀ1 − Λ max_k (αᵀu′_k)² ≤ value.
 from __future__ import annotations
 
 import itertools
-import os
 import warnings
 
 import numpy as np
@@ -27,9 +26,7 @@ from ratkit.learners import RationalSVC
 from ratkit.learners.kernel_learner._learner import KernelLearner
 from ratkit.learners.kernel_learner._patterns import most_frequent_patterns, pattern_counts
 from ratkit.plugins import get
-
-REUTERS = "/work/shared/data/reuters21578"
-
+from tests.conftest import shared_data_path
 
 # -- oracles -------------------------------------------------------------------------
 
@@ -143,7 +140,7 @@ def test_optimality_conditions_random(seed, C):
 @pytest.mark.parametrize("trace", [1.0, 250.0])
 def test_optimality_conditions_given_trace(trace):
     seqs, y, pats = random_problem(11, alphabet="abc")
-    learner = KernelLearner({"family": "count_based", "patterns": pats}, C=1.0, trace=trace).fit(seqs, y)
+    learner = KernelLearner({"family": "count-based", "patterns": pats}, C=1.0, trace=trace).fit(seqs, y)
     certify(learner, seqs, y, pats, 1.0, trace=trace)
 
 
@@ -319,7 +316,9 @@ def test_estimator_contract():
 
 
 def test_registered_as_learner_plugin():
-    assert get("learner", "kernel-qp") is KernelLearner
+    assert get("learner", "kernel-learner") is KernelLearner
+    with pytest.warns(DeprecationWarning, match="'kernel-qp' is deprecated; use 'kernel-learner'"):
+        assert get("learner", "kernel-qp") is KernelLearner
 
 
 def test_default_patterns_are_the_most_frequent_bigrams():
@@ -357,13 +356,11 @@ def test_most_frequent_patterns_on_tokens():
 
 @pytest.fixture(scope="module")
 def reuters_acq():
-    if not os.path.isdir(REUTERS):
-        pytest.skip(f"Reuters-21578 not found at {REUTERS}")
     import re
 
     from ratkit.datasets import reuters_modapte
 
-    docs = reuters_modapte(REUTERS, "train")
+    docs = reuters_modapte(shared_data_path("reuters21578"), "train")
     rng = np.random.default_rng(0)
     pick = rng.choice(len(docs), size=120, replace=False)
     seqs = [tuple(re.findall(r"[a-z0-9]+", docs[i].body)) for i in pick]

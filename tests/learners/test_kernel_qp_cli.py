@@ -1,4 +1,4 @@
-"""``ratkit learn-kernel``: the learned spec on disk and the command's error messages."""
+"""``ratkit kernel-learner`` (formerly ``learn-kernel``): the learned spec on disk and the command's error messages."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def bigram_counts(seqs):
 
 def test_learn_kernel_writes_a_count_based_spec(tmp_path, capsys):
     data, out = write(tmp_path, ROWS), tmp_path / "learned.json"
-    assert cli.main(["learn-kernel", "--data", data, "--top", "3", "--C", "2", "--out", str(out)]) == 0
+    assert cli.main(["kernel-learner", "--data", data, "--top", "3", "--C", "2", "--out", str(out)]) == 0
     kernel = from_spec(json.loads(out.read_text()))
     assert isinstance(kernel, CountBasedKernel)
     counts = bigram_counts([s for _, s in ROWS])
@@ -67,9 +67,9 @@ def test_learn_kernel_prints_to_stdout_with_a_spec_and_tokens(tmp_path, capsys):
         ("acq", "the cat ran"),
         ("earn", "a dog ran"),
     ]
-    spec = json.dumps({"family": "count_based", "patterns": [["the", "cat"], ["dog"], ["sat"]]})
+    spec = json.dumps({"family": "count-based", "patterns": [["the", "cat"], ["dog"], ["sat"]]})
     argv = [
-        "learn-kernel",
+        "kernel-learner",
         "--data",
         write(tmp_path, rows),
         "--tokens",
@@ -80,7 +80,7 @@ def test_learn_kernel_prints_to_stdout_with_a_spec_and_tokens(tmp_path, capsys):
     ]
     assert cli.main(argv) == 0
     learned = json.loads(capsys.readouterr().out)
-    assert learned["family"] == "count_based" and learned["patterns"] == [
+    assert learned["family"] == "count-based" and learned["patterns"] == [
         ["the", "cat"],
         ["dog"],
         ["sat"],
@@ -104,20 +104,20 @@ def test_learn_kernel_data_errors(tmp_path, capsys, content, message):
     path = tmp_path / "data.tsv"
     if content is not None:
         path.write_text(content, encoding="utf-8")
-    assert cli.main(["learn-kernel", "--data", str(path)]) == 2
+    assert cli.main(["kernel-learner", "--data", str(path)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("ratkit learn-kernel: error: ")
+    assert err.startswith("ratkit kernel-learner: error: ")
     assert re.search(message, err), err
 
 
 def test_learn_kernel_unknown_target(tmp_path, capsys):
-    assert cli.main(["learn-kernel", "--data", write(tmp_path, ROWS), "--target", "acq"]) == 2
+    assert cli.main(["kernel-learner", "--data", write(tmp_path, ROWS), "--target", "acq"]) == 2
     assert "no example has label 'acq'" in capsys.readouterr().err
 
 
 def test_learn_kernel_refuses_a_kernel_that_is_not_count_based(tmp_path, capsys):
     argv = [
-        "learn-kernel",
+        "kernel-learner",
         "--data",
         write(tmp_path, ROWS),
         "--spec",
@@ -130,6 +130,16 @@ def test_learn_kernel_refuses_a_kernel_that_is_not_count_based(tmp_path, capsys)
 @pytest.mark.parametrize("flag, value", [("--trace", "-1"), ("--C", "0"), ("--top", "0"), ("--C", "abc")])
 def test_learn_kernel_option_errors(tmp_path, capsys, flag, value):
     with pytest.raises(SystemExit) as exc:
-        cli.main(["learn-kernel", "--data", write(tmp_path, ROWS), flag, value])
+        cli.main(["kernel-learner", "--data", write(tmp_path, ROWS), flag, value])
     assert exc.value.code == 2
     assert f"argument {flag}: expected a" in capsys.readouterr().err
+
+
+def test_learn_kernel_is_the_former_name_of_kernel_learner(tmp_path, capsys):
+    data = write(tmp_path, ROWS)
+    assert cli.main(["learn-kernel", "--data", data, "--top", "3"]) == 0
+    spec = json.loads(capsys.readouterr().out)
+    assert cli.main(["kernel-learner", "--data", data, "--top", "3"]) == 0
+    assert json.loads(capsys.readouterr().out) == spec
+    assert cli.main(["learn-kernel", "--data", str(tmp_path / "missing.tsv")]) == 2
+    assert capsys.readouterr().err.startswith("ratkit kernel-learner: error: ")

@@ -64,8 +64,8 @@ def test_column_that_is_zero_in_a_count_matrix():
 def test_trace_not_positive(trace):
     with pytest.raises(
         ValueError,
-        match=r"The 'trace' parameter of KernelLearner must be a float > 0 \(Λ, the "
-        rf"trace of the learned kernel matrix.*Got {trace!r} instead",
+        match=rf"The 'trace' parameter of KernelLearner must be a (finite )?float > 0\. Got {trace!r} instead\. "
+        r"\(trace is Λ, the trace of the learned kernel matrix",
     ):
         KernelLearner(PATS, trace=trace).fit(SEQS, Y)
 

@@ -194,3 +194,20 @@ def test_shrinking_does_not_stall_on_degenerate_problems(data_seed, random_state
     w, a = shrunk.coef_[0], shrunk.alpha_[0]
     primal = 0.5 * w @ w + np.maximum(0, 1 - y * (X @ w)).sum()
     assert primal - (a.sum() - 0.5 * w @ w) <= 1e-6 * primal
+
+
+def test_fit_never_rewrites_the_callers_sparse_matrix():
+    """A CSR matrix with duplicate entries (not canonical) is summed on a copy; before, fit
+    summed the duplicates in the caller's own arrays."""
+    data, indices, indptr = (
+        np.array([1.0, 2.0, 3.0, 1.0, 0.5, 0.5]),
+        np.array([1, 1, 0, 2, 0, 0]),
+        np.array([0, 2, 3, 4, 6]),
+    )
+    X = sp.csr_matrix((data.copy(), indices.copy(), indptr.copy()), shape=(4, 3))
+    m = LinearDCDSVC(random_state=0).fit(X, [0, 1, 0, 1])
+    assert not X.has_canonical_format
+    np.testing.assert_array_equal(X.data, data)
+    np.testing.assert_array_equal(X.indices, indices)
+    ref = LinearDCDSVC(random_state=0).fit(X.toarray(), [0, 1, 0, 1])  # the duplicates add up
+    np.testing.assert_allclose(m.coef_, ref.coef_, atol=1e-12)

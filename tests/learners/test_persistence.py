@@ -1,19 +1,24 @@
-"""Models save to a zip of JSON + .npy arrays (no pickle) and refuse foreign or corrupted files."""
+"""Models save to a zip of JSON + .npy arrays (no pickle) and refuse foreign or corrupted files;
+files of format version 2 still load; any registered learner declaring its fitted attributes
+is saved without code of its own for files."""
 
 from __future__ import annotations
 
 import json
 import random
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
 
 from ratkit._persistence import read_metadata
 from ratkit.automata import kernels
 from ratkit.automata.io import to_att
-from ratkit.exceptions import ModelFormatError
-from ratkit.learners import LinearDCDSVC, RationalSVC, load_model, save_model
+from ratkit.exceptions import ModelFormatError, NotFittedError
+from ratkit.learners import LinearDCDSVC, PersistenceMixin, RationalSVC, load_model, save_model
 
 
 def _data(seed=0, m=30):
@@ -70,8 +75,9 @@ def test_linear_model_and_token_sequences(tmp_path):
 def test_unsavable_kernel_is_refused(tmp_path):
     X, y = _data(2)
     m = RationalSVC(lambda A, B: kernels.ngram(2).gram(A, B), random_state=0).fit(X, y)
-    with pytest.raises(ModelFormatError, match="Cannot save a model whose kernel is function"):
+    with pytest.raises(ModelFormatError, match=r"Cannot save RationalSVC: params.kernel is a function \(<function"):
         m.save(tmp_path / "m.zip")
+    assert not (tmp_path / "m.zip").exists()
 
 
 @pytest.fixture
@@ -138,10 +144,15 @@ def test_corrupted_and_foreign_files_are_refused(saved, tmp_path):
     with pytest.raises(ModelFormatError, match="manifest format is 'other-tool', expected 'ratkit-model'"):
         load_model(bad)
     _rewrite(saved, bad, manifest(lambda m: m.update(version=99)))
-    with pytest.raises(ModelFormatError, match="format version 99; this ratkit reads version 2"):
+    with pytest.raises(ModelFormatError, match="format version 99; this ratkit reads versions 2, 3. Retrain"):
         load_model(bad)
-    _rewrite(saved, bad, manifest(lambda m: m.update(estimator="os.system")))
-    with pytest.raises(ModelFormatError, match="unknown estimator 'os.system'"):
+    _rewrite(saved, bad, manifest(lambda m: m.update(plugin="os.system")))
+    with pytest.raises(
+        ModelFormatError, match="holds a model of the learner plugin 'os.system', which is not installed here"
+    ):
+        load_model(bad)
+    _rewrite(saved, bad, manifest(lambda m: m.update(kind="kernel")))
+    with pytest.raises(ModelFormatError, match="of kind 'kernel'; a model file holds a learner or recommender"):
         load_model(bad)
     _rewrite(saved, bad, lambda name, data: b"{not json" if name == "manifest.json" else data)
     with pytest.raises(ModelFormatError, match="manifest.json is not valid JSON"):
@@ -155,6 +166,7 @@ def test_corrupted_and_foreign_files_are_refused(saved, tmp_path):
     def drop_array(key):
         def edit(m):
             del m["arrays"][f"arrays/{key}.npy"]
+            del m["attributes"][key]
 
         def change(name, data):
             if name == f"arrays/{key}.npy":
@@ -166,8 +178,14 @@ def test_corrupted_and_foreign_files_are_refused(saved, tmp_path):
     _rewrite(saved, bad, drop_array("coef_"))  # manifest and archive agree, coef_ is gone from both
     with pytest.raises(ModelFormatError, match="the model lacks coef_: the file is incomplete"):
         load_model(bad)
-    _rewrite(saved, bad, manifest(lambda m: m.update(kernel={"family": "ngramm", "n": 2})))
-    with pytest.raises(ModelFormatError, match="the saved kernel or parameters do not fit RationalSVC: Unknown kernel"):
+    _rewrite(saved, bad, manifest(lambda m: m["attributes"]["kernel_"].update(kernel={"family": "ngramm", "n": 2})))
+    with pytest.raises(
+        ModelFormatError,
+        match="the saved fitted attribute 'kernel_' cannot be restored for RationalSVC: Unknown kernel",
+    ):
+        load_model(bad)
+    _rewrite(saved, bad, manifest(lambda m: m["params"].update(bogus={"json": 1})))
+    with pytest.raises(ModelFormatError, match="the saved parameters cannot be restored for RationalSVC: .*bogus"):
         load_model(bad)
 
 
@@ -227,7 +245,7 @@ def test_an_edited_manifest_is_refused(saved, tmp_path):
     def n_to_5(name, data):
         if name == "manifest.json":
             m = json.loads(data)
-            m["kernel"]["n"] = 5
+            m["attributes"]["kernel_"]["kernel"]["n"] = 5
             return json.dumps(m)
         return data
 
@@ -243,7 +261,8 @@ def test_an_edited_manifest_is_refused(saved, tmp_path):
     _rewrite(saved, bad, n_to_5)
     with pytest.raises(
         ModelFormatError,
-        match=r"the saved kernel NgramKernel\(n=5\) cannot produce the pattern '..' of the saved vocabulary",
+        match=r"the saved kernel does not produce the saved vocabulary \(NgramKernel\(n=5\) cannot produce the "
+        r"pattern '..' of the vocabulary",
     ):
         load_model(bad)
     load_model(saved)  # the original still loads
@@ -257,7 +276,7 @@ def test_a_failed_save_keeps_the_existing_model(tmp_path):
     m = RationalSVC(kernels.ngram(2), random_state=0).fit(X, y)
     m.save(path)
     before = path.read_bytes()
-    with pytest.raises(ModelFormatError, match=r"Cannot save the model to .*the model.metadata.when is a object"):
+    with pytest.raises(ModelFormatError, match=r"Cannot save RationalSVC: the model's metadata.when is a object"):
         save_model(m, path, metadata={"when": object()})
     assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["model.zip"]
     np.testing.assert_array_equal(load_model(path).decision_function(X), m.decision_function(X))
@@ -286,4 +305,140 @@ def test_numpy_scalar_parameters_are_saved_as_json_numbers(tmp_path, make):
     np.testing.assert_array_equal(again.decision_function(X), m.decision_function(X))
     with zipfile.ZipFile(path) as zf:
         params = json.loads(zf.read("manifest.json"))["params"]
-    assert type(params["C"]) is float and float(params["C"]) == float(m.C)
+    assert type(params["C"]["json"]) is float and params["C"]["json"] == float(m.C)
+
+
+# -- the former format --------------------------------------------------------------------------
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.mark.parametrize("name", ["v2-trie.zip", "v2-naive-tokens.zip", "v2-linear.zip"])
+def test_files_of_format_version_2_still_load_and_predict_the_same(name):
+    """Written by the last ratkit that wrote version 2 (tests/learners/data/README.md)."""
+    expected = json.loads((DATA / "v2-expected.json").read_text())[name]
+    X = expected["X"]
+    if name.startswith("v2-naive"):
+        X = [tuple(x) for x in X]
+    elif name == "v2-linear.zip":
+        X = np.array(X)
+    model = load_model(DATA / name)
+    assert type(model) is (LinearDCDSVC if name == "v2-linear.zip" else RationalSVC)
+    np.testing.assert_allclose(model.decision_function(X), np.array(expected["decision"]), rtol=1e-12, atol=1e-12)
+    assert [str(p) for p in model.predict(X)] == expected["predict"]
+    if name == "v2-trie.zip":
+        assert read_metadata(DATA / name) == {"positional": False, "target": None}
+        assert model.kernel_.to_spec() == {"family": "cosine", "kernel": {"family": "ngram", "n": 2}}
+        assert model.get_params()["C"] == 2.0 and model.fit_intercept
+
+
+def test_a_recommender_file_of_the_former_npz_format_is_refused_naming_it(tmp_path):
+    from ratkit.recsys import Recommender
+
+    old = tmp_path / "pop.npz"  # what Recommender.save wrote before model-file version 3
+    np.savez(
+        old,
+        __ratkit_model__=np.array("popularity"),
+        __params__=np.array("{}"),
+        __format__=np.array(1),
+        n_users_=np.array(3),
+        n_items_=np.array(4),
+        item_counts_=np.arange(4.0),
+    )
+    for load in (load_model, Recommender.load):
+        with pytest.raises(ModelFormatError, match=r"is a recommender file of the former .npz format .*Fit the model"):
+            load(old)
+
+
+# -- what a class declares -----------------------------------------------------------------------
+
+
+class CodecModel(PersistenceMixin, BaseEstimator):
+    """A learner of no algorithm that holds one fitted attribute of every kind a file can hold."""
+
+    _fitted_attributes = ("vector_", "vocabulary_")
+
+    def __init__(self, kernel=None, names=("a", "b"), scale=1.0):
+        self.kernel = kernel
+        self.names = names
+        self.scale = scale
+
+    def fit(self, X, y=None):
+        self.vector_ = np.arange(6, dtype=np.float32).reshape(2, 3) * self.scale
+        self.labels_ = np.array(["x", 1, None], dtype=object)
+        self.matrix_ = sp.csr_matrix(np.array([[0.0, 2.0], [3.0, 0.0], [0.0, 0.0]]))
+        self.vocabulary_, _ = kernels.ngram(2).fit_features(["abca", "bcc"])
+        self.sequences_ = ["ab", ("the", "cat"), ""]
+        self.tokens_ = ("u", "v")
+        self.nested_ = {"counts": np.array([1, 2]), "name": "n", "parts": [np.zeros(2), {"deep": 3}]}
+        self.kernel_ = kernels.cosine(kernels.gappy(2, 0.5))
+        self.nothing_ = None
+        self.count_ = np.int64(7)
+        self.flag_ = True
+        return self
+
+
+def test_any_registered_estimator_declaring_its_fitted_attributes_round_trips(tmp_path, monkeypatch):
+    """No code of its own for files: a plugin name and ``name_`` attributes are enough."""
+    from ratkit import load_model as top_level_load_model
+    from ratkit.plugins import registry
+
+    monkeypatch.setitem(registry._registry["learner"], "codec-model", CodecModel)
+    model = CodecModel(kernel=kernels.ngram(3), names=("p", "q"), scale=2.0).fit(None)
+    with pytest.raises(NotFittedError, match="CodecModel instance is not fitted yet .*lacks vector_, vocabulary_"):
+        CodecModel().save(tmp_path / "unfitted.zip")
+    written = model.save(tmp_path / "m.zip")
+    assert written == tmp_path / "m.zip"
+    again = top_level_load_model(written)
+    assert type(again) is CodecModel
+    assert again.names == ("p", "q") and again.scale == 2.0 and again.kernel.to_spec() == {"family": "ngram", "n": 3}
+    assert again.vector_.dtype == np.float32 and np.array_equal(again.vector_, model.vector_)
+    assert again.labels_.dtype == object and again.labels_.tolist() == ["x", 1, None]
+    assert sp.issparse(again.matrix_) and np.array_equal(again.matrix_.toarray(), model.matrix_.toarray())
+    assert again.vocabulary_.patterns() == model.vocabulary_.patterns() == [tuple(p) for p in ("ab", "bc", "ca", "cc")]
+    assert again.sequences_ == ["ab", ("the", "cat"), ""] and again.tokens_ == ("u", "v")
+    assert again.nested_["name"] == "n" and np.array_equal(again.nested_["counts"], [1, 2])
+    assert np.array_equal(again.nested_["parts"][0], np.zeros(2)) and again.nested_["parts"][1] == {"deep": 3}
+    assert again.kernel_.to_spec() == model.kernel_.to_spec()
+    assert again.nothing_ is None and again.count_ == 7 and again.flag_ is True
+    with zipfile.ZipFile(written) as zf:
+        assert json.loads(zf.read("manifest.json"))["plugin"] == "codec-model"
+    model.weird_ = object()
+    with pytest.raises(ModelFormatError, match=r"Cannot save CodecModel: weird_ is a object \(<object"):
+        model.save(tmp_path / "weird.zip")
+    del model.weird_
+    model.nested_ = {"when": {1: "one"}}
+    with pytest.raises(ModelFormatError, match=r"Cannot save CodecModel: nested_.when is a dict \(\{1: .one.\}\)"):
+        model.save(tmp_path / "weird.zip")
+    assert not (tmp_path / "weird.zip").exists()
+
+
+def test_a_model_file_lacking_a_declared_attribute_is_incomplete(tmp_path, monkeypatch):
+    from ratkit.plugins import registry
+
+    monkeypatch.setitem(registry._registry["learner"], "codec-model", CodecModel)
+    CodecModel().fit(None).save(tmp_path / "m.zip")
+
+    def drop(name, data):
+        if name == "manifest.json":
+            m = json.loads(data)
+            del m["attributes"]["vocabulary_"]
+            return json.dumps(m)
+        return data
+
+    _rewrite(tmp_path / "m.zip", tmp_path / "bad.zip", drop)
+    with pytest.raises(ModelFormatError, match="the model lacks vocabulary_: the file is incomplete"):
+        load_model(tmp_path / "bad.zip")
+
+
+def test_an_unregistered_estimator_cannot_be_saved(tmp_path):
+    class Mine(RationalSVC):
+        pass
+
+    X, y = _data(7)
+    with pytest.raises(
+        ModelFormatError, match="Cannot save Mine: it is not a registered learner or recommender plugin"
+    ):
+        Mine(kernels.ngram(2), random_state=0).fit(X, y).save(tmp_path / "m.zip")
+    with pytest.raises(NotFittedError, match="This RationalSVC instance is not fitted yet"):
+        RationalSVC().save(tmp_path / "m.zip")

@@ -229,7 +229,7 @@ def test_bad_inputs_give_clear_errors():
     with pytest.raises(
         ValueError,
         match="'representation' parameter of RationalSVC must be one of 'trie', "
-        "'automaton', 'naive'. Got 'dawg' instead",
+        "'automaton', 'rows', 'naive'. Got 'dawg' instead",
     ):
         RationalSVC(kernels.ngram(2), representation="dawg").fit(X, y)
     with pytest.raises(ValueError, match="'kernel' parameter of RationalSVC must be a ratkit kernel"):
@@ -394,3 +394,69 @@ def test_training_on_empty_strings_then_predicting_does_not_hang():
     assert out.returncode == 0, out.stderr
     # no training pattern has a symbol: every Φ′ is 0 on the vocabulary, so f(x) = 0 (no intercept)
     assert out.stdout.split() == ["[0.0,", "0.0]"] * 3
+
+
+def test_kernel_rows_can_be_asked_for_and_take_the_steps_of_the_trie():
+    X = _strings(33, 40)
+    y = _labels(X)
+    kw = dict(C=1.0, tol=1e-3, max_iter=1000, shrinking=False, random_state=6, fit_intercept=True)
+    trie = RationalSVC(kernels.ngram(2), **kw).fit(X, y)
+    rows = RationalSVC(kernels.ngram(2), representation="rows", **kw).fit(X, y)
+    assert rows.representation_ == "rows" and rows.coef_ is None and set(rows.fit_time_) == {"kernel", "solver"}
+    np.testing.assert_allclose(rows.alpha_, trie.alpha_, atol=1e-9)
+    np.testing.assert_allclose(rows.decision_function(X), trie.decision_function(X), atol=1e-8)
+
+
+def test_a_new_w_prime_representation_is_one_class_and_one_registration(monkeypatch):
+    """W′ as a dense vector over the explicit features, registered from outside the package:
+    RationalSVC uses it by name, with the solver's intercept and one-vs-rest, and takes the
+    very steps of the trie (plain Algorithm 4: no shrinking)."""
+    from ratkit.learners.dcd._epochs import epoch_python
+    from ratkit.learners.wprime import _protocol
+    from ratkit.learners.wprime._protocol import primal_inputs, register_representation
+
+    monkeypatch.setattr(_protocol, "_REGISTRY", dict(_protocol._REGISTRY))
+
+    @register_representation("dense")
+    class DenseWPrime:
+        def __init__(self, inputs, bias):
+            F = inputs.F.toarray()
+            self.F = np.hstack([np.full((F.shape[0], 1), bias), F]) if bias > 0 else F
+            self.bias, self.vocabulary = bias, inputs.vocabulary
+            self.diagonal = (self.F**2).sum(axis=1)
+            self.w = {}
+
+        @classmethod
+        def build(cls, data):
+            inputs = primal_inputs(data)
+            return None if inputs is None else cls(inputs, data.bias)
+
+        def epoch(self, c, y, qinv, C, alpha):
+            w = self.w[c] = np.zeros(self.F.shape[1])
+
+            def update(i, d, new):
+                w[:] += d * self.F[i]
+
+            return lambda act, size, hi, lo: epoch_python(
+                act, size, hi, lo, y, qinv, C, alpha, lambda i: y[i] * (self.F[i] @ w) - 1.0, update
+            )
+
+        def finish(self, c):
+            pass
+
+        def solution(self, alphas, Y):
+            W = np.stack([self.w[c] for c in range(Y.shape[0])])
+            return {"coef_": W[:, 1:] if self.bias > 0 else W, "feature_map_": self.vocabulary, "wprime_size_": {}}
+
+    X = _strings(35, 45)
+    y = np.array(["a" if x.count("ab") > x.count("ba") else "b" if x.count("a") > x.count("c") else "c" for x in X])
+    kw = dict(C=1.0, tol=1e-4, max_iter=1000, shrinking=False, random_state=8, fit_intercept=True)
+    ref = RationalSVC(kernels.ngram(2), **kw).fit(X, y)
+    m = RationalSVC(kernels.ngram(2), representation="dense", **kw).fit(X, y)
+    assert m.representation_ == "dense" and set(m.fit_time_) == {"features", "solver"}
+    assert m.alpha_.shape == (3, 45) and m.n_iter_ == ref.n_iter_
+    np.testing.assert_allclose(m.alpha_, ref.alpha_, atol=1e-9)
+    np.testing.assert_allclose(m.decision_function(X), ref.decision_function(X), atol=1e-8)
+    # its fallback is the registry's default: kernel rows for a kernel without a feature map
+    rows = RationalSVC(lambda A, B: kernels.ngram(2).gram(A, B), representation="dense", **kw).fit(X, y)
+    assert rows.representation_ == "rows"

@@ -1,24 +1,45 @@
-"""scikit-learn's estimator checks on the numeric configurations of both learners.
+"""scikit-learn's estimator checks on the numeric configurations of the learners, through the
+public LearnerContract (one test per check, plus the round trip, clone and hygiene checks).
 
-String inputs are skipped by these checks; RationalSVC on sequences is tested in
-test_rational_svc.py.
+String inputs are skipped by scikit-learn's checks; the learners on sequences run the
+contract in test_contract.py and are tested in test_rational_svc.py.
 """
 
 from __future__ import annotations
 
-import pytest
-from sklearn.utils.estimator_checks import parametrize_with_checks
+import numpy as np
 
 from ratkit.learners import LinearDCDSVC, RationalSVC
+from ratkit.testing import LearnerContract
 
 
-@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-@parametrize_with_checks(
-    [
-        LinearDCDSVC(random_state=0),
-        RationalSVC(kernel="linear", random_state=0),
-        RationalSVC(kernel="linear", representation="automaton", fit_intercept=True, random_state=0),
-    ]
-)
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
+def _numeric(seed: int = 0, n: int = 40):
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n, 4)
+    return X, np.where(X[:, 0] + 0.5 * X[:, 1] > 0, "yes", "no")
+
+
+class TestLinearDCDSVC(LearnerContract):
+    def make_estimator(self):
+        return LinearDCDSVC(random_state=0)
+
+    def make_data(self):
+        return _numeric()
+
+
+class TestRationalSVCOnVectors(LearnerContract):
+    """The numeric configuration: scikit-learn's checks run on it."""
+
+    def make_estimator(self):
+        return RationalSVC(kernel="linear", random_state=0)
+
+    def make_data(self):
+        return _numeric(1)
+
+
+class TestRationalSVCOnVectorsWithAutomaton(LearnerContract):
+    def make_estimator(self):
+        return RationalSVC(kernel="linear", representation="automaton", fit_intercept=True, random_state=0)
+
+    def make_data(self):
+        return _numeric(2)

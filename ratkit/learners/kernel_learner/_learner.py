@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 
+from ratkit._persistence import PersistenceMixin
 from ratkit.automata.kernels import CountBasedKernel, Kernel, count_based, from_spec
 from ratkit.automata.kernels.base import as_collection
 from ratkit.exceptions import TrainingDataError, UnsupportedKernelError
@@ -44,13 +45,13 @@ def as_count_based(kernel: Any, owner: str = "KernelLearner") -> CountBasedKerne
     raise UnsupportedKernelError(
         f"{owner} learns the weights of a count-based kernel (K(x, y) = Σ_k w_k² |x|_k |y|_k "
         f"over fixed patterns); got {what}. Pass count_based(patterns) or a spec "
-        "{'family': 'count_based', 'patterns': [...]}, e.g. the most frequent bigrams: "
+        "{'family': 'count-based', 'patterns': [...]}, e.g. the most frequent bigrams: "
         "count_based(most_frequent_patterns(X, n=2, p=1000)); or leave kernel=None."
     )
 
 
-@register("learner", "kernel-qp")
-class KernelLearner(BaseEstimator):
+@register("learner", "kernel-learner", aliases=("kernel-qp",))
+class KernelLearner(PersistenceMixin, BaseEstimator):
     """K = Σ_k μ_k X_k X_kᵀ, μ = argmin_{μ ∈ M} max_{α ∈ A} 2αᵀ1 − Σ_k μ_k (αᵀY X_k)².
 
     Solves the min-max problem (59) — the SVM dual (57) minimised over the kernels
@@ -99,8 +100,15 @@ class KernelLearner(BaseEstimator):
         Seconds spent building and solving the QP.
     n_iter_ : int or None
         Solver iterations.
+    upper_, lower_ : ndarray of shape (n_patterns,)
+        The multipliers β′ of αᵀu′_k ≤ t and β of −αᵀu′_k ≤ t, as the solver returned them.
     result_ : KernelQPResult
-        Everything above plus the raw multipliers (``upper``, ``lower``).
+        Everything above as one record (derived from the attributes above).
+
+    Notes
+    -----
+    ``fit`` works on a clone of ``kernel``: the object passed is never written to. A fitted
+    learner is saved by ``save(path)`` and read back by :func:`ratkit.load_model`.
 
     References
     ----------
@@ -114,6 +122,20 @@ class KernelLearner(BaseEstimator):
     >>> learner.kernel_.gram(["ab", "ba"]).shape
     (2, 2)
     """
+
+    _fitted_attributes: ClassVar[tuple[str, ...]] = (
+        "kernel_",
+        "weights_",
+        "patterns_",
+        "alpha_",
+        "t_",
+        "objective_",
+        "trace_",
+        "upper_",
+        "lower_",
+        "status_",
+        "solver_",
+    )
 
     def __init__(
         self,
@@ -134,6 +156,12 @@ class KernelLearner(BaseEstimator):
         self.ngram_length = ngram_length
         self.n_patterns = n_patterns
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.two_d_array = False
+        return tags
+
     def fit(self, X: Any, y: Any) -> KernelLearner:
         """Learn μ on training sequences X (strings or token tuples) with labels y ∈ {−1, +1}."""
         owner = type(self).__name__
@@ -150,7 +178,7 @@ class KernelLearner(BaseEstimator):
                 )
             base = count_based(found)
         else:
-            base = as_count_based(self.kernel, owner)
+            base = clone(as_count_based(self.kernel, owner))  # never write to the kernel passed in
         patterns = base.pattern_tuples()
         counts = pattern_counts(patterns, sequences)
         result = solve_kernel_qp(
@@ -179,4 +207,22 @@ class KernelLearner(BaseEstimator):
         self.solver_ = result.solver
         self.solve_time_ = result.solve_time
         self.n_iter_ = result.n_iter
-        self.result_ = result
+        self.upper_ = result.upper
+        self.lower_ = result.lower
+
+    @property
+    def result_(self) -> KernelQPResult:
+        """The solution of (63) as one record (built from the fitted attributes)."""
+        return KernelQPResult(
+            mu=self.weights_,
+            alpha=self.alpha_,
+            t=self.t_,
+            objective=self.objective_,
+            upper=self.upper_,
+            lower=self.lower_,
+            trace=self.trace_,
+            status=self.status_,
+            solver=self.solver_,
+            solve_time=self.solve_time_,
+            n_iter=self.n_iter_,
+        )

@@ -42,7 +42,8 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
-from ratkit.exceptions import SolverError, TrainingDataError
+from ratkit._validation import check_real
+from ratkit.exceptions import ParameterError, SolverError, TrainingDataError
 
 __all__ = ["KernelQPResult", "solve_kernel_qp", "check_labels", "check_status", "QP_SOLVERS"]
 
@@ -141,21 +142,18 @@ def _check_counts(counts: Any, owner: str, names: Sequence[Any] | None) -> sp.cs
 
 
 def _check_positive(value: Any, name: str, owner: str, meaning: str) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float, np.integer, np.floating))
-        or not np.isfinite(value)
-        or value <= 0
-    ):
-        raise ValueError(f"The {name!r} parameter of {owner} must be a float > 0 ({meaning}). Got {value!r} instead.")
-    return float(value)
+    """``value`` as a finite float > 0 (:func:`ratkit._validation.check_real`), the error saying what it means."""
+    try:
+        return check_real(value, name, owner, low=0.0, low_open=True)
+    except ParameterError as exc:
+        raise type(exc)(f"{exc} ({name} is {meaning}.)") from None
 
 
 def _check_solver(solver: Any, owner: str) -> str:
     name = str(solver).upper() if isinstance(solver, str) else None
     installed = [s for s in QP_SOLVERS if s in cp.installed_solvers()]
     if name not in installed:
-        raise ValueError(
+        raise ParameterError(
             f"The 'solver' parameter of {owner} must be a cvxpy QP solver that is installed, one "
             f"of {', '.join(map(repr, installed))}. Got {solver!r} instead."
         )
@@ -267,7 +265,7 @@ def solve_kernel_qp(
             f"patterns): {exc} Try another solver, e.g. solver='CLARABEL'."
         ) from None
     except TypeError as exc:
-        raise ValueError(f"The 'solver_options' parameter of {owner} was refused by {solver}: {exc}") from None
+        raise ParameterError(f"The 'solver_options' parameter of {owner} was refused by {solver}: {exc}") from None
     elapsed = time.perf_counter() - start
     check_status(problem.status, solver)
 

@@ -2,45 +2,39 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from ratkit._persistence import PersistenceMixin
 from ratkit._validation import check_int, check_real
-from ratkit.exceptions import NotFittedError, SolverError, TrainingDataError
-from ratkit.learners.dcd._active_gram import ActiveGramEpoch, cache_capacity
+from ratkit.exceptions import ModelFormatError, NotFittedError, SolverError, TrainingDataError
 from ratkit.learners.dcd._epochs import inverse_diagonal
-from ratkit.learners.wprime._indexed_rows import IndexedRows
+from ratkit.learners.wprime import WPrime
 
-__all__ = ["DualSVCBase", "check_positive", "check_max_iter"]
-
-
-def check_positive(value: Any, name: str, owner: str) -> float:
-    """A finite float > 0, or the scikit-learn-style ValueError naming the parameter."""
-    return check_real(value, name, owner, low=0.0, low_open=True)
+__all__ = ["DualSVCBase"]
 
 
-def check_max_iter(value: Any, owner: str) -> int:
-    return check_int(value, "max_iter", owner, low=1)
-
-
-class DualSVCBase(ClassifierMixin, BaseEstimator):
+class DualSVCBase(PersistenceMixin, ClassifierMixin, BaseEstimator):
     """Labels → one ±1 problem per class (one-vs-rest; one problem for two classes).
 
-    Subclasses implement ``_scores(X) -> (n, n_problems)`` and set ``classes_``.
+    Subclasses implement ``_scores(X) -> (n, n_problems)`` and set ``classes_``. ``save``
+    writes the fitted model (:func:`ratkit.save_model`); ``ratkit.load_model`` reads it.
     """
+
+    _fitted_attributes: ClassVar[tuple[str, ...]] = ("classes_", "alpha_", "intercept_", "n_iter_", "converged_")
 
     def _check_solver_params(self) -> tuple[float, float, int]:
         owner = type(self).__name__
-        C = check_positive(self.C, "C", owner)
-        tol = check_positive(self.tol, "tol", owner)
-        check_positive(self.cache_size, "cache_size", owner)
-        return C, tol, check_max_iter(self.max_iter, owner)
+        C = check_real(self.C, "C", owner, low=0.0, low_open=True)
+        tol = check_real(self.tol, "tol", owner, low=0.0, low_open=True)
+        check_real(self.cache_size, "cache_size", owner, low=0.0, low_open=True)
+        return C, tol, check_int(self.max_iter, "max_iter", owner, low=1)
 
     def _check_lengths(self, X: Any, y: Any) -> None:
         """X and y must hold as many samples as each other (checked before any conversion)."""
@@ -81,19 +75,22 @@ class DualSVCBase(ClassifierMixin, BaseEstimator):
             return np.where(codes == 1, 1.0, -1.0)[None, :]
         return np.where(codes[None, :] == np.arange(classes.shape[0])[:, None], 1.0, -1.0)
 
-    def _solve_problems(
-        self, Y: np.ndarray, make_epoch: Callable[[int, np.ndarray], Callable], tol: float, max_iter: int, rng: Any
-    ) -> list[Any]:
-        """Run the DCD driver on each binary problem (row c of Y, epoch ``make_epoch(c, Y[c])``)
-        in turn with one random stream; set ``n_iter_`` and ``converged_``."""
+    def _train(
+        self, wprime: WPrime, Y: np.ndarray, C: float, tol: float, max_iter: int, rng: Any, shift: float
+    ) -> dict[str, Any]:
+        """Algorithm 3/4 on every binary problem of Y (row c: labels ±1 of problem c) in turn,
+        with one random stream, on the W′ representation ``wprime``; set ``alpha_``,
+        ``intercept_`` = s² Σ_i α_i y_i (the weight of ε times s, ``shift`` = s²), ``n_iter_``
+        and ``converged_``; return the representation's fitted attributes."""
         from ratkit.learners.dcd._solver import solve
 
+        qinv = self._inverse_diagonal(wprime.diagonal)
+        alphas = np.zeros(Y.shape)
         results = []
         for c, yb in enumerate(Y):
-            epoch = make_epoch(c, yb)
             results.append(
                 solve(
-                    epoch,
+                    wprime.epoch(c, yb, qinv, C, alphas[c]),
                     Y.shape[1],
                     tol=tol,
                     max_iter=max_iter,
@@ -104,34 +101,12 @@ class DualSVCBase(ClassifierMixin, BaseEstimator):
                     owner=self._problem_name(),
                 )
             )
-            if hasattr(epoch, "finish"):
-                epoch.finish()
+            wprime.finish(c)
         self.n_iter_ = int(max(r.n_iter for r in results))
         self.converged_ = bool(all(r.converged for r in results))
-        return results
-
-    def _fit_indexed(
-        self, rows: IndexedRows, Y: np.ndarray, C: float, tol: float, max_iter: int, rng: Any, scale: float
-    ) -> None:
-        """Algorithm 3 (Algorithm 4 on an indexed W′) on every binary problem of Y, on rows laid
-        out by :class:`IndexedRows` (with the intercept's feature ``scale`` when
-        ``fit_intercept``), switching to cached inner products of the active rows within
-        ``cache_size`` MB when that pays (:mod:`ratkit.learners.dcd._active_gram`); sets
-        ``alpha_``, ``coef_`` and ``intercept_``."""
-        qinv = self._inverse_diagonal(rows.sq_norms)
-        alphas, W = np.zeros(Y.shape), np.zeros((Y.shape[0], rows.n_slots))
-        capacity = cache_capacity(self.cache_size, Y.shape[1])
-
-        def make_epoch(c: int, yb: np.ndarray) -> Callable:
-            return ActiveGramEpoch(rows, yb, qinv, C, alphas[c], W[c], capacity)
-
-        self._solve_problems(Y, make_epoch, tol, max_iter, rng)
         self.alpha_ = alphas
-        coef = np.zeros((Y.shape[0], rows.col_slot.shape[0]))
-        for c in range(Y.shape[0]):
-            coef[c] = rows.column_weights(W[c], alphas[c], Y[c])
-        self.coef_ = coef
-        self.intercept_ = W[:, 0] * scale if self.fit_intercept else np.zeros(Y.shape[0])
+        self.intercept_ = shift * (alphas * Y).sum(axis=1)
+        return wprime.solution(alphas, Y)
 
     @contextmanager
     def _fitting(self) -> Iterator[None]:
@@ -187,11 +162,26 @@ class DualSVCBase(ClassifierMixin, BaseEstimator):
             return self.classes_[(scores > 0).astype(int)]
         return self.classes_[np.argmax(scores, axis=1)]
 
-    def save(self, path: Any) -> None:
-        """Write the fitted model to ``path`` (a zip archive of JSON and arrays; no pickle).
+    # -- model files ----------------------------------------------------------------------
+    def _check_restored(self) -> None:
+        """The arrays read from a model file agree: one row of α and one intercept per binary
+        problem, W′ as wide as the vocabulary, one dual coefficient per support vector."""
+        n_problems = self.alpha_.shape[0] if np.ndim(self.alpha_) == 2 else -1
+        explicit = getattr(self, "coef_", None) is not None
+        checks = [(np.shape(self.intercept_) == (n_problems,), "intercept_", (n_problems,))]
+        if explicit:
+            checks.append(
+                (np.shape(self.coef_) == (n_problems, self._n_columns()), "coef_", (n_problems, self._n_columns()))
+            )
+        elif getattr(self, "dual_coef_", None) is not None:
+            shape = (n_problems, len(self.support_vectors_))
+            checks.append((np.shape(self.dual_coef_) == shape, "dual_coef_", shape))
+        for ok, key, shape in checks:
+            if not ok:
+                raise ModelFormatError(
+                    f"{key} has shape {np.shape(getattr(self, key))}, expected {shape}: the file is corrupted."
+                )
 
-        See :func:`ratkit.learners.save_model`.
-        """
-        from ratkit._persistence import save_model
-
-        save_model(self, path)
+    def _n_columns(self) -> int:
+        """The number of features W′ is defined on (the width of ``coef_``)."""
+        return int(self.n_features_in_)

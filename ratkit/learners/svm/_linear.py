@@ -9,31 +9,20 @@ C.-J. Hsieh et al., "A dual coordinate descent method for large-scale linear SVM
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
-from ratkit.learners.svm._base import DualSVCBase, check_positive
-from ratkit.learners.wprime._indexed_rows import IndexedRows
+from ratkit._validation import check_real
+from ratkit.learners.svm._base import DualSVCBase
+from ratkit.learners.wprime import TrainingSet, TrieWPrime
 from ratkit.plugins import register
 
-__all__ = ["LinearDCDSVC", "csr_arrays"]
+__all__ = ["LinearDCDSVC"]
 
 log = logging.getLogger(__name__)
-
-
-def csr_arrays(X: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(indptr, indices, data) as int64, int64, float64 arrays — the layout the epochs take."""
-    X = sp.csr_matrix(X)
-    X.sum_duplicates()
-    return (
-        np.ascontiguousarray(X.indptr, dtype=np.int64),
-        np.ascontiguousarray(X.indices, dtype=np.int64),
-        np.ascontiguousarray(X.data, dtype=np.float64),
-    )
 
 
 @register("learner", "linear-dcd")
@@ -112,6 +101,8 @@ class LinearDCDSVC(DualSVCBase):
     array([0, 1])
     """
 
+    _fitted_attributes: ClassVar[tuple[str, ...]] = (*DualSVCBase._fitted_attributes, "coef_", "n_features_in_")
+
     def __init__(
         self,
         C: float = 1.0,
@@ -150,15 +141,15 @@ class LinearDCDSVC(DualSVCBase):
 
     def _fit(self, X: Any, y: Any) -> LinearDCDSVC:
         C, tol, max_iter = self._check_solver_params()
-        scale = check_positive(self.intercept_scaling, "intercept_scaling", "LinearDCDSVC")
+        scale = check_real(self.intercept_scaling, "intercept_scaling", "LinearDCDSVC", low=0.0, low_open=True)
         self._check_lengths(X, y)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
-        n, p = X.shape
-        Y = self._encode_targets(y, n)
-        Xs = sp.csr_matrix(X)
-        indptr, indices, data = csr_arrays(Xs)
-        rows = IndexedRows.from_csr(indptr, indices, data, p, scale if self.fit_intercept else 0.0)
-        self._fit_indexed(rows, Y, C, tol, max_iter, check_random_state(self.random_state), scale)
+        Y = self._encode_targets(y, X.shape[0])
+        bias = scale if self.fit_intercept else 0.0
+        data = TrainingSet("linear", X, bias, cache_size=self.cache_size)
+        wprime = TrieWPrime.build(data)  # the indexed rows of X (a "linear" kernel always has its features)
+        fitted = self._train(wprime, Y, C, tol, max_iter, check_random_state(self.random_state), data.shift)
+        self.coef_ = fitted["coef_"]
         return self
 
     def _scores(self, X: Any) -> np.ndarray:

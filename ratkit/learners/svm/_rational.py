@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import scipy.sparse as sp
@@ -20,39 +19,25 @@ from sklearn.base import clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
-from ratkit.automata.kernels import FeatureMap, Kernel
-from ratkit.automata.kernels._features import inverse_norms, row_sq_norms
+from ratkit._validation import check_real
+from ratkit.automata.kernels import Kernel, VocabularyError
 from ratkit.automata.kernels.base import as_collection
-from ratkit.exceptions import NotPDSKernelError, TrainingDataError
-from ratkit.learners.dcd._epochs import epoch_automaton
+from ratkit.exceptions import ModelFormatError, NotPDSKernelError, ParameterError, ParameterTypeError, TrainingDataError
 from ratkit.learners.svm import _kernel_view as view
-from ratkit.learners.svm._base import DualSVCBase, check_positive
-from ratkit.learners.svm._linear import csr_arrays
-from ratkit.learners.wprime._automaton import PatternAutomaton, wprime_sizes
-from ratkit.learners.wprime._indexed_rows import IndexedRows
-from ratkit.learners.wprime._kernel_rows import KernelRows, epoch_rows
-from ratkit.learners.wprime._naive import NaiveUnion, dot_native, naive_epoch
-from ratkit.learners.wprime._patterns import code_labels, sorted_lcp
-from ratkit.learners.wprime._trie import PatternTrie
+from ratkit.learners.svm._base import DualSVCBase
+from ratkit.learners.wprime import TrainingSet, WPrime, get_representation, wprime_sizes
 from ratkit.plugins import register
 
 __all__ = ["RationalSVC", "Representation"]
 
 log = logging.getLogger(__name__)
 
-Representation = Literal["trie", "automaton", "naive"]
-_REPRESENTATIONS = ("trie", "automaton", "naive")
+#: How many vocabulary patterns of non-zero weight a model file's kernel is checked against.
+_VOCABULARY_SAMPLE = 32
 
-
-@dataclass
-class _Run:
-    """The solver settings of one fit and when it started."""
-
-    C: float
-    tol: float
-    max_iter: int
-    rng: np.random.RandomState
-    t0: float
+#: The built-in representations; any name registered with
+#: :func:`ratkit.learners.wprime.register_representation` is accepted too.
+Representation = Literal["trie", "automaton", "naive", "rows"]
 
 
 @register("learner", "rational-svc")
@@ -83,9 +68,12 @@ class RationalSVC(DualSVCBase):
         numbered paths, each gradient an intersection Φ′_i ⋄ W′
         (:mod:`ratkit.learners.wprime._automaton`); ``"naive"`` — the ε-union of the feature
         automata with one weight each, gradients by OpenFst intersection
-        (:mod:`ratkit.learners.wprime._naive`). Kernels without a finite feature map (for
-        ``"trie"``/``"automaton"``) or without a factor T (for ``"naive"``) fall back to
-        kernel rows with a cache; ``representation_`` says what was used.
+        (:mod:`ratkit.learners.wprime._naive`); ``"rows"`` — no W′, the gradient kept up to
+        date from cached kernel rows (:mod:`ratkit.learners.wprime._kernel_rows`). Kernels
+        without a finite feature map (for ``"trie"``/``"automaton"``) or without a factor T
+        (for ``"naive"``) fall back to ``"rows"``; ``representation_`` says what was used.
+        Any representation registered with
+        :func:`~ratkit.learners.wprime.register_representation` is accepted.
     fit_intercept
         Learn a bias by augmentation: K ← K + s², i.e. the empty pattern ε with feature
         value s in every Φ′_i (the root of the trie, the final weight of the automaton's
@@ -164,6 +152,18 @@ class RationalSVC(DualSVCBase):
     [1, 0]
     """
 
+    _fitted_attributes: ClassVar[tuple[str, ...]] = (
+        *DualSVCBase._fitted_attributes,
+        "kernel_",
+        "shift_",
+        "representation_",
+        "feature_map_",
+        "coef_",
+        "support_",
+        "support_vectors_",
+        "dual_coef_",
+    )
+
     def __init__(
         self,
         kernel: Any = None,
@@ -219,7 +219,7 @@ class RationalSVC(DualSVCBase):
             return clone(k)
         if callable(k):
             return k
-        raise ValueError(
+        raise ParameterTypeError(
             "The 'kernel' parameter of RationalSVC must be a ratkit kernel, a kernel spec (dict, "
             f"JSON string or file), 'linear' or a callable K(X, Y). Got {k!r} instead."
         )
@@ -243,12 +243,8 @@ class RationalSVC(DualSVCBase):
 
     def _fit(self, X: Any, y: Any) -> RationalSVC:
         C, tol, max_iter = self._check_solver_params()
-        if self.representation not in _REPRESENTATIONS:
-            raise ValueError(
-                "The 'representation' parameter of RationalSVC must be one of 'trie', 'automaton', "
-                f"'naive'. Got {self.representation!r} instead."
-            )
-        scale = check_positive(self.intercept_scaling, "intercept_scaling", "RationalSVC")
+        first = get_representation(self.representation)
+        scale = check_real(self.intercept_scaling, "intercept_scaling", "RationalSVC", low=0.0, low_open=True)
         kernel = self._resolve_kernel()
         if view.is_pds(kernel) is False:
             raise NotPDSKernelError(
@@ -257,159 +253,31 @@ class RationalSVC(DualSVCBase):
                 "flagged non-PDS (is_pds is False), so the dual is not convex. Use a PDS kernel, "
                 "e.g. a T∘T⁻¹ family, or exp_kernel(k, t) of a negative definite k."
             )
-        if self.representation == "naive" and kernel == "linear":
-            raise ValueError(
-                "representation='naive' builds W′ from OpenFst feature automata, which a numeric "
-                "'linear' kernel does not have; use representation='trie' or 'automaton'."
-            )
         X = self._inputs(X, kernel, reset=True)
         n = X.shape[0] if kernel == "linear" else len(X)
         Y = self._encode_targets(y, n)
         self.kernel_ = kernel
-        self.shift_ = scale**2 if self.fit_intercept else 0.0
-        self.feature_map_ = self.coef_ = None
-        self.support_ = self.support_vectors_ = self.dual_coef_ = None
-        run = _Run(C, tol, max_iter, check_random_state(self.random_state), time.perf_counter())
-        if self.representation in ("trie", "automaton"):
-            if kernel == "linear":
-                feats = None, sp.csr_matrix(X)
-            else:
-                feats = view.explicit_features(kernel, X, self.n_jobs, self.show_progress)
-            if feats is not None:
-                return self._fit_primal(*feats, Y, run, scale)
-            log.info("%s has no finite feature map: training on kernel rows", type(kernel).__name__)
-        elif self.representation == "naive":
-            automata = view.feature_automata(kernel, X)
-            if automata is not None:
-                return self._fit_naive(X, *automata, Y, run)
-            log.info("%s is not of the form T∘T⁻¹: training on kernel rows", type(kernel).__name__)
-        return self._fit_rows(X, kernel, Y, run)
-
-    def _fit_primal(
-        self,
-        fmap: FeatureMap | None,
-        F: sp.csr_matrix,
-        Y: np.ndarray,
-        run: _Run,
-        scale: float,
-    ) -> RationalSVC:
-        n, p = F.shape
-        if fmap is None:  # "linear": feature j is the one-symbol pattern j + 1
-            codes, base = np.arange(1, p + 1, dtype=np.int64), p + 1
-        else:
-            codes, base = np.asarray(fmap.codes, dtype=np.int64), len(fmap.symbols) + 1
-        if self.fit_intercept and codes.size and codes[0] == 0:
-            raise ValueError(
-                "fit_intercept=True adds the empty pattern ε to every Φ′_i, but this kernel's "
-                "features already contain ε; use fit_intercept=False."
-            )
-        bias = scale if self.fit_intercept else 0.0  # the weight of ε in every Φ′_i
-        indptr, cols, data = csr_arrays(F)
-        patterns = np.concatenate([[0], codes]) if self.fit_intercept else codes
-        if self.representation == "trie":
-            states = PatternTrie.count_states(patterns, base)
-            self.wprime_size_ = {"trie_states": states, "trie_arcs": states - 1}
-            rows = IndexedRows.from_csr(indptr, cols, data, p, bias)
-            t1 = time.perf_counter()
-            self._fit_indexed(rows, Y, run.C, run.tol, run.max_iter, run.rng, scale)
-        else:
-            qinv = self._inverse_diagonal(row_sq_norms(F) + bias**2)
-            if self.fit_intercept:
-                F = sp.hstack([sp.csr_matrix(np.full((n, 1), scale)), F], format="csr")
-                indptr, cols, data = csr_arrays(F)
-            trie = PatternTrie.from_codes(patterns, base)
-            self.wprime_size_ = {"trie_states": trie.n_states, "trie_arcs": trie.n_arcs}
-            aut = PatternAutomaton.from_trie(trie)
-            self.wprime_size_.update(automaton_states=aut.n_states, automaton_arcs=aut.n_arcs)
-            vlab, vlen = code_labels(patterns, base)  # the pattern of every column of F
-            lcp = sorted_lcp(indptr, cols, vlab)
-            position = aut.slots(vlab, vlen)
-            alphas, weights = np.zeros(Y.shape), np.zeros((Y.shape[0], aut.n_paths))
-            width = vlab.shape[1] + 1
-            st_state, st_slot = np.zeros(width, np.int64), np.zeros(width, np.int64)
-            slots = np.zeros(max(int(np.diff(indptr).max(initial=0)), 1), np.int64)
-
-            phi = (indptr, cols, data, lcp, vlab, vlen)
-            scratch = (st_state, st_slot, slots)
-
-            def make_epoch(c, yb):
-                return lambda act, size, hi, lo: epoch_automaton(
-                    act, size, hi, lo, phi, aut.arrays, scratch, yb, qinv, run.C, alphas[c], weights[c]
-                )
-
-            t1 = time.perf_counter()
-            self._solve_problems(Y, make_epoch, run.tol, run.max_iter, run.rng)
-            W = weights[:, position]
-            self.alpha_ = alphas
-            self.intercept_ = W[:, 0] * scale if self.fit_intercept else np.zeros(Y.shape[0])
-            self.coef_ = W[:, 1:] if self.fit_intercept else W
-        self.feature_map_ = fmap
-        self.representation_ = self.representation
-        self.fit_time_ = {"features": t1 - run.t0, "solver": time.perf_counter() - t1}
-        return self
-
-    def _fit_naive(
-        self,
-        X: list,
-        phis: list,
-        cosine: bool,
-        Y: np.ndarray,
-        run: _Run,
-    ) -> RationalSVC:
-        # K(x_i, x_i) = D(Φ′_i ⋄ Φ′_i)
-        raw = view.check_finite([dot_native(f, f) for f in phis], self.kernel_, "kernel values K(x, x)")
-        c = inverse_norms(raw) if cosine else np.ones(len(phis))
-        shift = self.shift_
-        qinv = self._inverse_diagonal(raw * c * c + shift)
+        bias = scale if self.fit_intercept else 0.0
+        data = TrainingSet(kernel, X, bias, self.n_jobs, self.show_progress, self.cache_size)
+        self.shift_ = data.shift
+        t0 = time.perf_counter()
+        cls: type[WPrime] = first
+        wprime = cls.build(data)
+        while wprime is None:  # the kernel lacks what this representation needs: its fallback
+            log.info("%s: no W′ as a %s; training on %s", view.describe(kernel), cls.name, cls.fallback)
+            cls = get_representation(cls.fallback)
+            wprime = cls.build(data)
         t1 = time.perf_counter()
-        alphas = np.zeros(Y.shape)
-        sizes = []
-
-        def make_epoch(k: int, yb: np.ndarray):
-            union = NaiveUnion(phis, yb)
-            sizes.append(union.n_states)
-            return naive_epoch(union, phis, yb, c, shift, qinv, run.C, alphas[k])
-
-        self._solve_problems(Y, make_epoch, run.tol, run.max_iter, run.rng)
-        self.wprime_size_ = {"naive_states": int(max(sizes))}
-        self._set_dual(X, alphas, Y)
-        self.representation_ = "naive"
-        self.fit_time_ = {"automata": t1 - run.t0, "solver": time.perf_counter() - t1}
+        fitted = self._train(wprime, Y, C, tol, max_iter, check_random_state(self.random_state), data.shift)
+        self.feature_map_ = fitted.get("feature_map_")
+        self.coef_ = fitted.get("coef_")
+        self.support_ = fitted.get("support_")
+        self.support_vectors_ = fitted.get("support_vectors_")
+        self.dual_coef_ = fitted.get("dual_coef_")
+        self.wprime_size_ = fitted["wprime_size_"]
+        self.representation_ = cls.name
+        self.fit_time_ = {cls.stage: t1 - t0, "solver": time.perf_counter() - t1}
         return self
-
-    def _fit_rows(
-        self,
-        X: Any,
-        kernel: Any,
-        Y: np.ndarray,
-        run: _Run,
-    ) -> RationalSVC:
-        rows_fn, full_fn, diag_fn = view.gram_function(kernel, X, self.n_jobs, self.show_progress)
-        n = Y.shape[1]
-        rows = KernelRows(rows_fn, full_fn, diag_fn, n, self.cache_size, self.shift_)
-        qinv = self._inverse_diagonal(rows.diag)
-        t1 = time.perf_counter()
-        alphas = np.zeros(Y.shape)
-
-        def make_epoch(k: int, yb: np.ndarray):
-            grad = -np.ones(n)
-            return lambda act, size, hi, lo: epoch_rows(act, size, hi, lo, rows, yb, qinv, run.C, alphas[k], grad)
-
-        self._solve_problems(Y, make_epoch, run.tol, run.max_iter, run.rng)
-        self.wprime_size_ = {}
-        self._set_dual(X, alphas, Y)
-        self.representation_ = "rows"
-        self.fit_time_ = {"kernel": t1 - run.t0, "solver": time.perf_counter() - t1}
-        return self
-
-    def _set_dual(self, X: Any, alphas: np.ndarray, Y: np.ndarray) -> None:
-        self.alpha_ = alphas
-        beta = alphas * Y
-        support = np.flatnonzero((alphas > 0).any(axis=0))
-        self.support_ = support
-        self.support_vectors_ = X[support] if self.kernel_ == "linear" else [X[i] for i in support]
-        self.dual_coef_ = beta[:, support]
-        self.intercept_ = self.shift_ * beta.sum(axis=1)
 
     def _problem_name(self) -> str:
         return f"RationalSVC on {view.describe(self.kernel_)}"
@@ -444,7 +312,7 @@ class RationalSVC(DualSVCBase):
         """
         self._check_fitted()
         if self.coef_ is None:
-            raise ValueError(
+            raise ParameterError(
                 f"wprime_sizes needs W′ on explicit patterns; this model was trained with "
                 f"representation {self.representation_!r}. Use representation='trie' or "
                 "'automaton'."
@@ -453,5 +321,41 @@ class RationalSVC(DualSVCBase):
         if fmap is None:
             codes, base = np.arange(1, self.coef_.shape[1] + 1), self.coef_.shape[1] + 1
         else:
-            codes, base = fmap.codes, len(fmap.symbols) + 1
+            codes, base = fmap.pattern_codes()
         return wprime_sizes(np.asarray(codes, dtype=np.int64), base, self.coef_[problem])
+
+    # -- model files ---------------------------------------------------------------------
+    def _n_columns(self) -> int:
+        fmap = self.feature_map_
+        return fmap.n_features if fmap is not None else int(getattr(self, "n_features_in_", self.coef_.shape[-1]))
+
+    def _check_restored(self) -> None:
+        """The model's form is complete (W′ on a vocabulary, or a kernel expansion), its arrays
+        agree, and the saved kernel produces the saved vocabulary: patterns of non-zero weight,
+        a spread sample of them (:meth:`~ratkit.automata.kernels.Kernel.check_vocabulary`).
+
+        A manifest whose kernel was changed (say n = 2 → 5 of an n-gram kernel) with the
+        arrays left alone would otherwise load and score every sequence 0.
+        """
+        if self.coef_ is not None:
+            need = [] if self.kernel_ == "linear" else ["feature_map_"]
+        else:
+            need = ["dual_coef_", "support_", "support_vectors_"]
+        missing = [k for k in need if getattr(self, k) is None]
+        if missing:
+            raise ModelFormatError(f"the model lacks {', '.join(missing)}: the file is incomplete.")
+        super()._check_restored()
+        fmap, kernel = self.feature_map_, self.kernel_
+        if fmap is None or self.coef_ is None or not isinstance(kernel, Kernel):
+            return
+        used = np.flatnonzero(np.any(np.asarray(self.coef_) != 0, axis=0))
+        if not used.size:
+            return
+        pick = used[np.unique(np.linspace(0, used.size - 1, min(_VOCABULARY_SAMPLE, used.size)).astype(np.int64))]
+        try:
+            kernel.check_vocabulary(fmap, pick)
+        except VocabularyError as exc:
+            raise ModelFormatError(
+                f"the saved kernel does not produce the saved vocabulary ({exc}): the manifest does not "
+                "belong to these arrays (was it edited?). Retrain and save the model again."
+            ) from None

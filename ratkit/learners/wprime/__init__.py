@@ -1,12 +1,36 @@
 """Representations of W′ = Σ α_i y_i Φ′_i for dual coordinate descent (survey Table II).
 
-A weighted trie over the patterns (indexed rows), the minimal deterministic automaton of
-the patterns, the naive ε-union of the feature automata, and kernel rows with a cache
-(the fallback for kernels without a finite feature map).
+Each follows :class:`WPrime` and is registered by name: ``"trie"`` (a weighted trie over
+the patterns, as indexed rows), ``"automaton"`` (the minimal deterministic automaton of the
+patterns), ``"naive"`` (the ε-union of the feature automata) and ``"rows"`` (kernel rows with
+a cache, which every kernel has: the fallback of the other three).
 """
 
-from ratkit.learners.wprime._automaton import PatternAutomaton, minimal_weighted_size, wprime_sizes
-from ratkit.learners.wprime._naive import NaiveUnion
-from ratkit.learners.wprime._trie import PatternTrie
+from ratkit.learners.wprime._automaton import AutomatonWPrime, PatternAutomaton, minimal_weighted_size, wprime_sizes
+from ratkit.learners.wprime._kernel_rows import KernelRowsWPrime
+from ratkit.learners.wprime._naive import NaiveUnion, NaiveWPrime
+from ratkit.learners.wprime._protocol import (
+    TrainingSet,
+    WPrime,
+    get_representation,
+    register_representation,
+    representation_names,
+)
+from ratkit.learners.wprime._trie import PatternTrie, TrieWPrime
 
-__all__ = ["PatternTrie", "PatternAutomaton", "NaiveUnion", "minimal_weighted_size", "wprime_sizes"]
+__all__ = [
+    "WPrime",
+    "TrainingSet",
+    "register_representation",
+    "get_representation",
+    "representation_names",
+    "TrieWPrime",
+    "AutomatonWPrime",
+    "NaiveWPrime",
+    "KernelRowsWPrime",
+    "PatternTrie",
+    "PatternAutomaton",
+    "NaiveUnion",
+    "minimal_weighted_size",
+    "wprime_sizes",
+]

@@ -28,15 +28,20 @@ vocabularies", Software—Practice and Experience 23 (1993).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from ratkit._jit import njit
-from ratkit.learners.dcd._epochs import intersect_slots
-from ratkit.learners.wprime._patterns import sorted_lcp
+from ratkit.automata.kernels._features import row_sq_norms
+from ratkit.learners.dcd._epochs import epoch_automaton, intersect_slots
+from ratkit.learners.wprime._indexed_rows import csr_arrays
+from ratkit.learners.wprime._patterns import code_labels, sorted_lcp
+from ratkit.learners.wprime._protocol import Epoch, TrainingSet, primal_inputs, register_representation
 from ratkit.learners.wprime._trie import PatternTrie
 
-__all__ = ["PatternAutomaton", "merge_equivalent", "minimal_weighted_size", "wprime_sizes"]
+__all__ = ["PatternAutomaton", "AutomatonWPrime", "merge_equivalent", "minimal_weighted_size", "wprime_sizes"]
 
 
 _TABLE_LIMIT = 2**24
@@ -237,3 +242,62 @@ class PatternAutomaton:
         slots = np.empty(m, dtype=np.int64)
         slots[order] = out
         return slots
+
+
+@register_representation("automaton")
+class AutomatonWPrime:
+    """The ``"automaton"`` representation: W′ as signed weights on the numbered paths of the
+    minimal automaton of the training patterns; each gradient intersects Φ′_i (the trie of
+    its patterns, with their common prefixes) with it (:func:`~ratkit.learners.dcd._epochs.epoch_automaton`).
+    """
+
+    name: str
+    fallback: str | None
+    stage: str
+
+    def __init__(self, F: sp.csr_matrix, patterns: np.ndarray, base: int, vocabulary: Any, bias: float) -> None:
+        n = F.shape[0]
+        self.vocabulary, self.bias = vocabulary, bias
+        self.diagonal = row_sq_norms(F) + bias**2
+        if bias > 0:  # ε, of value s, is column 0 of every augmented row
+            F = sp.hstack([sp.csr_matrix(np.full((n, 1), bias)), F], format="csr")
+        indptr, cols, data = csr_arrays(F)
+        trie = PatternTrie.from_codes(patterns, base)
+        self.automaton = aut = PatternAutomaton.from_trie(trie)
+        self.wprime_size = {
+            "trie_states": trie.n_states,
+            "trie_arcs": trie.n_arcs,
+            "automaton_states": aut.n_states,
+            "automaton_arcs": aut.n_arcs,
+        }
+        vlab, vlen = code_labels(patterns, base)  # the pattern of every column of F
+        self.position = aut.slots(vlab, vlen)
+        self.phi = (indptr, cols, data, sorted_lcp(indptr, cols, vlab), vlab, vlen)
+        width = vlab.shape[1] + 1
+        slots = np.zeros(max(int(np.diff(indptr).max(initial=0)), 1), np.int64)
+        self.scratch = (np.zeros(width, np.int64), np.zeros(width, np.int64), slots)
+        self._w: dict[int, np.ndarray] = {}
+
+    @classmethod
+    def build(cls, data: TrainingSet) -> AutomatonWPrime | None:
+        inputs = primal_inputs(data)
+        if inputs is None:
+            return None
+        return cls(inputs.F, inputs.patterns, inputs.base, inputs.vocabulary, data.bias)
+
+    def epoch(self, c: int, y: np.ndarray, qinv: np.ndarray, C: float, alpha: np.ndarray) -> Epoch:
+        w = self._w[c] = np.zeros(self.automaton.n_paths)
+        phi, dfa, scratch = self.phi, self.automaton.arrays, self.scratch
+
+        def run(active: np.ndarray, size: int, max_old: float, min_old: float) -> tuple[float, float, int]:
+            return epoch_automaton(active, size, max_old, min_old, phi, dfa, scratch, y, qinv, C, alpha, w)
+
+        return run
+
+    def finish(self, c: int) -> None:
+        """Nothing to do: every step wrote W′."""
+
+    def solution(self, alphas: np.ndarray, Y: np.ndarray) -> dict[str, Any]:
+        W = np.stack([self._w[c][self.position] for c in range(Y.shape[0])])
+        coef = W[:, 1:] if self.bias > 0 else W
+        return {"coef_": coef, "feature_map_": self.vocabulary, "wprime_size_": dict(self.wprime_size)}

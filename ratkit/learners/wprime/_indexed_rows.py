@@ -27,10 +27,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from ratkit._jit import njit
 
-__all__ = ["IndexedRows"]
+__all__ = ["IndexedRows", "csr_arrays"]
+
+
+def csr_arrays(X: sp.spmatrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(indptr, indices, data) of X in canonical CSR form as int64, int64, float64 arrays —
+    the layout the epochs take (a non-canonical input is canonicalised on a copy, never in place)."""
+    X = sp.csr_matrix(X)
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return (
+        np.ascontiguousarray(X.indptr, dtype=np.int64),
+        np.ascontiguousarray(X.indices, dtype=np.int64),
+        np.ascontiguousarray(X.data, dtype=np.float64),
+    )
 
 
 @njit

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from ratkit.learners.dcd._epochs import epoch_gram, epoch_python
+from ratkit.learners.svm import _kernel_view as view
+from ratkit.learners.wprime._protocol import Epoch, TrainingSet, dual_solution, register_representation
 
-__all__ = ["KernelRows", "epoch_rows"]
+__all__ = ["KernelRows", "KernelRowsWPrime", "epoch_rows"]
 
 
 class KernelRows:
@@ -59,7 +62,6 @@ class KernelRows:
             self.diag = np.asarray(diag(), dtype=np.float64) + shift
         self.capacity = max(budget_rows, 1)
         self._cache: OrderedDict[int, np.ndarray] = OrderedDict()
-        self.rows_computed = 0
 
     def row(self, i: int) -> np.ndarray:
         if self.full is not None:
@@ -69,7 +71,6 @@ class KernelRows:
             self._cache.move_to_end(i)
             return hit
         r = np.asarray(self._gram([i]), dtype=np.float64)[0] + self.shift
-        self.rows_computed += 1
         self._cache[i] = r
         if len(self._cache) > self.capacity:
             self._cache.popitem(last=False)
@@ -96,3 +97,37 @@ def epoch_rows(
         grad[:] += d * y * rows.row(i)
 
     return epoch_python(active, size, max_old, min_old, y, qinv, C, alpha, grad.__getitem__, update)
+
+
+@register_representation("rows", fallback=None, stage="kernel")
+class KernelRowsWPrime:
+    """The ``"rows"`` representation, which every kernel has: no W′ at all, the gradient
+    ∇f = Qα − e kept up to date from rows of the kernel matrix (:class:`KernelRows`); the
+    model is the kernel expansion Σ_j α_j y_j K(x_j, ·)."""
+
+    name: str
+    fallback: str | None
+    stage: str
+
+    def __init__(self, data: TrainingSet, rows: KernelRows) -> None:
+        self.data, self.rows = data, rows
+        self.diagonal = rows.diag
+
+    @classmethod
+    def build(cls, data: TrainingSet) -> KernelRowsWPrime:
+        rows_fn, full_fn, diag_fn = view.gram_function(data.kernel, data.X, data.n_jobs, data.show_progress)
+        return cls(data, KernelRows(rows_fn, full_fn, diag_fn, data.n_samples, data.cache_size, data.shift))
+
+    def epoch(self, c: int, y: np.ndarray, qinv: np.ndarray, C: float, alpha: np.ndarray) -> Epoch:
+        rows, grad = self.rows, -np.ones(y.shape[0])
+
+        def run(active: np.ndarray, size: int, max_old: float, min_old: float) -> tuple[float, float, int]:
+            return epoch_rows(active, size, max_old, min_old, rows, y, qinv, C, alpha, grad)
+
+        return run
+
+    def finish(self, c: int) -> None:
+        """Nothing to do: the gradient goes with the epoch."""
+
+    def solution(self, alphas: np.ndarray, Y: np.ndarray) -> dict[str, Any]:
+        return {**dual_solution(self.data, alphas, Y), "wprime_size_": {}}

@@ -18,6 +18,7 @@ A. Ghose, *Rational kernels: a survey*, §V-B eq. (48)–(54), Table II (naive r
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pynini
@@ -26,11 +27,15 @@ from ratkit._jit import njit
 from ratkit.automata._fstbytes import FstArrays, arrays_to_fst, fst_to_arrays
 from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.distance import total_native
+from ratkit.automata.kernels._features import inverse_norms
 from ratkit.automata.semirings import PROBABILITY
 from ratkit.automata.transducer import Transducer
+from ratkit.exceptions import ParameterError
 from ratkit.learners.dcd._epochs import epoch_python
+from ratkit.learners.svm import _kernel_view as view
+from ratkit.learners.wprime._protocol import Epoch, TrainingSet, dual_solution, register_representation
 
-__all__ = ["NaiveUnion", "dot_native", "naive_epoch"]
+__all__ = ["NaiveUnion", "NaiveWPrime", "dot_native", "naive_epoch"]
 
 _EMPTY = Alphabet(())
 
@@ -163,3 +168,43 @@ def naive_epoch(
         return epoch_python(active, size, max_old, min_old, y, qinv, C, alpha, gradient, update)
 
     return epoch
+
+
+@register_representation("naive", stage="automata")
+class NaiveWPrime:
+    """The ``"naive"`` representation: W′ as the ε-union of the feature automata Φ′_j, split
+    by class into W′₊ and W′₋ (:class:`NaiveUnion`), gradients by OpenFst intersection; the
+    model is the kernel expansion Σ_j α_j y_j K(x_j, ·)."""
+
+    name: str
+    fallback: str | None
+    stage: str
+
+    def __init__(self, data: TrainingSet, phis: list[pynini.Fst], cosine: bool) -> None:
+        self.data, self.phis = data, phis
+        # K(x_i, x_i) = D(Φ′_i ⋄ Φ′_i); c_i = 1/√K(x_i, x_i) for a cosine kernel
+        raw = view.check_finite([dot_native(f, f) for f in phis], data.kernel, "kernel values K(x, x)")
+        self.scale = inverse_norms(raw) if cosine else np.ones(len(phis))
+        self.diagonal = raw * self.scale * self.scale + data.shift
+        self.states = 0
+
+    @classmethod
+    def build(cls, data: TrainingSet) -> NaiveWPrime | None:
+        if data.linear:
+            raise ParameterError(
+                "representation='naive' builds W′ from OpenFst feature automata, which a numeric "
+                "'linear' kernel does not have; use representation='trie' or 'automaton'."
+            )
+        automata = view.feature_automata(data.kernel, data.X)
+        return None if automata is None else cls(data, *automata)
+
+    def epoch(self, c: int, y: np.ndarray, qinv: np.ndarray, C: float, alpha: np.ndarray) -> Epoch:
+        union = NaiveUnion(self.phis, y)
+        self.states = max(self.states, union.n_states)
+        return naive_epoch(union, self.phis, y, self.scale, self.data.shift, qinv, C, alpha)
+
+    def finish(self, c: int) -> None:
+        """Nothing to do: the union is dropped with the epoch."""
+
+    def solution(self, alphas: np.ndarray, Y: np.ndarray) -> dict[str, Any]:
+        return {**dual_solution(self.data, alphas, Y), "wprime_size_": {"naive_states": int(self.states)}}

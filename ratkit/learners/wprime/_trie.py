@@ -20,13 +20,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
 from ratkit.automata.kernels._features import sorted_unique
+from ratkit.learners.dcd._active_gram import ActiveGramEpoch, cache_capacity
+from ratkit.learners.wprime._indexed_rows import IndexedRows, csr_arrays
 from ratkit.learners.wprime._patterns import code_lengths
+from ratkit.learners.wprime._protocol import Epoch, TrainingSet, primal_inputs, register_representation
 
-__all__ = ["PatternTrie"]
+__all__ = ["PatternTrie", "TrieWPrime"]
 
 
 @dataclass(frozen=True)
@@ -144,3 +148,49 @@ class PatternTrie:
         codes = np.asarray(codes, dtype=np.int64)
         pos = np.minimum(np.searchsorted(self.node_codes, codes), self.n_states - 1)
         return np.where(self.node_codes[pos] == codes, pos, -1)
+
+
+@register_representation("trie")
+class TrieWPrime:
+    """The ``"trie"`` representation: W′ on the trie's nodes, looked up once, as indexed rows.
+
+    Every Φ′_i is laid out by :class:`~ratkit.learners.wprime._indexed_rows.IndexedRows`
+    (the pattern nodes it reaches, the intercept's ε as slot 0); a pass is
+    :class:`~ratkit.learners.dcd._active_gram.ActiveGramEpoch`, which switches to cached
+    inner products of the active rows within ``cache_size`` once shrinking has left few.
+    """
+
+    name: str
+    fallback: str | None
+    stage: str
+
+    def __init__(self, rows: IndexedRows, vocabulary: Any, n_states: int, capacity: int) -> None:
+        self.rows, self.vocabulary, self.capacity = rows, vocabulary, capacity
+        self.diagonal = rows.sq_norms
+        self.wprime_size = {"trie_states": n_states, "trie_arcs": n_states - 1}
+        self._w: dict[int, np.ndarray] = {}
+        self._epochs: dict[int, ActiveGramEpoch] = {}
+
+    @classmethod
+    def build(cls, data: TrainingSet) -> TrieWPrime | None:
+        inputs = primal_inputs(data)
+        if inputs is None:
+            return None
+        states = PatternTrie.count_states(inputs.patterns, inputs.base)
+        indptr, cols, values = csr_arrays(inputs.F)
+        rows = IndexedRows.from_csr(indptr, cols, values, inputs.F.shape[1], data.bias)
+        return cls(rows, inputs.vocabulary, states, cache_capacity(data.cache_size, data.n_samples))
+
+    def epoch(self, c: int, y: np.ndarray, qinv: np.ndarray, C: float, alpha: np.ndarray) -> Epoch:
+        self._w[c] = np.zeros(self.rows.n_slots)
+        self._epochs[c] = ActiveGramEpoch(self.rows, y, qinv, C, alpha, self._w[c], self.capacity)
+        return self._epochs[c]
+
+    def finish(self, c: int) -> None:
+        self._epochs.pop(c).finish()  # W′ up to date, the cache freed before the next problem
+
+    def solution(self, alphas: np.ndarray, Y: np.ndarray) -> dict[str, Any]:
+        coef = np.zeros((Y.shape[0], self.rows.col_slot.shape[0]))
+        for c in range(Y.shape[0]):
+            coef[c] = self.rows.column_weights(self._w[c], alphas[c], Y[c])
+        return {"coef_": coef, "feature_map_": self.vocabulary, "wprime_size_": dict(self.wprime_size)}

@@ -1,0 +1,202 @@
+"""The contract of a W′ representation, and the registry the learners pick one from.
+
+Algorithm 4 needs three things of W′ = Σ_i α_i y_i Φ′_i: the diagonal Q_ii = K(x_i, x_i)
+(+ s² with an intercept), a pass of coordinate steps that reads the gradient
+y_i D(Φ′_i ⋄ W′) − 1 (eq. (54)) and applies W′ += Δ Φ′_i (eq. (53)), and, at the end, the
+fitted model W′ stands for. A :class:`WPrime` gives exactly that, for any number of binary
+problems on one training set; the solver features — the intercept by augmentation,
+shrinking and the stopping rule (:func:`ratkit.learners.dcd.solve`), one-vs-rest,
+progress — live once in the learner that drives it
+(:meth:`ratkit.learners.svm._base.DualSVCBase._train`).
+
+A new representation is one module with one class decorated by
+:func:`register_representation`; ``RationalSVC(representation=name)`` then uses it, and
+falls back to the registered ``fallback`` when :meth:`WPrime.build` says the kernel lacks
+what it needs (no finite feature map, no factor T).
+
+References
+----------
+A. Ghose, *Rational kernels: a survey*, §V-B eq. (45)–(54), Algorithm 4, Table II.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol, TypeVar
+
+import numpy as np
+import scipy.sparse as sp
+
+from ratkit._validation import check_choice
+from ratkit.exceptions import DuplicatePluginError, ParameterError
+from ratkit.learners.svm import _kernel_view as view
+
+__all__ = [
+    "Epoch",
+    "TrainingSet",
+    "WPrime",
+    "PrimalInputs",
+    "register_representation",
+    "get_representation",
+    "representation_names",
+    "primal_inputs",
+    "dual_solution",
+]
+
+#: One pass of coordinate descent: ``epoch(active, size, max_old, min_old) -> (max ∇^P,
+#: min ∇^P, new size)`` (see :func:`ratkit.learners.dcd.solve`).
+Epoch = Callable[[np.ndarray, int, float, float], tuple[float, float, int]]
+
+
+@dataclass(frozen=True)
+class TrainingSet:
+    """What a representation is built from.
+
+    Attributes
+    ----------
+    kernel
+        The resolved kernel: a ratkit kernel, a callable K(X, Y), or ``"linear"`` (X is a
+        numeric matrix whose rows are the Φ′_i).
+    X
+        The training inputs: a list of sequences, or a CSR matrix for ``"linear"``.
+    bias
+        s, the value of the empty pattern ε in every Φ′_i (an intercept learnt by
+        augmentation, K ← K + s²); 0 without an intercept.
+    n_jobs, show_progress
+        For feature extraction and kernel matrices.
+    cache_size
+        Megabytes for cached kernel rows or inner products.
+    """
+
+    kernel: Any
+    X: Any
+    bias: float = 0.0
+    n_jobs: int | None = None
+    show_progress: bool = False
+    cache_size: float = 200.0
+
+    @property
+    def linear(self) -> bool:
+        return isinstance(self.kernel, str) and self.kernel == "linear"
+
+    @property
+    def shift(self) -> float:
+        """s², what the intercept adds to every kernel value."""
+        return self.bias**2
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.X.shape[0]) if self.linear else len(self.X)
+
+
+class WPrime(Protocol):
+    """W′ = Σ_i α_i y_i Φ′_i held one way (a row of Table II), for every binary problem of a fit.
+
+    ``build`` makes it from the training set, or returns None when the kernel lacks what
+    this representation needs (then the learner tries ``fallback``). ``diagonal`` is
+    Q_ii = K(x_i, x_i) + s². For binary problem c with labels y ∈ {−1, +1}ⁿ, ``epoch``
+    returns the pass the solver runs, updating ``alpha`` (the row of α for c) in place;
+    ``finish(c)`` is called once problem c is solved (bring W′ up to date, free what only
+    the run needed). ``solution(alphas, Y)`` returns the fitted attributes W′ stands for
+    (``coef_`` and ``feature_map_`` for an explicit W′; ``support_``, ``support_vectors_``
+    and ``dual_coef_`` for a kernel expansion) and ``wprime_size_``.
+    """
+
+    name: ClassVar[str]
+    #: The representation to try when ``build`` returns None (None: this one always builds).
+    fallback: ClassVar[str | None]
+    #: What ``build`` spends its time on, the key of ``fit_time_`` beside ``"solver"``.
+    stage: ClassVar[str]
+    diagonal: np.ndarray
+
+    @classmethod
+    def build(cls, data: TrainingSet) -> WPrime | None: ...
+
+    def epoch(self, c: int, y: np.ndarray, qinv: np.ndarray, C: float, alpha: np.ndarray) -> Epoch: ...
+
+    def finish(self, c: int) -> None: ...
+
+    def solution(self, alphas: np.ndarray, Y: np.ndarray) -> dict[str, Any]: ...
+
+
+_REGISTRY: dict[str, type[WPrime]] = {}
+
+W = TypeVar("W")
+
+
+def register_representation(name: str, *, fallback: str | None = "rows", stage: str = "features") -> Callable[[W], W]:
+    """Class decorator: register a :class:`WPrime` implementation under ``name``."""
+
+    def decorator(cls: W) -> W:
+        if name in _REGISTRY and _REGISTRY[name] is not cls:
+            raise DuplicatePluginError(
+                f"The W′ representation name {name!r} is taken by {_REGISTRY[name].__qualname__}; choose another."
+            )
+        cls.name, cls.fallback, cls.stage = name, fallback, stage  # type: ignore[attr-defined]
+        _REGISTRY[name] = cls  # type: ignore[assignment]
+        return cls
+
+    return decorator
+
+
+def representation_names() -> tuple[str, ...]:
+    """The registered representations, in registration order."""
+    return tuple(_REGISTRY)
+
+
+def get_representation(name: Any, owner: str = "RationalSVC") -> type[WPrime]:
+    """The representation registered as ``name``, or a ParameterError listing the names."""
+    check_choice(name, "representation", owner, representation_names())
+    cls = _REGISTRY[name]
+    if cls.fallback is not None and cls.fallback not in _REGISTRY:  # pragma: no cover - a registration defect
+        raise ParameterError(f"The W′ representation {name!r} falls back to {cls.fallback!r}, which is not registered.")
+    return cls
+
+
+@dataclass(frozen=True)
+class PrimalInputs:
+    """The explicit features of a training set, as the trie and the automaton read them.
+
+    ``F`` is the (n, p) matrix of Φ′ on ``vocabulary`` (None for ``"linear"``: feature j is
+    then the one-symbol pattern j + 1); ``patterns`` holds the code of every column of the
+    augmented rows [s, Φ′_i] — ε (code 0) first when there is an intercept — in ``base``.
+    """
+
+    vocabulary: Any
+    F: sp.csr_matrix
+    patterns: np.ndarray
+    base: int
+
+
+def primal_inputs(data: TrainingSet) -> PrimalInputs | None:
+    """The explicit feature map of the training set, or None when the kernel has no finite one."""
+    if data.linear:
+        vocabulary, F = None, sp.csr_matrix(data.X)
+        codes, base = np.arange(1, F.shape[1] + 1, dtype=np.int64), F.shape[1] + 1
+    else:
+        feats = view.explicit_features(data.kernel, data.X, data.n_jobs, data.show_progress)
+        if feats is None:
+            return None
+        vocabulary, F = feats
+        codes, base = vocabulary.pattern_codes()
+        codes = np.asarray(codes, dtype=np.int64)
+    if data.bias > 0 and codes.size and codes[0] == 0:
+        raise ParameterError(
+            "fit_intercept=True adds the empty pattern ε to every Φ′_i, but this kernel's "
+            "features already contain ε; use fit_intercept=False."
+        )
+    patterns = np.concatenate([[0], codes]) if data.bias > 0 else codes
+    return PrimalInputs(vocabulary, F, patterns, int(base))
+
+
+def dual_solution(data: TrainingSet, alphas: np.ndarray, Y: np.ndarray) -> dict[str, Any]:
+    """The kernel expansion f(x) = Σ_j β_j K(x_j, x) (+ b) of a dual solution: the training
+    inputs with α_j > 0 in some problem and their β_j = α_j y_j."""
+    support = np.flatnonzero((alphas > 0).any(axis=0))
+    X = data.X
+    return {
+        "support_": support,
+        "support_vectors_": X[support] if data.linear else [X[i] for i in support],
+        "dual_coef_": (alphas * Y)[:, support],
+    }
