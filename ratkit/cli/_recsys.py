@@ -1,14 +1,20 @@
-"""``ratkit recsys ...`` subcommands: describe a data set, evaluate a recommender on it."""
+"""``ratkit recsys ...`` subcommands: describe a data set, evaluate a recommender on it.
+
+``evaluate --model NAME`` takes any registered ``"recommender"`` plugin, built-in or
+third-party, with its constructor parameters from ``--param KEY=VALUE``; nothing here
+names a model.
+"""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from ratkit.cli._argtypes import finite_float, key_value, non_negative_int, positive
+from ratkit.cli._argtypes import finite_float, key_value, non_negative_int, output_file, parse_params, positive
+from ratkit.exceptions import ParameterTypeError
+from ratkit.recsys.base import Recommender
 from ratkit.recsys.datasets import Interactions, load_csv, load_lastfm, load_movielens
 
-__all__ = ["register_commands", "load_data", "parse_params"]
+__all__ = ["register_commands", "load_data", "recommender_class"]
 
 FORMATS = ("movielens100k", "movielens1m", "lastfm", "csv")
 _DEFAULT_THRESHOLD = {"movielens100k": 4.0, "movielens1m": 4.0}
@@ -25,32 +31,25 @@ def load_data(path: str, fmt: str) -> Interactions:
     return load_csv(path)
 
 
-def parse_params(pairs: list[str | tuple[str, Any]], model_cls: type | None = None) -> dict[str, Any]:
-    """``["loss=hinge", "n_factors=16"]`` → ``{"loss": "hinge", "n_factors": 16}`` (JSON values).
+def recommender_class(name: str) -> type[Recommender]:
+    """The recommender class registered as plugin ``name``.
 
-    With ``model_cls``, every key must be one of its constructor parameters; a key given
-    twice is refused too (an error names the key and lists the valid ones).
+    Raises
+    ------
+    UnknownPluginError
+        No such plugin; the message lists the available ones.
+    ParameterTypeError
+        The plugin is not a :class:`~ratkit.recsys.Recommender` subclass.
     """
-    params: dict[str, Any] = {}
-    for pair in pairs:
-        if isinstance(pair, str):
-            try:
-                pair = key_value(pair)
-            except argparse.ArgumentTypeError as exc:
-                raise ValueError(f"--param {exc}") from None
-        key, value = pair
-        if key in params:
-            raise ValueError(f"--param {key} is given twice; give each parameter once.")
-        params[key] = value
-    if model_cls is not None:
-        valid = sorted(model_cls().get_params())
-        unknown = [key for key in params if key not in valid]
-        if unknown:
-            raise ValueError(
-                f"--param {unknown[0]}: {model_cls.__name__} has no parameter {unknown[0]!r}; "
-                f"its parameters are {', '.join(valid)}."
-            )
-    return params
+    from ratkit.plugins import get
+
+    model_cls = get("recommender", name)
+    if not (isinstance(model_cls, type) and issubclass(model_cls, Recommender)):
+        raise ParameterTypeError(
+            f"The recommender plugin {name!r} is {model_cls!r}, not a subclass of ratkit.recsys.Recommender; "
+            f"'ratkit recsys evaluate --model' needs a recommender class."
+        )
+    return model_cls
 
 
 def _add_data_arguments(parser: argparse.ArgumentParser) -> None:
@@ -99,6 +98,14 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         "-k", type=positive(int), nargs="+", default=[1, 3, 5], help="cutoffs for the metrics@k (default 1 3 5)"
     )
     ev.add_argument("--seed", type=non_negative_int, default=0, help="seed of the split and the model")
+    ev.add_argument(
+        "-o",
+        "--output",
+        metavar="MODEL",
+        type=output_file,
+        default=None,
+        help="write the model fitted on the training part to this file (read it with ratkit.load_model)",
+    )
     ev.set_defaults(func=_evaluate)
 
 
@@ -110,12 +117,11 @@ def _info(args: argparse.Namespace) -> int:
 def _evaluate(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from ratkit.plugins import get
     from ratkit.recsys.evaluation import evaluate, prepare_leave_k_out
 
-    model_cls = get("recommender", args.model)
+    model_cls = recommender_class(args.model)
     params = parse_params(args.param, model_cls)
-    if "random_state" in model_cls().get_params() and "random_state" not in params:
+    if "random_state" in model_cls._get_param_names() and "random_state" not in params:
         params["random_state"] = args.seed
     model = model_cls(**params)
     model._validate_params()  # bad parameters fail before the data are read
@@ -128,4 +134,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     )
     model.fit(train)
     print(evaluate(model, train, test, replace(protocol, ks=tuple(args.k))).to_text())
+    if args.output is not None:
+        written = model.save(args.output)
+        print(f"wrote the fitted model to {written if written is not None else args.output}")
     return 0

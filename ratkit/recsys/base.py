@@ -2,27 +2,27 @@
 
 ``fit(user_items)`` takes a :mod:`scipy.sparse` matrix with **users as rows and items as
 columns** (fixed from day one); ``recommend`` returns ``(ids, scores)``; ``score`` gives
-the model's score of (user, item) pairs; ``save``/``load`` use ``.npz`` files read with
-``allow_pickle=False``.
+the model's score of (user, item) pairs; ``save`` writes ratkit's model file (JSON and
+``.npy`` arrays in a zip, no pickle), which :func:`ratkit.load_model` reads back. Every
+recommender is a scikit-learn estimator (``get_params``/``set_params``, ``clone``).
 """
 
 from __future__ import annotations
 
 import abc
 import inspect
-import json
 import logging
 import os
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import BaseEstimator
 
-from ratkit._files import atomic_write, check_output_path
-from ratkit._json import plain
+from ratkit._validation import check_int
 from ratkit.exceptions import DataFormatError, MissingDataError, NotFittedError
 from ratkit.recsys._ranking import exclude_rows, top_n
-from ratkit.recsys._validation import check_ids, check_int, check_shape_matches, check_user_items
+from ratkit.recsys._validation import check_ids, check_shape_matches, check_user_items
 
 __all__ = ["Recommender", "FactorRecommender"]
 
@@ -30,24 +30,28 @@ log = logging.getLogger(__name__)
 
 R = TypeVar("R", bound="Recommender")
 
-_FORMAT_VERSION = 1
-_RESERVED = ("__ratkit_model__", "__params__", "__format__")
 
-
-class Recommender(abc.ABC):
+class Recommender(BaseEstimator, abc.ABC):
     """Abstract base of every recommender: scores ``s(u, i)`` for users ``u`` and items ``i``.
 
     Subclasses implement :meth:`_fit` (learn from a checked CSR matrix) and
     :meth:`_score_users` (dense score rows); everything users call — validation,
     filtering, top-n, persistence — lives here once.
 
+    A recommender is a scikit-learn estimator: its parameters are its ``__init__``
+    keyword arguments, stored unchanged, so ``get_params(deep=True)``, ``set_params``
+    (``a__b`` for a parameter ``a`` that is itself an estimator) and
+    :func:`sklearn.base.clone` work. ``fit`` learns only fitted attributes and scoring
+    reads only those, so ``set_params`` on a fitted model changes nothing until the next
+    ``fit``.
+
     Attributes set by ``fit``: ``n_users_``, ``n_items_`` plus the names listed in the
     subclass's ``_fitted_attributes``.
     """
 
-    #: Name under which the class is registered as a ``"recommender"`` plugin.
-    plugin_name: ClassVar[str] = ""
-    #: Fitted attributes (besides ``n_users_``/``n_items_``) that ``save`` writes.
+    #: Fitted attributes (besides ``n_users_``/``n_items_``) a complete model has: ``save``
+    #: refuses a model without one and ``load_model`` a file without one. (The plugin name
+    #: is stated once, where the class is registered.)
     _fitted_attributes: ClassVar[tuple[str, ...]] = ()
 
     # ----------------------------------------------------------------- fitting
@@ -92,7 +96,12 @@ class Recommender(abc.ABC):
 
     # ------------------------------------------------------------------ using
     def is_fitted(self) -> bool:
+        """Whether ``fit`` has run (the fitted attributes exist)."""
         return hasattr(self, "n_items_")
+
+    def __sklearn_is_fitted__(self) -> bool:
+        # what sklearn.utils.validation.check_is_fitted asks
+        return self.is_fitted()
 
     def _check_fitted(self) -> None:
         if not self.is_fitted():
@@ -170,81 +179,41 @@ class Recommender(abc.ABC):
         return ids, values
 
     # ------------------------------------------------------------ persistence
-    def get_params(self) -> dict[str, Any]:
-        """The constructor's keyword arguments as stored on the instance."""
-        signature = inspect.signature(type(self).__init__)
-        kinds = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-        return {
-            name: getattr(self, name) for name, p in signature.parameters.items() if name != "self" and p.kind in kinds
-        }
-
-    def __repr__(self) -> str:
-        params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({params})"
+    def __repr__(self, N_CHAR_MAX: int = 700) -> str:
+        # Every parameter in declaration order, on one line: evaluation reports print it as
+        # the model's part of the protocol, so defaults must show (scikit-learn's repr omits them).
+        params = self.get_params(deep=False)
+        order = [name for name in inspect.signature(type(self).__init__).parameters if name in params]
+        return f"{type(self).__name__}({', '.join(f'{k}={params[k]!r}' for k in order)})"
 
     def save(self, path: str | os.PathLike[str]) -> str:
-        """Write the parameters and fitted state to an ``.npz`` file (no pickle).
+        """Write the parameters and fitted state to the model file ``path`` (a zip of JSON and
+        ``.npy`` arrays, no pickle; see :func:`ratkit.save_model`). Returns the path written.
 
-        ``.npz`` is appended to ``path`` when missing. Returns the path written.
+        ``ratkit.load_model(path)`` or :meth:`load` reads it back.
         """
+        from ratkit._persistence import save_model
+
         self._check_fitted()
-        path = os.fspath(path)
-        if not path.endswith(".npz"):
-            path += ".npz"
-        check_output_path(path, "model file")
-        try:
-            params = json.dumps(plain(_jsonable(self.get_params()), "params"))
-        except TypeError as exc:
-            raise DataFormatError(f"Cannot save {type(self).__name__} to {path!r}: {exc}") from None
-        arrays: dict[str, np.ndarray] = {
-            "__ratkit_model__": np.array(self.plugin_name),
-            "__params__": np.array(params),
-            "__format__": np.array(_FORMAT_VERSION),
-        }
-        for name in ("n_users_", "n_items_", *self._fitted_attributes):
-            arrays[name] = np.asarray(getattr(self, name))
-        # to a temporary file beside the target, renamed over it: a failed save keeps the old file
-        with atomic_write(path, "wb", encoding=None, what="model file") as fh:
-            np.savez(fh, **arrays)
-        return path
+        return os.fspath(save_model(self, path))
 
     @classmethod
     def load(cls: type[R], path: str | os.PathLike[str]) -> R:
-        """Read a model written by :meth:`save`; ``Recommender.load`` finds the class itself."""
-        from ratkit.plugins import get
+        """Read a model written by :meth:`save` (:func:`ratkit.load_model`); ``Recommender.load``
+        takes any recommender, ``MFAUC.load`` only an MFAUC."""
+        from ratkit._persistence import load_model, plugin_of
 
         path = os.fspath(path)
         if not os.path.exists(path):
             raise MissingDataError(f"Model file {path!r} does not exist; pass the path that save() returned.")
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                contents = {key: data[key] for key in data.files}
-        except (OSError, ValueError) as exc:
+        model = load_model(path)
+        if not isinstance(model, cls):
             raise DataFormatError(
-                f"{path!r} is not a readable .npz model file ({exc}); write it with Recommender.save."
-            ) from None
-        if any(key not in contents for key in _RESERVED):
-            raise DataFormatError(f"{path!r} is an .npz file but not a ratkit model (no {_RESERVED[0]!r} entry).")
-        name = str(contents.pop("__ratkit_model__"))
-        params = json.loads(str(contents.pop("__params__")))
-        contents.pop("__format__")
-        model_cls = get("recommender", name)
-        if not (isinstance(model_cls, type) and issubclass(model_cls, cls)):
-            raise DataFormatError(
-                f"{path!r} holds a {name!r} model, which is not a {cls.__name__}; load it with "
-                f"Recommender.load or {getattr(model_cls, '__name__', name)}.load."
+                f"{path!r} holds a {plugin_of(model)[1]!r} model, "
+                f"which is not a {cls.__name__}; load it with ratkit.load_model or "
+                f"{type(model).__name__}.load."
             )
-        model = model_cls(**params)
-        for key, value in contents.items():
-            setattr(model, key, value.item() if value.ndim == 0 else value)
         return model
-
-
-def _jsonable(params: dict[str, Any]) -> dict[str, Any]:
-    """The parameters to write: a random generator object is not data, so it is saved as
-    None (the fitted state is saved anyway; only a refit would draw differently)."""
-    generators = (np.random.Generator, np.random.RandomState)
-    return {key: None if isinstance(value, generators) else value for key, value in params.items()}
 
 
 class FactorRecommender(Recommender):

@@ -13,9 +13,9 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
+from ratkit._validation import check_int, check_random_state
 from ratkit.plugins import register
 from ratkit.recsys._linalg import svd_factors
-from ratkit.recsys._validation import check_int, check_random_state
 from ratkit.recsys.base import FactorRecommender, Recommender
 
 __all__ = ["Popularity", "PureSVD"]
@@ -33,7 +33,6 @@ class Popularity(Recommender):
     item_counts_ : ndarray of shape (n_items,)
     """
 
-    plugin_name: ClassVar[str] = "popularity"
     _fitted_attributes: ClassVar[tuple[str, ...]] = ("item_counts_",)
 
     def __init__(self) -> None:
@@ -61,8 +60,6 @@ class PureSVD(FactorRecommender):
     random_state : None, int or numpy Generator
         Seeds ARPACK's start vector.
     """
-
-    plugin_name: ClassVar[str] = "puresvd"
 
     def __init__(self, *, n_factors: int = 20, random_state: Any = None) -> None:
         self.n_factors = n_factors

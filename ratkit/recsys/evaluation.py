@@ -18,15 +18,10 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from ratkit._validation import check_int, check_random_state, check_real
 from ratkit.exceptions import DataFormatError, SolverError
 from ratkit.recsys._ranking import exclude_rows, top_n
-from ratkit.recsys._validation import (
-    check_float,
-    check_int,
-    check_random_state,
-    check_shape_matches,
-    check_user_items,
-)
+from ratkit.recsys._validation import check_shape_matches, check_user_items
 from ratkit.recsys.base import Recommender
 from ratkit.recsys.datasets import Interactions
 from ratkit.recsys.feedback import keep_users_with, to_one_class
@@ -89,7 +84,7 @@ def ratio_split(
     user_items: Any, test_ratio: float = 0.2, *, random_state: Any = None
 ) -> tuple[sp.csr_matrix, sp.csr_matrix]:
     """Random split of the interactions: each goes to test with probability ``test_ratio``."""
-    test_ratio = check_float(test_ratio, "test_ratio", "ratio_split", low=0.0, high=1.0, low_open=True)
+    test_ratio = check_real(test_ratio, "test_ratio", "ratio_split", low=0.0, high=1.0, low_open=True)
     matrix = check_user_items(user_items)
     rng = check_random_state(random_state)
     return _split(matrix, rng.random(matrix.nnz) < test_ratio)

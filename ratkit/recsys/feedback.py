@@ -13,7 +13,8 @@ from typing import Any, TypeVar
 import numpy as np
 import scipy.sparse as sp
 
-from ratkit.recsys._validation import check_float, check_int, check_user_items
+from ratkit._validation import check_int, check_real
+from ratkit.recsys._validation import check_user_items
 from ratkit.recsys.datasets import Interactions
 
 __all__ = ["to_one_class", "preferred_examined", "keep_users_with"]
@@ -43,7 +44,7 @@ def to_one_class(data: D, threshold: float) -> D:
         Smallest rating that counts as positive (``4`` for the usual MovieLens protocol
         "rating > 3").
     """
-    threshold = check_float(threshold, "threshold", "to_one_class")
+    threshold = check_real(threshold, "threshold", "to_one_class")
     matrix = check_user_items(data, name="data")
     return _rewrap(data, _select(matrix, matrix.tocoo().data >= threshold))
 
@@ -54,7 +55,7 @@ def preferred_examined(data: D, threshold: float) -> tuple[D, D]:
     ``E`` holds the items the user rated (so examined) but below ``threshold``; ``P`` and
     ``E`` are disjoint and their union is the rated set. Both are 0/1 matrices.
     """
-    threshold = check_float(threshold, "threshold", "preferred_examined")
+    threshold = check_real(threshold, "threshold", "preferred_examined")
     matrix = check_user_items(data, name="data")
     preferred = matrix.tocoo().data >= threshold
     return (_rewrap(data, _select(matrix, preferred)), _rewrap(data, _select(matrix, ~preferred)))

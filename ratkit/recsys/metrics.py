@@ -31,7 +31,8 @@ from collections.abc import Collection, Sequence
 import numpy as np
 from scipy.stats import rankdata
 
-from ratkit.recsys._validation import check_ids, check_int
+from ratkit._validation import check_int
+from ratkit.recsys._validation import check_ids
 
 __all__ = [
     "RANKING_METRICS",

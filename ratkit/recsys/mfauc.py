@@ -11,12 +11,12 @@ import numpy as np
 import scipy.sparse as sp
 from tqdm.auto import tqdm
 
+from ratkit._validation import check_choice, check_int, check_random_state, check_real
 from ratkit.exceptions import SolverError
 from ratkit.plugins import register
 from ratkit.recsys._linalg import svd_factors
 from ratkit.recsys._mfauc_objective import LOSSES, loss_and_derivative, phi_and_derivative
 from ratkit.recsys._mfauc_sgd import Problem, SGDSettings, run_sgd
-from ratkit.recsys._validation import check_choice, check_float, check_int, check_random_state
 from ratkit.recsys.base import FactorRecommender
 
 __all__ = ["MFAUC"]
@@ -113,7 +113,6 @@ class MFAUC(FactorRecommender):
     3
     """
 
-    plugin_name: ClassVar[str] = "mfauc"
     _fitted_attributes: ClassVar[tuple[str, ...]] = (
         "user_factors_",
         "item_factors_",
@@ -170,7 +169,7 @@ class MFAUC(FactorRecommender):
             values = [self.beta]
         if not values:
             raise ValueError("The 'beta' parameter of MFAUC must not be an empty sequence.")
-        betas = [check_float(b, "beta", "MFAUC", low=0.0, low_open=True) for b in values]
+        betas = [check_real(b, "beta", "MFAUC", low=0.0, low_open=True) for b in values]
         if any(later <= earlier for earlier, later in zip(betas, betas[1:])):
             raise ValueError(f"The 'beta' schedule of MFAUC must be strictly increasing. Got {self.beta!r} instead.")
         return betas
@@ -179,30 +178,30 @@ class MFAUC(FactorRecommender):
         owner = "MFAUC"
         check_int(self.n_factors, "n_factors", owner, low=1)
         check_choice(self.loss, "loss", owner, LOSSES)
-        check_float(self.lam, "lam", owner, low=0.0)
+        check_real(self.lam, "lam", owner, low=0.0)
         if self.rho is not None:
-            check_float(self.rho, "rho", owner, low=0.0, low_open=True)
+            check_real(self.rho, "rho", owner, low=0.0, low_open=True)
         betas = self._betas()
         if len(betas) > 1 and self.loss not in ("logistic", "sigmoid"):
             raise ValueError(
                 f"A 'beta' schedule only applies to the logistic and sigmoid losses; "
                 f"loss={self.loss!r} has no β. Pass a single beta."
             )
-        check_float(self.tau, "tau", owner, low=0.0)
+        check_real(self.tau, "tau", owner, low=0.0)
         check_int(self.kappa_users, "kappa_users", owner, low=1)
         check_int(self.kappa_items, "kappa_items", owner, low=1)
-        check_float(self.learning_rate, "learning_rate", owner, low=0.0, low_open=True)
+        check_real(self.learning_rate, "learning_rate", owner, low=0.0, low_open=True)
         if self.max_grad_norm is not None:
-            check_float(self.max_grad_norm, "max_grad_norm", owner, low=0.0, low_open=True)
+            check_real(self.max_grad_norm, "max_grad_norm", owner, low=0.0, low_open=True)
         check_int(self.max_iter, "max_iter", owner, low=1)
         if len(betas) > self.max_iter:
             raise ValueError(
                 f"max_iter={self.max_iter} is smaller than the {len(betas)} stages of the beta "
                 f"schedule; raise max_iter or shorten the schedule."
             )
-        check_float(self.tol, "tol", owner, low=0.0)
+        check_real(self.tol, "tol", owner, low=0.0)
         check_choice(self.init, "init", owner, ("gaussian", "svd"))
-        check_float(self.init_scale, "init_scale", owner, low=0.0, low_open=True)
+        check_real(self.init_scale, "init_scale", owner, low=0.0, low_open=True)
         check_int(self.batch_size, "batch_size", owner, low=1)
 
     def _fit(self, user_items: sp.csr_matrix) -> None:

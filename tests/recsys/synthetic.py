@@ -1,49 +1,17 @@
-"""Generated interaction data whose right answers are known (no real data in tests)."""
+"""Generated interaction data whose right answers are known (no real data in tests).
+
+The planted blocks live in :mod:`ratkit.testing`, where :class:`RecommenderContract` needs
+them; they are re-exported here for the tests that use them directly.
+"""
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
+from ratkit.testing._planted import Planted, planted_blocks
 
-@dataclass
-class Planted:
-    """Two user blocks: a large one liking items ``big_items``, a small one ``small_items``.
-
-    ``cold_items`` are liked by nobody. Row ``solo_user`` (in the large block) has seen
-    every item of its block but ``solo_item``, so any sensible model, popularity
-    included, ranks ``solo_item`` first for it after filtering.
-    """
-
-    matrix: sp.csr_matrix
-    big_users: np.ndarray
-    small_users: np.ndarray
-    big_items: np.ndarray
-    small_items: np.ndarray
-    cold_items: np.ndarray
-    solo_user: int
-    solo_item: int
-
-
-def planted_blocks(seed: int = 0, density: float = 0.6) -> Planted:
-    rng = np.random.default_rng(seed)
-    big_users, small_users = np.arange(0, 40), np.arange(40, 60)
-    big_items, small_items, cold_items = np.arange(0, 12), np.arange(12, 24), np.arange(24, 32)
-    dense = np.zeros((60, 32))
-    for users, items in ((big_users, big_items), (small_users, small_items)):
-        block = rng.random((len(users), len(items))) < density
-        block[:, 0] = True  # at least one liked item each
-        block[np.arange(len(users)), 1 + np.arange(len(users)) % (len(items) - 1)] = False
-        dense[np.ix_(users, items)] = block
-    solo_user, solo_item = 0, int(big_items[-1])
-    dense[solo_user, big_items] = 1.0
-    dense[big_users, solo_item] = 1.0  # a favourite of the big block ...
-    dense[solo_user, solo_item] = 0.0  # ... that the solo user has not seen yet
-    return Planted(
-        sp.csr_matrix(dense), big_users, small_users, big_items, small_items, cold_items, solo_user, solo_item
-    )
+__all__ = ["Planted", "planted_blocks", "random_one_class"]
 
 
 def random_one_class(m: int, n: int, density: float, seed: int) -> sp.csr_matrix:

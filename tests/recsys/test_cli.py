@@ -5,7 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from ratkit import plugins
 from ratkit.cli._main import main
+from ratkit.recsys import PureSVD
+from ratkit.recsys.datasets import load_movielens
+from ratkit.recsys.evaluation import prepare_leave_k_out
 
 
 @pytest.mark.parametrize("argv", [["recsys"], ["recsys", "info"], ["recsys", "evaluate"]])
@@ -67,3 +71,75 @@ def test_errors_are_reported_not_raised(tmp_path, capsys):
     code = main(["recsys", "evaluate", "--data", str(tmp_path), "--model", "popularity"])
     assert code == 2
     assert "holds no u.data" in capsys.readouterr().err
+
+
+FAST = {"mfauc": ["n_factors=2", "max_iter=2"], "puresvd": ["n_factors=2"]}
+
+
+def _evaluate(ratings_file, name, *extra):
+    params = [a for p in FAST.get(name, []) for a in ("--param", p)]
+    argv = ["recsys", "evaluate", "--data", str(ratings_file), "--model", name, *params]
+    return main([*argv, "--min-positives", "3", "--n-test", "1", "-k", "2", *extra])
+
+
+@pytest.mark.parametrize("name", plugins.available("recommender"))
+def test_evaluate_takes_every_registered_recommender(ratings_file, capsys, name):
+    assert _evaluate(ratings_file, name) == 0
+    out = capsys.readouterr().out
+    model_cls = plugins.get("recommender", name)
+    assert out.startswith(f"model: {model_cls.__name__}(")
+    assert "random_state=0" in out or "random_state" not in model_cls().get_params()  # --seed 0 reaches the model
+    assert "auc" in out
+
+
+def test_unknown_model_is_one_line_listing_the_available_ones(ratings_file, capsys):
+    assert main(["recsys", "evaluate", "--data", str(ratings_file), "--model", "nope"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert err.startswith("ratkit recsys evaluate: error: No recommender plugin named 'nope'.")
+    assert all(name in err for name in plugins.available("recommender"))
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        (["n_factors=2", "n_factors=3"], "--param n_factors is given twice"),
+        (["damping=1"], "MFAUC has no parameter 'damping'; its parameters are batch_size, beta,"),
+    ],
+)
+def test_param_errors_name_the_key(ratings_file, capsys, params, message):
+    argv = ["recsys", "evaluate", "--data", str(ratings_file)] + [a for p in params for a in ("--param", p)]
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_param_error_for_a_model_without_parameters(ratings_file, capsys):
+    argv = ["recsys", "evaluate", "--data", str(ratings_file), "--model", "popularity", "--param", "n_factors=2"]
+    assert main(argv) == 2
+    assert "Popularity has no parameter 'n_factors'; it takes no parameters." in capsys.readouterr().err
+
+
+def test_output_writes_the_fitted_model_through_save(ratings_file, capsys, tmp_path):
+    from ratkit import load_model
+
+    target = tmp_path / "puresvd.zip"
+    assert _evaluate(ratings_file, "puresvd", "-o", str(target)) == 0
+    out = capsys.readouterr().out
+    assert "wrote the fitted model to" in out
+    written = out.rsplit("wrote the fitted model to ", 1)[1].strip()
+    model = load_model(written)
+    assert isinstance(model, PureSVD) and model.n_factors == 2 and model.random_state == 0
+    # the saved model is the one fitted on the training part: refit it independently
+    data = load_movielens(ratings_file)
+    train, _, _ = prepare_leave_k_out(data, threshold=4.0, min_positives=3, n_test=1, random_state=0)
+    again = PureSVD(n_factors=2, random_state=0).fit(train)
+    np.testing.assert_allclose(model.user_factors_ @ model.item_factors_.T, again.user_factors_ @ again.item_factors_.T)
+
+
+def test_output_path_is_checked_before_any_work(ratings_file, capsys, tmp_path):
+    argv = ["recsys", "evaluate", "--data", str(ratings_file), "-o", str(tmp_path / "missing" / "m.zip")]
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument -o/--output" in err and "model:" not in err

@@ -1,0 +1,230 @@
+"""``RecommenderContract``: the checks every ratkit recommender passes, built-in or third-party.
+
+Subclass it in a pytest test module and give the one hook, ``make_model()``::
+
+    from ratkit.testing import RecommenderContract
+
+    class TestMyModel(RecommenderContract):
+        def make_model(self):
+            return MyModel(n_factors=4, random_state=0)
+
+The data are generated (:func:`~ratkit.testing._planted.planted_blocks`): two blocks of
+users liking two blocks of items, plus items nobody likes, so the right rankings are known.
+Set ``personalised = False`` on a model that scores every user alike (it skips the checks
+that need the block structure). Override :meth:`RecommenderContract.changed_params` when
+the default change of the numeric parameters is not a valid configuration of the model.
+"""
+
+from __future__ import annotations
+
+import copy
+import numbers
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import sklearn.exceptions
+from sklearn.base import clone
+from sklearn.utils.validation import check_is_fitted
+
+from ratkit.plugins import available, get
+from ratkit.recsys import Recommender
+from ratkit.recsys.evaluation import leave_k_out, ranking_metrics
+from ratkit.testing._params import GENERATORS, same_params
+from ratkit.testing._planted import Planted, planted_blocks
+
+__all__ = ["RecommenderContract"]
+
+
+def _all_scores(model: Recommender) -> np.ndarray:
+    """The dense matrix ``s(u, i)`` over every user and item of a fitted model."""
+    users, items = np.meshgrid(np.arange(model.n_users_), np.arange(model.n_items_), indexing="ij")
+    return model.score(users, items)
+
+
+class RecommenderContract:
+    """Mixin: subclasses define ``make_model()``, an unfitted configured recommender.
+
+    ``personalised = False`` for models that score every user alike (they skip the
+    block-structure checks).
+    """
+
+    personalised: ClassVar[bool] = True
+
+    def make_model(self) -> Recommender:  # pragma: no cover - the hook
+        raise NotImplementedError(f"{type(self).__name__} must define make_model() returning an unfitted recommender.")
+
+    def changed_params(self) -> dict[str, Any] | None:
+        """Other valid values for some parameters of :meth:`make_model`'s model, to
+        ``set_params`` after ``fit`` (the scores must not change until the next ``fit``, and
+        that ``fit`` must equal a fresh model's). None or ``{}``: skip those checks.
+
+        The default: every int parameter plus 1 and every non-zero float one times 1.5
+        (booleans, strings, None, zeros and estimators left alone).
+        """
+        changed: dict[str, Any] = {}
+        for key, value in self.make_model().get_params(deep=False).items():
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                continue
+            if isinstance(value, numbers.Integral):
+                changed[key] = int(value) + 1
+            elif value != 0:
+                changed[key] = float(value) * 1.5
+        return changed
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def planted(cls) -> Planted:
+        return planted_blocks()
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def fitted(cls, planted: Planted) -> Recommender:
+        return cls().make_model().fit(planted.matrix)
+
+    # ------------------------------------------------------------- estimator
+    def test_fit_returns_self_with_shape(self, planted):
+        model = self.make_model()
+        assert model.fit(planted.matrix) is model
+        assert (model.n_users_, model.n_items_) == planted.matrix.shape
+
+    def test_use_before_fit_is_an_error(self, fitted, planted):
+        model = self.make_model()
+        with pytest.raises(sklearn.exceptions.NotFittedError, match="not fitted yet.*Call 'fit'"):
+            model.recommend(0, planted.matrix)
+        with pytest.raises(sklearn.exceptions.NotFittedError, match="not fitted"):
+            model.score([0], [0])
+        with pytest.raises(sklearn.exceptions.NotFittedError):
+            check_is_fitted(model)
+        check_is_fitted(fitted)
+
+    def test_registered_as_plugin(self):
+        model = self.make_model()
+        assert isinstance(model, Recommender)
+        names = [name for name in available("recommender") if get("recommender", name) is type(model)]
+        assert names, f"{type(model).__name__} is not registered as a 'recommender' plugin (see ratkit.plugins)"
+
+    def test_clone_is_unfitted_with_equal_params(self, fitted):
+        copy = clone(fitted)
+        assert type(copy) is type(fitted) and copy is not fitted
+        assert not copy.is_fitted()
+        assert same_params(copy.get_params(deep=True), fitted.get_params(deep=True))
+        with pytest.raises(sklearn.exceptions.NotFittedError):
+            copy.score([0], [0])
+
+    def test_set_params_round_trip(self):
+        model = self.make_model()
+        params = model.get_params(deep=True)
+        assert model.set_params(**params) is model
+        assert same_params(model.get_params(deep=True), params)
+        changed = self.changed_params() or {}
+        model.set_params(**changed)
+        assert same_params({key: model.get_params()[key] for key in changed}, changed)
+
+    def test_set_params_after_fit_changes_nothing_until_refit(self, planted):
+        changed = self.changed_params()
+        if not changed:
+            pytest.skip("changed_params() names no change")
+        model = self.make_model().fit(planted.matrix)
+        before = _all_scores(model)
+        top_before = model.recommend(np.arange(model.n_users_), planted.matrix, n=5)
+        model.set_params(**changed)
+        np.testing.assert_array_equal(_all_scores(model), before)
+        top_after = model.recommend(np.arange(model.n_users_), planted.matrix, n=5)
+        np.testing.assert_array_equal(top_after[0], top_before[0])
+        np.testing.assert_array_equal(top_after[1], top_before[1])
+
+    def test_refit_uses_the_new_params_and_the_new_data_only(self, fitted, planted):
+        """Fitting again (after set_params, on other data) equals fitting a fresh model."""
+        other = sp.csr_matrix(planted.matrix[::-1][:, ::-1])  # same sizes, other users and items
+        reused = copy.deepcopy(fitted)
+        changed = self.changed_params() or {}
+        reused.set_params(**changed).fit(other)
+        fresh = [self.make_model().set_params(**changed).fit(other) for _ in range(2)]
+        if not np.array_equal(_all_scores(fresh[0]), _all_scores(fresh[1])):
+            pytest.skip("two fits of the same configuration differ (the model is not seeded)")
+        np.testing.assert_array_equal(_all_scores(reused), _all_scores(fresh[0]))
+
+    # ------------------------------------------------------------ recommending
+    def test_recommend_leaves_out_liked_items_best_first(self, fitted, planted):
+        X = planted.matrix
+        for user in range(X.shape[0]):
+            ids, scores = fitted.recommend(user, X, n=5)
+            assert len(ids) == 5
+            assert not set(ids) & set(X[user].indices)
+            assert np.all(np.diff(scores) <= 0)
+            np.testing.assert_allclose(scores, fitted.score(np.full(5, user), ids))
+
+    def test_without_filter_liked_items_may_come_back(self, fitted, planted):
+        X = planted.matrix
+        ids, _ = fitted.recommend(planted.solo_user, n=X.shape[1], filter_already_liked_items=False)
+        assert sorted(ids) == list(range(X.shape[1]))
+
+    def test_batch_equals_one_by_one(self, fitted, planted):
+        users = np.array([3, 0, 45, 59])
+        ids, scores = fitted.recommend(users, planted.matrix, n=4)
+        assert ids.shape == scores.shape == (4, 4)
+        for row, user in enumerate(users):
+            one_ids, one_scores = fitted.recommend(int(user), planted.matrix, n=4)
+            np.testing.assert_array_equal(ids[row], one_ids)
+            np.testing.assert_allclose(scores[row], one_scores)
+
+    def test_only_unseen_positive_ranks_first(self, fitted, planted):
+        ids, _ = fitted.recommend(planted.solo_user, planted.matrix, n=1)
+        assert ids.tolist() == [planted.solo_item]
+
+    def test_unseen_block_items_beat_items_nobody_has(self, fitted, planted):
+        X = planted.matrix
+        for users, items in ((planted.big_users, planted.big_items), (planted.small_users, planted.small_items)):
+            for user in users:
+                unseen = np.setdiff1d(items, X[user].indices)
+                if len(unseen) == 0:
+                    continue
+                worst_block = fitted.score(np.full(len(unseen), user), unseen).min()
+                best_cold = fitted.score(np.full(len(planted.cold_items), user), planted.cold_items).max()
+                assert worst_block > best_cold, f"user {user}"
+
+    def test_personal_block_items_fill_the_top(self, fitted, planted):
+        if not self.personalised:
+            pytest.skip("scores every user alike")
+        X = planted.matrix
+        for user in planted.small_users:  # popularity would push the big block's items here
+            unseen = np.setdiff1d(planted.small_items, X[user].indices)
+            ids, _ = fitted.recommend(int(user), X, n=len(unseen))
+            assert set(ids) == set(unseen), f"user {user}"
+
+    def test_ranking_metrics_on_a_held_out_split(self, planted):
+        train, test = leave_k_out(planted.matrix, 1, random_state=0)
+        model = self.make_model().fit(train)
+        metrics = ranking_metrics(model, train, test, k=3)
+        assert set(metrics) >= {"precision", "recall", "ndcg", "auc"}
+        # Held-out items are block items: above the 8 cold items for every model, and
+        # above the other block too for a personalised one.
+        assert metrics["auc"] > (0.9 if self.personalised else 0.6)
+
+    def test_empty_user_and_item_are_allowed(self, planted):
+        X = planted.matrix.tolil()
+        X[5, :] = 0  # a user without interactions
+        model = self.make_model().fit(sp.csr_matrix(X))
+        ids, scores = model.recommend(5, sp.csr_matrix(X), n=4)
+        assert len(ids) == 4 and np.isfinite(scores).all()
+
+    # -------------------------------------------------------------- model files
+    def test_save_then_load_model_gives_the_same_scores(self, fitted, planted, tmp_path):
+        from ratkit import load_model
+
+        target = Path(tmp_path) / "model.zip"
+        written = fitted.save(target)
+        loaded = load_model(target if written is None else written)
+        assert type(loaded) is type(fitted)
+        # a random generator object is not data: only its seed-free part, the fit, is kept
+        kept = {k: v for k, v in fitted.get_params(deep=False).items() if not isinstance(v, GENERATORS)}
+        assert same_params({k: loaded.get_params(deep=False)[k] for k in kept}, kept)
+        np.testing.assert_array_equal(_all_scores(loaded), _all_scores(fitted))
+        for user in (planted.solo_user, int(planted.small_users[0])):
+            a = fitted.recommend(user, planted.matrix, n=6)
+            b = loaded.recommend(user, planted.matrix, n=6)
+            np.testing.assert_array_equal(a[0], b[0])
+            np.testing.assert_array_equal(a[1], b[1])
