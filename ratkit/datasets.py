@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Literal
 
 from ratkit._files import atomic_write
-from ratkit.exceptions import DataFormatError, MissingDataError
+from ratkit.exceptions import DataFormatError, MissingDataError, ParameterError
 
 __all__ = [
     "SequenceDataset",
@@ -187,7 +187,7 @@ def load_reuters(path: str | os.PathLike) -> list[ReutersDocument]:
 def reuters_modapte(path: str | os.PathLike, split: str) -> list[ReutersDocument]:
     """ModApte ``"train"`` or ``"test"`` stories that have at least one topic and a body."""
     if split not in ("train", "test"):
-        raise ValueError(f"The 'split' parameter must be 'train' or 'test'. Got {split!r} instead.")
+        raise ParameterError(f"The 'split' parameter must be 'train' or 'test'. Got {split!r} instead.")
     return [d for d in load_reuters(path) if d.split == split and d.topics and d.body.strip()]
 
 
@@ -333,7 +333,7 @@ def load_sequences(
     every label other than ``target`` is renamed ``"not-" + target``.
     """
     if format not in _FORMATS:
-        raise ValueError(
+        raise ParameterError(
             f"The 'format' parameter must be one of {', '.join(map(repr, _FORMATS))}. Got {format!r} instead."
         )
     p = Path(path)

@@ -36,7 +36,7 @@ from ratkit.automata.alphabet import EPSILON, Alphabet
 from ratkit.automata.construct import as_transducer, from_arcs, from_pynini
 from ratkit.automata.semirings import PROBABILITY, Semiring, get_semiring
 from ratkit.automata.transducer import Transducer
-from ratkit.exceptions import FstFormatError, RatkitError, SemiringError, SemiringMismatchError
+from ratkit.exceptions import FstFormatError, ParameterError, RatkitError, SemiringError, SemiringMismatchError
 
 __all__ = ["read_att", "to_att", "write_att", "read_fst", "write_fst"]
 
@@ -80,7 +80,7 @@ def read_att(
     """
     semiring = get_semiring(semiring)
     if weights not in ("natural", "openfst"):
-        raise ValueError(
+        raise ParameterError(
             f"The 'weights' parameter of read_att must be 'natural' or 'openfst'. Got {weights!r} instead."
         )
     name, lines = _lines(source)
@@ -146,7 +146,9 @@ def to_att(t: Any, weights: WeightDomain = "natural") -> str:
     """The AT&T text of a transducer, always in the 5-field transducer layout (unambiguous)."""
     t = as_transducer(t)
     if weights not in ("natural", "openfst"):
-        raise ValueError(f"The 'weights' parameter of to_att must be 'natural' or 'openfst'. Got {weights!r} instead.")
+        raise ParameterError(
+            f"The 'weights' parameter of to_att must be 'natural' or 'openfst'. Got {weights!r} instead."
+        )
     sr = t.semiring
 
     def fmt(w: Any) -> str:

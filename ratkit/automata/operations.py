@@ -20,7 +20,7 @@ import pynini
 from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.construct import as_transducer, pynini_semiring
 from ratkit.automata.transducer import Transducer
-from ratkit.exceptions import OperationError
+from ratkit.exceptions import OperationError, ParameterError
 
 __all__ = [
     "union",
@@ -144,7 +144,7 @@ def invert(t: Any) -> Transducer:
 def project(t: Any, side: Side) -> Transducer:
     """Π1(T) (``side="input"``): x ↦ ⊕_y ⟦T⟧(x, y); Π2(T) (``"output"``): y ↦ ⊕_x ⟦T⟧(x, y)."""
     if side not in _SIDES:
-        raise ValueError(f"The 'side' parameter of project must be 'input' or 'output'. Got {side!r} instead.")
+        raise ParameterError(f"The 'side' parameter of project must be 'input' or 'output'. Got {side!r} instead.")
     (f,), first, alphabet = align(t)
     return _wrap(_run("project", pynini.project, f, side), first, alphabet, "project")
 

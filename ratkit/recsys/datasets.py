@@ -27,7 +27,7 @@ from typing import Literal
 import numpy as np
 import scipy.sparse as sp
 
-from ratkit.exceptions import DataFormatError, MissingDataError
+from ratkit.exceptions import DataFormatError, MissingDataError, ParameterError
 
 __all__ = ["Interactions", "load_movielens", "load_lastfm", "load_csv", "from_triples"]
 
@@ -106,7 +106,7 @@ class Interactions:
 
 def _check_duplicates(duplicates: str, caller: str) -> None:
     if duplicates not in ("sum", "error"):
-        raise ValueError(
+        raise ParameterError(
             f"The 'duplicates' parameter of {caller} must be 'sum' or 'error'. Got {duplicates!r} instead."
         )
 
@@ -243,7 +243,7 @@ def load_movielens(path: str | os.PathLike[str], *, variant: Literal["auto", "10
     ACM TiiS 5(4), 2015.
     """
     if variant not in ("auto", "100k", "1m"):
-        raise ValueError(
+        raise ParameterError(
             f"The 'variant' parameter of load_movielens must be one of 'auto', '100k', '1m'. Got {variant!r} instead."
         )
     path = os.fspath(path)
@@ -390,7 +390,7 @@ def load_csv(
         Rows are users and columns items, in sorted order of their (string) ids.
     """
     if header not in (None, True, False):
-        raise ValueError(f"The 'header' parameter of load_csv must be None, True or False. Got {header!r} instead.")
+        raise ParameterError(f"The 'header' parameter of load_csv must be None, True or False. Got {header!r} instead.")
     _check_duplicates(duplicates, "load_csv")
     path = os.fspath(path)
     fmt = f"a {delimiter!r}-separated file of user, item[, value] rows"

@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from tqdm.auto import tqdm
 
 from ratkit._validation import check_choice, check_int, check_random_state, check_real
-from ratkit.exceptions import SolverError
+from ratkit.exceptions import ParameterError, SolverError
 from ratkit.plugins import register
 from ratkit.recsys._linalg import svd_factors
 from ratkit.recsys._mfauc_objective import LOSSES, loss_and_derivative, phi_and_derivative
@@ -168,10 +168,12 @@ class MFAUC(FactorRecommender):
         else:
             values = [self.beta]
         if not values:
-            raise ValueError("The 'beta' parameter of MFAUC must not be an empty sequence.")
+            raise ParameterError("The 'beta' parameter of MFAUC must not be an empty sequence.")
         betas = [check_real(b, "beta", "MFAUC", low=0.0, low_open=True) for b in values]
         if any(later <= earlier for earlier, later in zip(betas, betas[1:])):
-            raise ValueError(f"The 'beta' schedule of MFAUC must be strictly increasing. Got {self.beta!r} instead.")
+            raise ParameterError(
+                f"The 'beta' schedule of MFAUC must be strictly increasing. Got {self.beta!r} instead."
+            )
         return betas
 
     def _validate_params(self) -> None:

@@ -52,7 +52,7 @@ from ratkit.automata.kernels._paths import TooManyPaths, enumerate_paths
 from ratkit.automata.operations import compose, invert
 from ratkit.automata.semirings import PROBABILITY, Semiring, get_semiring
 from ratkit.automata.transducer import Transducer
-from ratkit.exceptions import ResourceLimitError, UnknownSymbolError
+from ratkit.exceptions import ParameterError, ResourceLimitError, UnknownSymbolError
 
 __all__ = ["Kernel", "RationalKernel", "Strategy", "is_single", "as_collection"]
 
@@ -648,7 +648,7 @@ class RationalKernel(Kernel):
     def _options(self, strategy: Any, n_jobs: Any, show_progress: Any) -> tuple[str, int | None, bool]:
         strategy = self.strategy if strategy is None else strategy
         if strategy not in _STRATEGIES:
-            raise ValueError(
+            raise ParameterError(
                 f"The 'strategy' parameter of {type(self).__name__} must be one of "
                 f"{', '.join(map(repr, _STRATEGIES))}. Got {strategy!r} instead."
             )

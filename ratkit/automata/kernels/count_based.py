@@ -21,6 +21,7 @@ from ratkit.automata.kernels._windows import encode, window_codes
 from ratkit.automata.kernels.base import RationalKernel, Strategy
 from ratkit.automata.semirings import PROBABILITY
 from ratkit.automata.transducer import Transducer
+from ratkit.exceptions import ParameterError, ParameterTypeError
 from ratkit.plugins import register
 
 __all__ = ["CountBasedKernel", "count_based", "pattern_counter"]
@@ -79,7 +80,7 @@ class CountBasedKernel(RationalKernel):
         """The patterns as tuples of symbols, validated."""
         pats = [as_symbols(p, "pattern") for p in _pattern_list(self.patterns)]
         if not pats:
-            raise ValueError("The 'patterns' parameter of count_based must hold at least one pattern.")
+            raise ParameterError("The 'patterns' parameter of count_based must hold at least one pattern.")
         for i, p in enumerate(pats):
             if not p:
                 raise ValueError(f"Pattern {i} of count_based is empty; patterns must be non-empty.")
@@ -99,13 +100,13 @@ class CountBasedKernel(RationalKernel):
             return np.ones(n)
         w = np.asarray(self.weights, dtype=np.float64)
         if w.shape != (n,):
-            raise ValueError(
+            raise ParameterError(
                 f"The 'weights' parameter of count_based must hold one weight per pattern ({n}). "
                 f"Got {w.shape[0] if w.ndim else w!r} instead."
             )
         if not np.all(np.isfinite(w)) or np.any(w < 0):
             bad = w[~(np.isfinite(w) & (w >= 0))][0]
-            raise ValueError(
+            raise ParameterError(
                 f"The 'weights' parameter of count_based must hold finite non-negative floats. Got {bad!r} instead."
             )
         return w
@@ -153,7 +154,7 @@ def _pattern_list(patterns: Any) -> list[Any]:
     """The patterns as a list; a bare str (or bytes) is refused as ambiguous (one pattern, or
     one pattern per character?)."""
     if isinstance(patterns, (str, bytes, bytearray)):
-        raise TypeError(
+        raise ParameterTypeError(
             f"The 'patterns' parameter of count_based must be a list of patterns; got the str "
             f"{patterns!r}. Write [{patterns!r}] for that one pattern, or list({patterns!r}) for one "
             "pattern per symbol."
@@ -161,7 +162,7 @@ def _pattern_list(patterns: Any) -> list[Any]:
     try:
         return list(patterns)
     except TypeError:
-        raise TypeError(
+        raise ParameterTypeError(
             f"The 'patterns' parameter of count_based must be a list of patterns; got {type(patterns).__name__}."
         ) from None
 

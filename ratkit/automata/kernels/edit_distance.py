@@ -27,7 +27,7 @@ from ratkit.automata.kernels._windows import encode
 from ratkit.automata.kernels.base import RationalKernel, Strategy
 from ratkit.automata.semirings import get_semiring
 from ratkit.automata.transducer import Transducer
-from ratkit.exceptions import WeightOverflowError
+from ratkit.exceptions import ParameterError, WeightOverflowError
 from ratkit.plugins import register
 
 __all__ = ["EditDistanceKernel", "edit_distance", "edit_transducer"]
@@ -91,7 +91,7 @@ class EditDistanceKernel(RationalKernel):
     def costs(self) -> dict[str, float]:
         """The operation weights in use (defaults filled in), validated."""
         if self.semiring not in _DEFAULTS:
-            raise ValueError(
+            raise ParameterError(
                 "The 'semiring' parameter of edit_distance must be 'tropical' or 'probability'. "
                 f"Got {self.semiring!r} instead."
             )

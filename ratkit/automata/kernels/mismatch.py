@@ -35,7 +35,7 @@ from ratkit.automata.kernels._windows import encode, window_codes
 from ratkit.automata.kernels.base import MAX_PHI_ARCS, RationalKernel, Strategy, check_factor_arcs
 from ratkit.automata.semirings import PROBABILITY
 from ratkit.automata.transducer import Transducer
-from ratkit.exceptions import ResourceLimitError
+from ratkit.exceptions import ParameterError, ResourceLimitError
 from ratkit.plugins import register
 
 __all__ = ["MismatchKernel", "mismatch", "mismatch_counter"]
@@ -127,12 +127,12 @@ class MismatchKernel(RationalKernel):
         check_int(self.k, "k", "mismatch", low=1)
         check_int(self.m, "m", "mismatch", low=0)
         if self.m > self.k:
-            raise ValueError(
+            raise ParameterError(
                 f"The 'm' parameter of mismatch must be ≤ k (at most k mismatches in a "
                 f"k-factor). Got k={self.k!r}, m={self.m!r} instead."
             )
         if self.alphabet is not None and len(as_symbols(self.alphabet, "alphabet")) == 0:
-            raise ValueError("The 'alphabet' parameter of mismatch must not be empty.")
+            raise ParameterError("The 'alphabet' parameter of mismatch must not be empty.")
 
     def fit(self, X: Any, y: Any = None) -> MismatchKernel:
         """Fix the alphabet to the symbols of X when none was given."""

@@ -17,6 +17,7 @@ from ratkit.automata.kernels.base import RationalKernel, Strategy
 from ratkit.automata.kernels.spec import SpecError
 from ratkit.automata.semirings import get_semiring
 from ratkit.automata.transducer import Transducer
+from ratkit.exceptions import ParameterError
 from ratkit.plugins import register
 
 __all__ = ["TransducerKernel", "from_transducer", "load_transducer"]
@@ -94,7 +95,9 @@ class TransducerKernel(RationalKernel):
         renames = {"transducer": "transducer_source", "semiring": "semiring_name"}
         for key, value in params.items():
             if key not in self.get_params():
-                raise ValueError(f"Invalid parameter {key!r} for TransducerKernel; valid: {sorted(self.get_params())}.")
+                raise ParameterError(
+                    f"Invalid parameter {key!r} for TransducerKernel; valid: {sorted(self.get_params())}."
+                )
             setattr(self, renames.get(key, key), value)
         self.__dict__.pop("_user_t", None)
         return self

@@ -15,6 +15,7 @@ from ratkit._validation import check_int
 from ratkit.automata.pt import _lang
 from ratkit.automata.pt._common import Shown, as_sigma, show, shows_as_str
 from ratkit.automata.transducer import Transducer
+from ratkit.exceptions import ParameterError
 
 __all__ = ["sample"]
 
@@ -101,7 +102,7 @@ def sample(
     max_len = check_int(max_len, "max_len", "sample", low=0)
     min_len = check_int(min_len, "min_len", "sample", low=0)
     if min_len > max_len:
-        raise ValueError(f"The 'min_len' parameter of sample must be ≤ max_len={max_len}. Got {min_len!r} instead.")
+        raise ParameterError(f"The 'min_len' parameter of sample must be ≤ max_len={max_len}. Got {min_len!r} instead.")
     lang = _lang.as_language(language, sigma)
     rng = random.Random(seed)
     as_str = shows_as_str(sigma)
