@@ -13,7 +13,8 @@ def _cases():
     from ratkit.automata import kernels, operations
     from ratkit.automata.io import to_att
     from ratkit.automata.pt.sampling import sample
-    from ratkit.recsys import MFAUC, datasets as rdatasets
+    from ratkit.recsys import MFAUC
+    from ratkit.recsys import datasets as rdatasets
 
     t = kernels.ngram(2).factor("ab")
     return {
@@ -25,7 +26,11 @@ def _cases():
         "mismatch m": (lambda: kernels.mismatch(2, 3), ParameterError, "'m' parameter of mismatch"),
         "project side": (lambda: operations.project(t, "both"), ParameterError, "'side' parameter of project"),
         "to_att weights": (lambda: to_att(t, weights="raw"), ParameterError, "'weights' parameter of to_att"),
-        "sample min_len": (lambda: sample(lambda w: True, "ab", 3, max_len=2, min_len=5), ParameterError, "'min_len' parameter"),
+        "sample min_len": (
+            lambda: sample(lambda w: True, "ab", 3, max_len=2, min_len=5),
+            ParameterError,
+            "'min_len' parameter",
+        ),
         "reuters split": (lambda: datasets.reuters_modapte(".", "dev"), ParameterError, "'split' parameter"),
         "load_csv header": (lambda: rdatasets.load_csv("x.csv", header="yes"), ParameterError, "'header' parameter"),
         "mfauc beta": (lambda: MFAUC(beta=[]).fit(_matrix()), ParameterError, "'beta' parameter of MFAUC"),
