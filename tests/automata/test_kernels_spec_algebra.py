@@ -299,3 +299,25 @@ def test_former_underscore_family_names_read_silently_in_specs_and_with_a_warnin
     assert kernel.to_spec()["family"] == new
     with pytest.warns(DeprecationWarning, match=f"'{old}' is deprecated; use '{new}'"):
         assert plugins.get("kernel", old) is type(kernel)
+
+
+def test_a_family_registered_with_an_underscore_is_rebuilt_as_itself_not_as_its_hyphen_twin():
+    from ratkit.automata.kernels import NgramKernel, from_spec, to_spec
+    from ratkit.plugins import registry
+
+    @registry.register("kernel", "twin-family")
+    class Hyphen(NgramKernel):
+        """K of the hyphenated twin."""
+
+    @registry.register("kernel", "twin_family")
+    class Underscore(NgramKernel):
+        """K of the underscored twin."""
+
+    try:
+        spec = to_spec(Underscore(n=2))
+        assert spec["family"] == "twin_family"
+        assert type(from_spec(spec)) is Underscore
+        assert type(from_spec({"family": "twin-family", "n": 2})) is Hyphen
+    finally:
+        registry._registry["kernel"].pop("twin-family", None)
+        registry._registry["kernel"].pop("twin_family", None)

@@ -179,3 +179,36 @@ def test_on_a_reuters_sample_the_trie_fit_reaches_linear_svc_optimum(reuters_sam
     )
     theirs = _primal(reference.coef_[0], F, y.astype(float))
     assert ours == pytest.approx(theirs, rel=1e-7)  # measured 5e-13 to 3e-9
+
+
+def _square(v):
+    return v**2
+
+
+def test_a_part_with_a_custom_psi_has_no_feature_map_so_its_sum_trains_on_kernel_rows():
+    """K = Ψ(⟨Φ_x, Φ_y⟩) with Ψ(v) = v² is no inner product of Φ: the sum must not train on
+    Φ's blocks (it did, silently: |F Fᵀ − K| was 72 on this data)."""
+    from ratkit.automata.kernels import TooManyPaths
+
+    squared = K.from_transducer(K.ngram(1).factor("ab"), psi=_square)
+    X, y = ["aab", "ab", "bbb", "a", "abab", "ba", "bba", "aaa"], [1, 1, 0, 1, 0, 0, 0, 1]
+    for k in (squared, squared + K.ngram(2), squared * K.ngram(2)):
+        with pytest.raises(TooManyPaths):
+            k.fit_features(X)
+    total = squared + K.ngram(2)
+    model = RationalSVC(total, C=C, tol=1e-10, random_state=0).fit(X, y)
+    assert model.representation_ == "rows"
+    beta = model.alpha_[0] * np.where(np.array(y) == model.classes_[1], 1.0, -1.0)
+
+    # the oracle: (#a·#a′ + #b·#b′)² + bigram counts, by hand
+    def k_value(a, b):
+        uni = sum(a.count(s) * b.count(s) for s in "ab") ** 2
+        big = sum(
+            sum(a[i : i + 2] == z for i in range(len(a) - 1)) * sum(b[i : i + 2] == z for i in range(len(b) - 1))
+            for z in ("aa", "ab", "ba", "bb")
+        )
+        return uni + big
+
+    G = np.array([[k_value(a, b) for b in X] for a in X], dtype=float)
+    np.testing.assert_allclose(total.gram(X), G)
+    np.testing.assert_allclose(model.decision_function(X), G @ beta, rtol=1e-9, atol=1e-9)

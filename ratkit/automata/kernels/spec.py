@@ -106,14 +106,18 @@ def _families() -> list[str]:
 
 def _lookup(family: Any, where: str) -> tuple[str, Any]:
     """(registered name, registered object) of a spec's family; ``_`` reads as ``-``."""
-    from ratkit.plugins import get
+    from ratkit.plugins import available, get
 
     if isinstance(family, str):
-        for name in dict.fromkeys([family.replace("_", "-"), family]):
-            try:
-                return name, get("kernel", name)
-            except UnknownPluginError:
-                continue
+        # the registered name itself first (a family may be registered with a '_'), then the
+        # '-' spelling of a former '_' name, then former names (aliases, which warn)
+        registered = set(available("kernel"))
+        hyphenated = family.replace("_", "-")
+        name = family if family in registered else hyphenated if hyphenated in registered else family
+        try:
+            return name, get("kernel", name)
+        except UnknownPluginError:
+            pass
     raise SpecError(f"Unknown kernel family {family!r} at {where}.family; accepted families: {', '.join(_families())}.")
 
 

@@ -13,6 +13,7 @@ from ratkit._files import check_input_file
 from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.construct import as_transducer, from_pynini
 from ratkit.automata.io import read_att, read_fst, to_att
+from ratkit.automata.kernels._paths import TooManyPaths
 from ratkit.automata.kernels.base import RationalKernel, Strategy
 from ratkit.automata.kernels.spec import SpecError
 from ratkit.automata.semirings import get_semiring
@@ -176,6 +177,24 @@ class TransducerKernel(RationalKernel):
         sr = self.semiring
         flat = [float(self.psi(sr.from_native(v))) for v in np.ravel(native)]
         return np.array(flat).reshape(np.shape(native))
+
+    # A user Ψ is applied to ⊕_z Φ_x(z) ⊗ Φ_y(z) as a whole: unless it is the identity the
+    # inner products of Φ_x are not K, so the kernel has no explicit feature map to offer
+    # (a sum or product of it must not train on features either).
+    def fit_features(self, X: Any, **options: Any) -> Any:
+        self._refuse_features_with_psi()
+        return super().fit_features(X, **options)
+
+    def transform_features(self, vocabulary: Any, X: Any, **options: Any) -> Any:
+        self._refuse_features_with_psi()
+        return super().transform_features(vocabulary, X, **options)
+
+    def feature_automata(self, X: Any) -> Any:
+        return None if self.psi is not None else super().feature_automata(X)
+
+    def _refuse_features_with_psi(self) -> None:
+        if self.psi is not None:
+            raise TooManyPaths("a custom psi makes K(x, y) = Ψ(⟨Φ_x, Φ_y⟩), not an inner product of features")
 
     def _psi_features(self, G: np.ndarray) -> np.ndarray:
         """G holds ⊕_z Φ_x(z) ⊗ Φ_y(z) as reals; a user Ψ gets the natural-domain value."""
