@@ -23,7 +23,9 @@ as its spec (``to_spec(inline=True)``, read back by ``from_spec``); a vocabulary
 state (``to_state()``, read back by ``vocabulary_from_state``); a numpy array as an
 ``.npy`` member (an object array of JSON values as JSON); a sparse matrix as its CSR
 arrays; a list of strings or token tuples as JSON sequences; JSON scalars, lists and
-string-keyed mappings as JSON (recursively, so a mapping may hold arrays). Anything else
+string-keyed mappings as JSON (recursively, so a mapping may hold arrays); an estimator
+(a parameter such as a base model, or a fitted part) as a registered learner or recommender
+plugin with its own parameters and fitted attributes, recursively. Anything else
 is refused with :class:`~ratkit.exceptions.ModelFormatError` naming the attribute and its
 type. A random generator parameter is written as None (only a refit would draw again).
 
@@ -55,6 +57,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import BaseEstimator
 
 from ratkit._files import atomic_write, check_output_path
 from ratkit._json import plain
@@ -216,10 +219,12 @@ def _encode(value: Any, where: str, owner: str, out: _Writer) -> dict[str, Any]:
         return {"mapping": {k: _encode(v, f"{where}.{k}", owner, out) for k, v in value.items()}}
     if isinstance(value, os.PathLike):
         return {"json": os.fspath(value)}
+    if isinstance(value, BaseEstimator):
+        return {"estimator": _estimator_state(value, f"{where}.", owner, out, fitted=None)}
     raise ModelFormatError(
         f"Cannot save {owner}: {where} is a {type(value).__name__} ({value!r:.60}), which a model file cannot "
-        "hold. It holds numpy arrays, sparse matrices, JSON values, sequences, ratkit kernels (as specs) "
-        "and vocabularies."
+        "hold. It holds numpy arrays, sparse matrices, JSON values, sequences, ratkit kernels (as specs), "
+        "vocabularies and registered learner or recommender plugins (fitted or not)."
     )
 
 
@@ -273,7 +278,65 @@ def _decode(enc: Any, where: str, arrays: Mapping[str, np.ndarray]) -> Any:
         return tuple(items) if as_tuple else items
     if tag == "mapping":
         return {k: _decode(v, f"{where}.{k}", arrays) for k, v in body.items()}
+    if tag == "estimator":
+        return _rebuild_estimator(body, f"{where}.", arrays)
     raise ModelFormatError(f"{where} has the unknown encoding {tag!r}")
+
+
+# -- estimators: the model itself, and estimators it holds ----------------------------------------
+
+
+def _estimator_state(model: Any, where: str, owner: str, out: _Writer, fitted: bool | None) -> dict[str, Any]:
+    """{kind, plugin, class, params, attributes} of a registered learner or recommender; its
+    fitted attributes when ``fitted`` (required), or whatever it has when None (an estimator
+    held by another: an unfitted parameter, or a fitted part)."""
+    cls = type(model)
+    kind, name = plugin_of(model)
+    params = {}
+    for key, value in model.get_params(deep=False).items():
+        if isinstance(value, _GENERATORS):
+            value = None  # a generator object is not data; the fit it made is saved anyway
+        params[key] = _encode(value, f"{where}params.{key}", owner, out)
+    if fitted or (fitted is None and _public_fitted(model)):
+        attributes = fitted_attributes(model)
+    else:
+        attributes = []
+    return {
+        "kind": kind,
+        "plugin": name,
+        "class": f"{cls.__module__}.{cls.__qualname__}",
+        "params": params,
+        "attributes": {key: _encode(getattr(model, key), f"{where}{key}", owner, out) for key in attributes},
+    }
+
+
+def _public_fitted(model: Any) -> list[str]:
+    return [k for k in vars(model) if k.endswith("_") and not k.startswith("_")]
+
+
+def _rebuild_estimator(state: Mapping[str, Any], where: str, arrays: Mapping[str, np.ndarray]) -> Any:
+    """The estimator :func:`_estimator_state` described (ModelFormatError naming ``where``)."""
+    if not isinstance(state, Mapping) or not all(isinstance(state.get(k), dict) for k in ("params", "attributes")):
+        raise ModelFormatError(f"{where or 'the model'} is not an encoded estimator")
+    cls = _plugin_class(state, where.rstrip(".") or "the model")
+    what = "parameters"
+    try:
+        params = {key: _decode(enc, f"{where}params.{key}", arrays) for key, enc in state["params"].items()}
+        model = cls(**params)
+        for key, enc in state["attributes"].items():
+            what = f"fitted attribute {where}{key!r}"
+            if not (isinstance(key, str) and key.endswith("_") and not key.startswith("_")):
+                raise ModelFormatError(f"{key!r} is not the name of a fitted attribute")
+            setattr(model, key, _decode(enc, f"{where}{key}", arrays))
+    except (TypeError, ValueError, LookupError, AttributeError) as exc:  # SpecError is a ValueError
+        raise ModelFormatError(f"the saved {what} cannot be restored for {cls.__name__}: {exc}") from None
+    if state["attributes"]:
+        missing = [k for k in _declared(cls) if k not in state["attributes"]]
+        if missing:
+            raise ModelFormatError(f"{where or 'the model '}lacks {', '.join(missing)}: the file is incomplete")
+        if isinstance(model, PersistenceMixin):
+            model._check_restored()
+    return model
 
 
 # -- saving ----------------------------------------------------------------------------------------
@@ -287,24 +350,12 @@ def save_model(model: Any, path: str | os.PathLike, metadata: Mapping[str, Any] 
     were prepared); :func:`read_metadata` returns it. Returns the path written.
     """
     target = check_output_path(path, "model file")
-    cls = type(model)
-    owner = cls.__name__
-    attributes = fitted_attributes(model)
-    kind, name = plugin_of(model)
+    owner = type(model).__name__
     out = _Writer()
-    params = {}
-    for key, value in model.get_params(deep=False).items():
-        if isinstance(value, _GENERATORS):
-            value = None  # a generator object is not data; the fit it made is saved anyway
-        params[key] = _encode(value, f"params.{key}", owner, out)
     manifest: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,
-        "kind": kind,
-        "plugin": name,
-        "class": f"{cls.__module__}.{cls.__qualname__}",
-        "params": params,
-        "attributes": {key: _encode(getattr(model, key), key, owner, out) for key in attributes},
+        **_estimator_state(model, "", owner, out, fitted=True),
         "metadata": _plain(dict(metadata or {}), "the model's metadata", owner),
     }
     manifest["arrays"] = {member: hashlib.sha256(data).hexdigest() for member, data in out.blobs.items()}
@@ -436,29 +487,19 @@ def _plugin_class(manifest: Mapping[str, Any], path: Path) -> type:
 
 def _rebuild(manifest: dict[str, Any], arrays: Mapping[str, np.ndarray], path: Path) -> Any:
     cls = _plugin_class(manifest, path)
-    where = "parameters"
-    try:
-        params = {key: _decode(enc, f"params.{key}", arrays) for key, enc in manifest["params"].items()}
-        model = cls(**params)
-        for key, enc in manifest["attributes"].items():
-            where = f"fitted attribute {key!r}"
-            if not (isinstance(key, str) and key.endswith("_") and not key.startswith("_")):
-                raise ModelFormatError(f"{key!r} is not the name of a fitted attribute")
-            setattr(model, key, _decode(enc, key, arrays))
-    except (TypeError, ValueError, LookupError, AttributeError) as exc:  # SpecError is a ValueError
-        raise ModelFormatError(
-            f"{path}: the saved {where} cannot be restored for {cls.__name__}: {exc} (the file is "
-            "corrupted, or was written for another version of the plugin)."
-        ) from None
     missing = [k for k in _declared(cls) if k not in manifest["attributes"]]
-    if missing:
-        raise ModelFormatError(f"{path}: the model lacks {', '.join(missing)}: the file is incomplete.")
-    if isinstance(model, PersistenceMixin):
-        try:
-            model._check_restored()
-        except ValueError as exc:
-            raise ModelFormatError(f"{path}: {exc}") from None
-    return model
+    if missing or not manifest["attributes"]:
+        raise ModelFormatError(
+            f"{path}: the model lacks {', '.join(missing) or 'every fitted attribute'}: the file is incomplete."
+        )
+    try:
+        return _rebuild_estimator(manifest, "", arrays)
+    except ModelFormatError as exc:
+        raise ModelFormatError(
+            f"{path}: {exc} (the file is corrupted, or was written for another version of the plugin)."
+        ) from None
+    except ValueError as exc:  # _check_restored: the state read is inconsistent
+        raise ModelFormatError(f"{path}: {exc}") from None
 
 
 # -- the former format ---------------------------------------------------------------------------

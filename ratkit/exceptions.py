@@ -37,6 +37,7 @@ __all__ = [
     "OutputPathError",
     "WeightOverflowError",
     "ResourceLimitError",
+    "VocabularyError",
 ]
 
 
@@ -148,3 +149,9 @@ class WeightOverflowError(RatkitError, OverflowError):
 class ResourceLimitError(RatkitError, MemoryError):
     """A computation whose estimated size exceeds a documented limit, refused before it starts
     (so that it cannot exhaust the memory and abort the interpreter)."""
+
+
+class VocabularyError(RatkitError, ValueError):
+    """A vocabulary does not belong to a kernel: another kind of vocabulary, columns whose
+    patterns the kernel cannot produce (see :meth:`~ratkit.automata.kernels.Kernel.check_vocabulary`),
+    or a malformed vocabulary state."""

@@ -35,6 +35,12 @@ def _cases():
         "load_csv header": (lambda: rdatasets.load_csv("x.csv", header="yes"), ParameterError, "'header' parameter"),
         "mfauc beta": (lambda: MFAUC(beta=[]).fit(_matrix()), ParameterError, "'beta' parameter of MFAUC"),
         "mfauc lam": (lambda: MFAUC(lam=-1.0).fit(_matrix()), ParameterError, "'lam' parameter of MFAUC"),
+        "mfauc schedule": (lambda: MFAUC(beta=[1.0, 2.0], loss="hinge").fit(_matrix()), ParameterError, "schedule"),
+        "mfauc stages": (
+            lambda: MFAUC(beta=[1.0, 2.0, 3.0], loss="logistic", max_iter=2).fit(_matrix()),
+            ParameterError,
+            "stages",
+        ),
     }
 
 
@@ -52,3 +58,13 @@ def test_parameter_errors_are_ratkit_errors_naming_the_parameter(name):
     assert isinstance(info.value, RatkitError) and isinstance(info.value, ValueError)
     if error is ParameterTypeError:
         assert isinstance(info.value, TypeError)
+
+
+def test_a_malformed_vocabulary_state_is_a_vocabulary_error():
+    from ratkit.automata.kernels import vocabulary_from_state
+    from ratkit.exceptions import VocabularyError
+
+    for meta, arrays in [({"type": "patterns"}, {}), ({"type": "blocks", "parts": []}, {}), ({"type": "?"}, {})]:
+        with pytest.raises(VocabularyError) as info:
+            vocabulary_from_state(meta, arrays)
+        assert isinstance(info.value, RatkitError) and isinstance(info.value, ValueError)

@@ -192,7 +192,9 @@ def _train(args: argparse.Namespace) -> int:
     if report.accuracy is not None:
         print(f"held-out accuracy {report.accuracy:.4f}, {report.f1_kind} {report.f1:.4f}")
     if args.output:
-        m.save(args.output, metadata={"positional": bool(args.positional), "target": args.target})
+        from ratkit._persistence import save_model  # any learner that declares its fitted attributes
+
+        save_model(m, args.output, metadata={"positional": bool(args.positional), "target": args.target})
         print(f"model written to {args.output}")
     return 0
 

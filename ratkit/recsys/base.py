@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ratkit._validation import check_int
-from ratkit.exceptions import DataFormatError, MissingDataError, NotFittedError
+from ratkit.exceptions import DataFormatError, MissingDataError, NotFittedError, ParameterError
 from ratkit.recsys._ranking import exclude_rows, top_n
 from ratkit.recsys._validation import check_ids, check_shape_matches, check_user_items
 
@@ -157,13 +157,13 @@ class Recommender(BaseEstimator, abc.ABC):
         users = check_ids(np.atleast_1d(userid), self.n_users_, kind="user")
         n = check_int(n, "n", f"{type(self).__name__}.recommend", low=1)
         if n > self.n_items_:
-            raise ValueError(
+            raise ParameterError(
                 f"n={n} exceeds the number of items ({self.n_items_}); ask for at most {self.n_items_} recommendations."
             )
         scores = np.array(self._score_users(users), dtype=np.float64)
         if filter_already_liked_items:
             if user_items is None:
-                raise ValueError(
+                raise ParameterError(
                     "filter_already_liked_items=True needs the users × items matrix: pass it "
                     "as user_items, or set filter_already_liked_items=False."
                 )

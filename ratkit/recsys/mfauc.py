@@ -185,7 +185,7 @@ class MFAUC(FactorRecommender):
             check_real(self.rho, "rho", owner, low=0.0, low_open=True)
         betas = self._betas()
         if len(betas) > 1 and self.loss not in ("logistic", "sigmoid"):
-            raise ValueError(
+            raise ParameterError(
                 f"A 'beta' schedule only applies to the logistic and sigmoid losses; "
                 f"loss={self.loss!r} has no β. Pass a single beta."
             )
@@ -197,7 +197,7 @@ class MFAUC(FactorRecommender):
             check_real(self.max_grad_norm, "max_grad_norm", owner, low=0.0, low_open=True)
         check_int(self.max_iter, "max_iter", owner, low=1)
         if len(betas) > self.max_iter:
-            raise ValueError(
+            raise ParameterError(
                 f"max_iter={self.max_iter} is smaller than the {len(betas)} stages of the beta "
                 f"schedule; raise max_iter or shorten the schedule."
             )

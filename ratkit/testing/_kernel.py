@@ -115,6 +115,8 @@ class KernelContract:
 
     def test_specialised_paths_equal_the_transducer_path(self):
         k = self.make_kernel()
+        if type(k).gram_with is Kernel.gram_with:
+            pytest.skip(f"{k!r} has one way to compute its Gram matrix (no strategies)")
         names = ("auto", "specialized", "features", "intersection") if self.strategies is None else self.strategies
         if not names:
             pytest.skip(f"no strategies to compare for {k!r}")

@@ -126,3 +126,25 @@ def test_repr_lists_every_parameter_in_declaration_order():
     text = repr(MFAUC(lam=0.5))
     assert text.startswith("MFAUC(n_factors=32, loss='hinge', lam=0.5, rho=None,")
     assert text.endswith("random_state=None, show_progress=False)")
+
+
+def test_a_model_holding_estimators_is_saved_and_restored(tmp_path):
+    """An estimator-valued parameter (unfitted) and a fitted estimator attribute both go into
+    the model file as registered plugins with their own state ('Cannot save Shrunk: params.base
+    is a PureSVD' before)."""
+    from ratkit import load_model
+    from ratkit.plugins import registry
+
+    registry.register("recommender", "shrunk-test")(Shrunk)
+    try:
+        model = Shrunk(base=PureSVD(n_factors=2, random_state=0), shrink=0.25).fit(X)
+        again = load_model(model.save(tmp_path / "shrunk.zip"))
+        assert type(again) is Shrunk and type(again.base) is PureSVD and type(again.base_) is PureSVD
+        assert again.base.get_params() == {"n_factors": 2, "random_state": 0} and not again.base.is_fitted()
+        np.testing.assert_array_equal(again.base_.item_factors_, model.base_.item_factors_)
+        users, items = np.repeat(np.arange(X.shape[0]), X.shape[1]), np.tile(np.arange(X.shape[1]), X.shape[0])
+        # the oracle: a PureSVD fitted alone, scaled
+        expected = 0.25 * PureSVD(n_factors=2, random_state=0).fit(X).score(users, items)
+        np.testing.assert_allclose(again.score(users, items), expected)
+    finally:
+        registry._registry["recommender"].pop("shrunk-test", None)

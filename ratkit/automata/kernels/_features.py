@@ -26,7 +26,7 @@ import scipy.sparse as sp
 
 from ratkit._jit import njit
 from ratkit.automata.kernels._paths import TooManyPaths
-from ratkit.exceptions import RatkitError
+from ratkit.exceptions import VocabularyError
 
 __all__ = [
     "Vocabulary",
@@ -209,11 +209,6 @@ def inner_products(FX: sp.csr_matrix, FY: sp.csr_matrix | None = None, blocks: i
     return G
 
 
-class VocabularyError(RatkitError, ValueError):
-    """A vocabulary does not belong to a kernel: another kind of vocabulary, or columns whose
-    patterns the kernel cannot produce (see :meth:`~ratkit.automata.kernels.Kernel.check_vocabulary`)."""
-
-
 @runtime_checkable
 class Vocabulary(Protocol):
     """What a learner and a model file need of the vocabulary of an explicit feature map."""
@@ -254,9 +249,9 @@ def _one_symbol_codes(n: int) -> tuple[np.ndarray, int]:
 
 def _check_codes(codes: Any, what: str) -> np.ndarray:
     if not isinstance(codes, np.ndarray) or codes.ndim != 1 or not np.issubdtype(codes.dtype, np.integer):
-        raise ValueError(f"{what} must be a 1-D integer array of codes.")
+        raise VocabularyError(f"{what} must be a 1-D integer array of codes.")
     if codes.size and (int(codes[0]) < 0 or bool(np.any(codes[1:] <= codes[:-1]))):
-        raise ValueError(f"{what} must be sorted, distinct and non-negative.")
+        raise VocabularyError(f"{what} must be sorted, distinct and non-negative.")
     return codes
 
 
@@ -279,7 +274,7 @@ class FeatureMap:
         codes = _check_codes(self.codes, "FeatureMap.codes")
         if not self.symbols and codes.size and int(codes[-1]) > 0:
             # over an empty alphabet the only pattern is ε (code 0): digit loops would never end
-            raise ValueError("A FeatureMap without symbols can only hold the empty pattern (code 0).")
+            raise VocabularyError("A FeatureMap without symbols can only hold the empty pattern (code 0).")
 
     @property
     def n_features(self) -> int:
@@ -327,7 +322,7 @@ class BlockVocabulary:
 
     def __post_init__(self) -> None:
         if not self.parts:
-            raise ValueError("A BlockVocabulary needs at least one part.")
+            raise VocabularyError("A BlockVocabulary needs at least one part.")
 
     @property
     def offsets(self) -> np.ndarray:
@@ -365,7 +360,7 @@ class PairVocabulary:
     def __post_init__(self) -> None:
         pairs = _check_codes(self.pairs, "PairVocabulary.pairs")
         if pairs.size and int(pairs[-1]) >= self.left.n_features * self.right.n_features:
-            raise ValueError(
+            raise VocabularyError(
                 f"PairVocabulary.pairs holds the pair code {int(pairs[-1])}, beyond the "
                 f"{self.left.n_features} × {self.right.n_features} pairs of its factors."
             )
@@ -422,17 +417,17 @@ def vocabulary_from_state(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarr
     kind = meta.get("type") if isinstance(meta, Mapping) else None
     if kind == "patterns":
         if "codes" not in arrays or not isinstance(meta.get("symbols"), list):
-            raise ValueError("a pattern vocabulary needs its 'symbols' list and its 'codes' array")
+            raise VocabularyError("a pattern vocabulary needs its 'symbols' list and its 'codes' array")
         return FeatureMap(tuple(str(s) for s in meta["symbols"]), np.asarray(arrays["codes"]))
     if kind == "blocks":
         parts = meta.get("parts")
         if not isinstance(parts, list) or not parts:
-            raise ValueError("a block vocabulary needs a non-empty 'parts' list")
+            raise VocabularyError("a block vocabulary needs a non-empty 'parts' list")
         return BlockVocabulary(tuple(vocabulary_from_state(m, _prefixed(arrays, f"{i}.")) for i, m in enumerate(parts)))
     if kind == "pairs":
         if "pairs" not in arrays or not all(isinstance(meta.get(k), Mapping) for k in ("left", "right")):
-            raise ValueError("a pair vocabulary needs its 'left' and 'right' states and its 'pairs' array")
+            raise VocabularyError("a pair vocabulary needs its 'left' and 'right' states and its 'pairs' array")
         left = vocabulary_from_state(meta["left"], _prefixed(arrays, "left."))
         right = vocabulary_from_state(meta["right"], _prefixed(arrays, "right."))
         return PairVocabulary(left, right, np.asarray(arrays["pairs"]))
-    raise ValueError(f"unknown vocabulary type {kind!r}; expected 'patterns', 'blocks' or 'pairs'")
+    raise VocabularyError(f"unknown vocabulary type {kind!r}; expected 'patterns', 'blocks' or 'pairs'")
