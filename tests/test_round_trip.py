@@ -112,6 +112,22 @@ def _edit_exp() -> K.Kernel:
     return K.exp_kernel(K.edit_distance(), t=0.5)
 
 
+def _pairwise_svc(tmp: Path) -> tuple[np.ndarray, np.ndarray]:
+    """A pairwise SVM (kernel rows) on pairs of sequences: same class or not."""
+    from ratkit.automata.pairwise import pairwise
+
+    X, y = _sequences(5, 30)
+    rng = random.Random(0)
+    idx = [(rng.randrange(30), rng.randrange(30)) for _ in range(40)]
+    P = [(X[i], X[j]) for i, j in idx]
+    yp = [1 if y[i] == y[j] else -1 for i, j in idx]
+    model = RationalSVC(pairwise(K.ngram(2), "TL"), C=1.0, max_iter=200, random_state=0).fit(P, yp)
+    Z = P[:10] + [("", "a"), ("acgtacgtacgt", "")]
+    before = model.decision_function(Z)
+    model.save(tmp / "model.zip")
+    return before, load_model(tmp / "model.zip").decision_function(Z)
+
+
 # (case id, [the plugin names and spec families it covers], run)
 CASES: list[tuple[str, list[str], Run]] = [
     ("ngram", ["kernel:ngram"], _svc(lambda: K.ngram(2))),
@@ -135,6 +151,7 @@ CASES: list[tuple[str, list[str], Run]] = [
     ("rational-svc-automaton", ["learner:rational-svc"], _svc(lambda: K.mismatch(2, 1), representation="automaton")),
     ("rational-svc-naive", ["learner:rational-svc"], _svc(lambda: K.ngram(2), m=16, representation="naive")),
     ("rational-svc-intercept", ["learner:rational-svc"], _svc(lambda: K.cosine(K.ngram(2)), fit_intercept=True)),
+    ("pairwise-tl", ["kernel:pairwise", "pairwise"], _pairwise_svc),
     ("linear-dcd", ["learner:linear-dcd"], _linear_dcd),
     ("kernel-learner", ["learner:kernel-learner"], _kernel_learner),
     ("mfauc", ["recommender:mfauc"], _recommender(lambda: MFAUC(n_factors=4, max_iter=20, random_state=0))),

@@ -12,6 +12,7 @@ The contract of a family — what a new one, built in or a third party's, writes
 only its transducer T); ``ratkit.testing.KernelContract`` tests it.
 """
 
+from ratkit.automata import pairwise as _pairwise  # noqa: F401  (registers the "pairwise" kernel family)
 from ratkit.automata.kernels import diagnostics
 from ratkit.automata.kernels._features import (
     BlockVocabulary,
