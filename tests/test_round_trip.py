@@ -128,6 +128,35 @@ def _pairwise_svc(tmp: Path) -> tuple[np.ndarray, np.ndarray]:
     return before, load_model(tmp / "model.zip").decision_function(Z)
 
 
+def _random_walk_svc(tmp: Path) -> tuple[np.ndarray, np.ndarray]:
+    """RationalSVC (kernel rows) on small node-labelled graphs with the random-walk kernel.
+
+    ratkit/_persistence.py has no codec for Graph support vectors yet: until it has one, the
+    save is refused (ModelFormatError naming the Graph) and the case is marked xfail here.
+    """
+    from ratkit.automata.graphs import Graph
+    from ratkit.exceptions import ModelFormatError
+
+    rng = np.random.default_rng(0)
+
+    def graph(n: int, density: float) -> Graph:
+        a = np.triu((rng.random((n, n)) < density) * 1.0, 1)
+        return Graph(a + a.T, node_labels=[int(x) for x in rng.integers(0, 2, n)])
+
+    X = [graph(int(rng.integers(3, 7)), 0.7 if i % 2 else 0.3) for i in range(20)]
+    y = [i % 2 for i in range(20)]
+    Z = X + [graph(4, 0.5) for _ in range(5)]
+    model = RationalSVC(K.random_walk(0.05, labels="node"), C=1.0, max_iter=200, random_state=0).fit(X, y)
+    before = model.decision_function(Z)
+    try:
+        model.save(tmp / "model.zip")
+    except ModelFormatError as exc:
+        if "is a Graph" not in str(exc):
+            raise
+        pytest.xfail("a model file cannot hold Graph support vectors yet (no Graph codec in ratkit/_persistence.py)")
+    return before, load_model(tmp / "model.zip").decision_function(Z)
+
+
 # (case id, [the plugin names and spec families it covers], run)
 CASES: list[tuple[str, list[str], Run]] = [
     ("ngram", ["kernel:ngram"], _svc(lambda: K.ngram(2))),
@@ -152,6 +181,7 @@ CASES: list[tuple[str, list[str], Run]] = [
     ("rational-svc-naive", ["learner:rational-svc"], _svc(lambda: K.ngram(2), m=16, representation="naive")),
     ("rational-svc-intercept", ["learner:rational-svc"], _svc(lambda: K.cosine(K.ngram(2)), fit_intercept=True)),
     ("pairwise-tl", ["kernel:pairwise", "pairwise"], _pairwise_svc),
+    ("random-walk-graphs", ["kernel:random-walk", "random_walk"], _random_walk_svc),
     ("linear-dcd", ["learner:linear-dcd"], _linear_dcd),
     ("kernel-learner", ["learner:kernel-learner"], _kernel_learner),
     ("mfauc", ["recommender:mfauc"], _recommender(lambda: MFAUC(n_factors=4, max_iter=20, random_state=0))),

@@ -42,6 +42,7 @@ from ratkit.automata.kernels.edit_distance import EditDistanceKernel, edit_dista
 from ratkit.automata.kernels.gappy import GappyKernel, gappy
 from ratkit.automata.kernels.mismatch import MismatchKernel, mismatch
 from ratkit.automata.kernels.ngram import NgramKernel, ngram
+from ratkit.automata.kernels.random_walk import RandomWalkKernel, random_walk
 from ratkit.automata.kernels.spec import SpecError, from_spec, load_spec, to_spec
 from ratkit.automata.kernels.subsequence import SubsequenceKernel, subsequence
 from ratkit.automata.kernels.user import TransducerKernel, from_transducer
@@ -64,6 +65,8 @@ __all__ = [
     "edit_distance",
     "count_based",
     "from_transducer",
+    "random_walk",
+    "RandomWalkKernel",
     "from_spec",
     "to_spec",
     "load_spec",

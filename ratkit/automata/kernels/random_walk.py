@@ -1,0 +1,538 @@
+"""The random-walk graph kernel k(G, G′) = Σ_t μ(t) q×ᵀ W×ᵗ p× (survey §III, eq. (17)–(24)).
+
+A walk of the direct product G × G′ is a pair of walks of equal length, one in each graph,
+whose labels match (eq. (19)); the kernel counts them, weighted by the product of their edge
+weights, by μ(length), by the start weights p ⊗ p′ of their first vertices and the stop
+weights q ⊗ q′ of their last. With ratkit's adjacency convention (``[i, j]`` = weight of
+i → j, the transpose of the survey's Ã) and A× the product's adjacency,
+
+    k(G, G′) = Σ_t μ(t) p×ᵀ A×ᵗ q×,   A×[(i,i′), (j,j′)] = A_ij A′_i′j′ · [labels match],
+
+which is the survey's q×ᵀ W×ᵗ p× with W× = A×ᵀ. The methods:
+
+``"direct"``
+    A× is built (:func:`~ratkit.automata.graphs.product_graph`) as a sparse matrix: a
+    truncated sum by repeated products, the geometric series by a sparse solve of
+    (I − λA×) y = q×, the exponential one by ``expm_multiply``. The reference, for small graphs.
+``"sylvester"``, ``"cg"``
+    A× is never formed: its products come from the vec identity (68)–(69),
+    (A ⊗ A′) vec(Y) = vec(A Y A′ᵀ) (row-major vec), with the label filter as a mask on vertex
+    pairs (node labels) or a sum over the shared edge labels ℓ of A_ℓ Y A′_ℓᵀ (edge labels).
+    The geometric series is solved by GMRES (``"sylvester"``: any graphs) or conjugate
+    gradients (``"cg"``: I − λA× symmetric, i.e. raw adjacency of undirected graphs), with
+    the residual checked.
+``"spectral"``
+    Undirected graphs with ``labels="none"``: A = U Λ Uᵀ and A′ = V Λ′ Vᵀ (eq. (24)) give
+    k = Σ_ab (pᵀu_a)(u_aᵀq)(p′ᵀv_b)(v_bᵀq′) f(λ_a λ′_b), f(x) = Σ_t μ(t) xᵗ. A normalised
+    adjacency D⁻¹A is similar to the symmetric D^-½ A D^-½ and is handled through it.
+``"auto"``
+    ``"spectral"`` where it applies, else ``"direct"`` while n·n′ ≤ :data:`DIRECT_MAX`,
+    else ``"sylvester"``.
+
+The geometric series Σ λᵗ A×ᵗ converges iff λ ρ(A×) < 1; otherwise a
+:class:`~ratkit.exceptions.DivergentSumError` names λ and the bound 1/ρ(A×) (λ is never
+changed). The kernel is PDS whenever μ(t) ≥ 0 for all t: the product walks of length t
+are the pairs of walks with the same label sequence, so k = Σ_t μ(t) Σ_s φ_{t,s}(G) φ_{t,s}(G′)
+with φ_{t,s}(G) the total weight of the walks of G of length t with label sequence s.
+
+References
+----------
+A. Ghose, *Rational kernels: a survey*, §III, eq. (17)–(24), Theorem 7, identities (68)–(69).
+S. V. N. Vishwanathan, N. N. Schraudolph, R. Kondor, K. M. Borgwardt, "Graph kernels",
+JMLR 11, 2010.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from ratkit._validation import check_choice, check_int, check_real
+from ratkit.automata.graphs import Graph, product_graph
+from ratkit.automata.graphs._automaton import walk_vector
+from ratkit.automata.graphs._product import LABEL_MODES, check_label_kinds
+from ratkit.automata.kernels._parallel import map_chunks
+from ratkit.automata.kernels.base import Kernel
+from ratkit.exceptions import DivergentSumError, ParameterError, ParameterTypeError, SolverError
+from ratkit.plugins import register
+
+__all__ = ["RandomWalkKernel", "random_walk", "METHODS", "DIRECT_MAX"]
+
+METHODS = ("auto", "direct", "sylvester", "cg", "spectral")
+_MU_KINDS = ("geometric", "exponential")
+#: The largest product size n·n′ that ``method="auto"`` computes by the direct form.
+DIRECT_MAX = 5000
+#: The largest product size whose spectral radius is computed densely (else by ARPACK).
+_DENSE_RADIUS_MAX = 1000
+_RTOL = 1e-13
+#: λ ρ(W×) ≥ 1 − _EDGE counts as divergent (ρ is computed to rounding error).
+_EDGE = 1e-10
+_OWNER = "random_walk"
+
+
+# -- per-graph preparation --------------------------------------------------------------------
+
+
+class _Prepared:
+    """What every pair needs of one graph: its (normalised) adjacency, p, q, labels, ρ(A),
+    and, for the spectral method, its eigenvalues and the coefficients (pᵀu_a)(u_aᵀq)."""
+
+    __slots__ = ("graph", "A", "AT", "p", "q", "undirected", "radius", "eig", "edge_mats")
+
+    def __init__(self, graph: Graph, kernel: RandomWalkKernel, index: int, spectral: bool) -> None:
+        labels = kernel.labels
+        if labels in ("node", "both") and graph.node_labels is None:
+            raise ParameterError(f"labels={labels!r} needs node labels, but graph {index} has none.")
+        if labels in ("edge", "both") and graph.edge_labels is None:
+            raise ParameterError(f"labels={labels!r} needs edge labels, but graph {index} has none.")
+        g = graph.normalized() if kernel.adjacency == "normalized" else graph
+        self.graph = g
+        self.A = g.adjacency
+        self.AT = sp.csr_matrix(self.A.T)
+        self.p = _walk(graph, kernel.start, "start")
+        self.q = _walk(graph, kernel.stop, "stop")
+        self.undirected = (abs(graph.adjacency - graph.adjacency.T) > 0).nnz == 0
+        self.radius = _radius(self.A)
+        self.eig = _eigen(graph, self, kernel.adjacency) if spectral and self.undirected else None
+        self.edge_mats: dict[Any, sp.csr_matrix] | None = None
+        if labels in ("edge", "both"):
+            src, dst, w = g.edges()
+            el = graph.edge_labels
+            lab = [el[(int(i), int(j))] for i, j in zip(src, dst, strict=True)]
+            n = g.n_nodes
+            groups: dict[Any, list[int]] = {}
+            for k, x in enumerate(lab):
+                groups.setdefault(x, []).append(k)
+            self.edge_mats = {x: sp.csr_matrix((w[ks], (src[ks], dst[ks])), shape=(n, n)) for x, ks in groups.items()}
+
+
+def _walk(G: Graph, spec: Any, what: str) -> np.ndarray:
+    """p or q of G: ``"uniform"``, ``"ones"``, or a callable G → n non-negative weights."""
+    if callable(spec):
+        return walk_vector(G, spec(G), what)
+    return walk_vector(G, spec, what)
+
+
+def _radius(A: sp.csr_matrix) -> float:
+    """ρ(A) of a non-negative matrix (its Perron root)."""
+    n = A.shape[0]
+    if A.nnz == 0:
+        return 0.0
+    if n <= _DENSE_RADIUS_MAX:
+        return float(np.max(np.abs(np.linalg.eigvals(A.toarray()))))
+    return _arpack_radius(spla.aslinearoperator(A), n, "the adjacency")
+
+
+def _arpack_radius(op: spla.LinearOperator, n: int, what: str) -> float:
+    try:
+        vals = spla.eigs(op, k=1, which="LM", tol=1e-12, maxiter=20 * n, return_eigenvectors=False)
+    except spla.ArpackNoConvergence:
+        raise SolverError(
+            f"ARPACK did not converge on the spectral radius of {what} ({n} × {n}), so whether the "
+            "geometric series converges is unknown; use a truncation (steps) or method='direct' on smaller graphs."
+        ) from None
+    return float(np.max(np.abs(vals)))
+
+
+def _eigen(graph: Graph, prep: _Prepared, adjacency: str) -> tuple[np.ndarray, np.ndarray]:
+    """(eigenvalues w_a, coefficients c_a) of a symmetric form of the adjacency with
+    pᵀ Aᵗ q = Σ_a c_a w_aᵗ for every t ≥ 0."""
+    a = graph.adjacency.toarray()
+    p, q = prep.p, prep.q
+    if adjacency == "normalized":  # D⁻¹A = D^-½ S D^½ with S = D^-½ A D^-½ (D_vv = 1 where v has no edge)
+        d = a.sum(axis=1)
+        d[d == 0] = 1.0
+        s = np.sqrt(d)
+        a = a / s[:, None] / s[None, :]
+        p, q = p / s, q * s
+    w, U = np.linalg.eigh((a + a.T) / 2)
+    return w, (U.T @ p) * (U.T @ q)
+
+
+# -- the product operator A× without forming it (vec identity (68)-(69)) ---------------------------
+
+
+def _product_ops(g: _Prepared, h: _Prepared, labels: str) -> tuple[Callable, Callable, float]:
+    """(y ↦ A× y, y ↦ A×ᵀ y, trace A×), y a row-major vec of an n × n′ matrix."""
+    n, m = g.A.shape[0], h.A.shape[0]
+    mask = None
+    if labels in ("node", "both"):
+        check_label_kinds(g.graph.node_labels, h.graph.node_labels, "node labels")
+        mask = np.array([[a == b for b in h.graph.node_labels] for a in g.graph.node_labels], dtype=np.float64)
+    if labels in ("edge", "both"):
+        check_label_kinds(g.edge_mats, h.edge_mats, "edge labels")
+        shared = [x for x in g.edge_mats if x in h.edge_mats]
+        pairs = [(g.edge_mats[x], h.edge_mats[x]) for x in shared]
+    else:
+        pairs = [(g.A, h.A)]
+    pairs_t = [(sp.csr_matrix(a.T), sp.csr_matrix(b.T)) for a, b in pairs]
+    diagonal = sum(np.outer(a.diagonal(), b.diagonal()) for a, b in pairs)
+    trace = float(np.sum(diagonal * mask if mask is not None else diagonal))
+
+    def apply(terms: list, y: np.ndarray) -> np.ndarray:
+        Y = np.asarray(y, dtype=np.float64).reshape(n, m)
+        if mask is not None:
+            Y = Y * mask
+        out = np.zeros((n, m))
+        for a, b in terms:  # A Y Bᵀ = (B (A Y)ᵀ)ᵀ
+            out += (b @ (a @ Y).T).T
+        if mask is not None:
+            out *= mask
+        return out.ravel()
+
+    return functools.partial(apply, pairs), functools.partial(apply, pairs_t), trace
+
+
+# -- the kernel ------------------------------------------------------------------------------------
+
+
+@register("kernel", "random-walk")
+class RandomWalkKernel(Kernel):
+    """The random-walk kernel k(G, G′) = Σ_t μ(t) q×ᵀ W×ᵗ p× on :class:`~ratkit.automata.graphs.Graph`
+    inputs (survey eq. (20)); see :mod:`ratkit.automata.kernels.random_walk`.
+
+    Parameters
+    ----------
+    decay
+        λ > 0. With ``mu="geometric"`` μ(t) = λᵗ, with ``"exponential"`` μ(t) = λᵗ/t!; unused
+        (but still checked) when ``mu`` is a sequence.
+    mu
+        ``"geometric"``, ``"exponential"`` or a non-empty sequence μ(0), μ(1), … of finite reals
+        (a sum truncated at t = len(mu) − 1).
+    steps
+        None (the infinite sum, or the whole sequence) or an int ≥ 0: the sum runs over t ≤ steps.
+    labels
+        ``"none"``, ``"node"``, ``"edge"`` or ``"both"``: which labels a product edge must match.
+    adjacency
+        ``"raw"`` (the weights as given, GraKeL's convention) or ``"normalized"`` (each
+        vertex's out-weights scaled to sum to one: the survey's A = ÃD⁻¹).
+    start, stop
+        p and q: ``"uniform"`` (1/n), ``"ones"``, or a callable taking a Graph and returning
+        its n non-negative weights (not writable to a spec). p× = p ⊗ p′ and q× = q ⊗ q′ are not
+        filtered by labels.
+    method
+        ``"auto"``, ``"direct"``, ``"sylvester"``, ``"cg"`` or ``"spectral"`` (see the module).
+    n_jobs, show_progress
+        Processes for Gram matrices (joblib's convention) and a progress bar.
+    """
+
+    def __init__(
+        self,
+        decay: float,
+        *,
+        mu: Literal["geometric", "exponential"] | Sequence[float] = "geometric",
+        steps: int | None = None,
+        labels: Literal["none", "node", "edge", "both"] = "none",
+        adjacency: Literal["raw", "normalized"] = "raw",
+        start: Any = "uniform",
+        stop: Any = "uniform",
+        method: Literal["auto", "direct", "sylvester", "cg", "spectral"] = "auto",
+        n_jobs: int | None = None,
+        show_progress: bool = False,
+    ) -> None:
+        self.decay = decay
+        self.mu = mu
+        self.steps = steps
+        self.labels = labels
+        self.adjacency = adjacency
+        self.start = start
+        self.stop = stop
+        self.method = method
+        self.n_jobs = n_jobs
+        self.show_progress = show_progress
+
+    # -- parameters ----------------------------------------------------------------------
+    def _validate_params(self) -> None:
+        check_real(self.decay, "decay", _OWNER, low=0.0, low_open=True)
+        self._mu_sequence()
+        if self.steps is not None:
+            check_int(self.steps, "steps", _OWNER, low=0)
+        check_choice(self.labels, "labels", _OWNER, LABEL_MODES)
+        check_choice(self.adjacency, "adjacency", _OWNER, ("raw", "normalized"))
+        check_choice(self.method, "method", _OWNER, METHODS)
+        for name in ("start", "stop"):
+            value = getattr(self, name)
+            if not callable(value):
+                check_choice(value, name, _OWNER, ("uniform", "ones"))
+
+    def _mu_sequence(self) -> np.ndarray | None:
+        """μ as an array when it is a sequence, None for "geometric"/"exponential"."""
+        mu = self.mu
+        if isinstance(mu, str):
+            check_choice(mu, "mu", _OWNER, _MU_KINDS)
+            return None
+        try:
+            values = [v for v in mu]
+        except TypeError:
+            raise ParameterTypeError(
+                f"The 'mu' parameter of {_OWNER} must be 'geometric', 'exponential' or a sequence of "
+                f"floats μ(0), μ(1), …. Got {mu!r} instead."
+            ) from None
+        if not values:
+            raise ParameterError(f"The 'mu' parameter of {_OWNER} is an empty sequence; give μ(0) at least.")
+        for t, v in enumerate(values):
+            check_real(v, f"mu[{t}]", _OWNER)
+        return np.array(values, dtype=np.float64)
+
+    @property
+    def is_pds(self) -> bool:  # type: ignore[override]
+        """True when μ(t) ≥ 0 for every t (always for geometric and exponential μ)."""
+        seq = self._mu_sequence()
+        return seq is None or bool(np.all(seq >= 0))
+
+    def _coefficients(self) -> np.ndarray | None:
+        """μ(0), …, μ(T) of a finite sum, or None for an infinite series."""
+        seq = self._mu_sequence()
+        lam = float(self.decay)
+        if seq is not None:
+            return seq if self.steps is None else seq[: self.steps + 1]
+        if self.steps is None:
+            return None
+        t = np.arange(self.steps + 1)
+        if self.mu == "geometric":
+            return lam**t
+        return np.array([lam**k / math.factorial(k) for k in t], dtype=np.float64)
+
+    # -- inputs ------------------------------------------------------------------------------
+    @staticmethod
+    def _graphs(X: Any, what: str) -> list[Graph]:
+        if isinstance(X, Graph):
+            raise ParameterTypeError(
+                f"{what} must be a collection of Graphs (a list); got a single Graph. Use k(G, H) for two "
+                "graphs or wrap them in lists."
+            )
+        try:
+            items = list(X)
+        except TypeError:
+            raise ParameterTypeError(f"{what} must be a list of Graphs; got {type(X).__name__}.") from None
+        for i, g in enumerate(items):
+            if not isinstance(g, Graph):
+                raise ParameterTypeError(
+                    f"{what}[{i}] is a {type(g).__name__}; the random-walk kernel takes ratkit.automata.graphs.Graph."
+                )
+        return items
+
+    def __call__(self, X: Any, Y: Any = None) -> Any:
+        """k(G, H) for two Graphs, the Gram matrix for two lists of Graphs."""
+        if isinstance(X, Graph):
+            if not isinstance(Y, Graph):
+                raise ParameterTypeError(
+                    f"k(G, H) needs two Graphs; got a {type(Y).__name__} as H. For Gram matrices pass lists."
+                )
+            return self.value(X, Y)
+        return self.gram(X, Y)
+
+    def value(self, x: Any, y: Any) -> float:
+        """k(G, H) for two Graphs."""
+        for g, name in ((x, "G"), (y, "H")):
+            if not isinstance(g, Graph):
+                raise ParameterTypeError(f"{name} is a {type(g).__name__}; the random-walk kernel takes Graphs.")
+        return float(self.gram([x], [y])[0, 0])
+
+    def diag(self, X: Any) -> np.ndarray:
+        """[k(G, G) for G in X]."""
+        graphs = self._graphs(X, "X")
+        return np.array([self.value(g, g) for g in graphs], dtype=np.float64)
+
+    # -- Gram matrices -------------------------------------------------------------------------
+    def gram(self, X: Any, Y: Any = None) -> np.ndarray:
+        """[k(G_i, H_j)]; Y = None: X against itself, only the upper triangle computed."""
+        self._validate_params()
+        left = self._graphs(X, "X")
+        right = left if Y is None else self._graphs(Y, "Y")
+        if not left or not right:
+            return np.zeros((len(left), len(right)))
+        spectral = self.method in ("auto", "spectral") and self.labels == "none"
+        pl = [_Prepared(g, self, i, spectral) for i, g in enumerate(left)]
+        pr = pl if Y is None else [_Prepared(g, self, i, spectral) for i, g in enumerate(right)]
+        work = functools.partial(
+            _rows,
+            right=pr,
+            symmetric=Y is None,
+            config=_Config(self),
+        )
+        parts = map_chunks(
+            work, list(enumerate(pl)), n_jobs=self.n_jobs, show_progress=bool(self.show_progress), desc="random walk"
+        )
+        G = np.vstack(parts)
+        if Y is None:
+            G = np.where(np.isnan(G), G.T, G)
+        return G
+
+
+def random_walk(
+    decay: float,
+    *,
+    mu: Literal["geometric", "exponential"] | Sequence[float] = "geometric",
+    steps: int | None = None,
+    labels: Literal["none", "node", "edge", "both"] = "none",
+    adjacency: Literal["raw", "normalized"] = "raw",
+    start: Any = "uniform",
+    stop: Any = "uniform",
+    method: Literal["auto", "direct", "sylvester", "cg", "spectral"] = "auto",
+    n_jobs: int | None = None,
+    show_progress: bool = False,
+) -> RandomWalkKernel:
+    """The random-walk kernel k(G, G′) = Σ_t μ(t) q×ᵀ W×ᵗ p× (survey eq. (20)) with μ(t) = λᵗ
+    (``"geometric"``), λᵗ/t! (``"exponential"``) or a given sequence, λ = ``decay``; see
+    :class:`RandomWalkKernel`. Spec: ``{"family": "random_walk", "decay": λ, ...}``."""
+    k = RandomWalkKernel(
+        decay,
+        mu=mu,
+        steps=steps,
+        labels=labels,
+        adjacency=adjacency,
+        start=start,
+        stop=stop,
+        method=method,
+        n_jobs=n_jobs,
+        show_progress=show_progress,
+    )
+    k._validate_params()
+    return k
+
+
+# -- per-pair evaluation (module level: picklable for worker processes) -------------------------------
+
+
+class _Config:
+    """The kernel's parameters as one pair's computation needs them."""
+
+    def __init__(self, k: RandomWalkKernel) -> None:
+        self.decay = float(k.decay)
+        self.mu = None if not isinstance(k.mu, str) else k.mu
+        self.coef = k._coefficients()
+        self.labels = k.labels
+        self.method = k.method
+        self.raw = k.adjacency == "raw"
+
+
+def _rows(chunk: Sequence[tuple[int, _Prepared]], right: list[_Prepared], symmetric: bool, config: _Config):
+    out = np.full((len(chunk), len(right)), np.nan)
+    for r, (i, g) in enumerate(chunk):
+        for j, h in enumerate(right):
+            if symmetric and j < i:
+                continue
+            out[r, j] = _pair(g, h, config)
+    return out
+
+
+def _method(g: _Prepared, h: _Prepared, c: _Config) -> str:
+    spectral_ok = c.labels == "none" and g.eig is not None and h.eig is not None
+    if c.method == "spectral":
+        if c.labels != "none":
+            raise ParameterError(f"method='spectral' needs labels='none'; got labels={c.labels!r}.")
+        if not (g.undirected and h.undirected):
+            raise ParameterError(
+                "method='spectral' needs undirected graphs (symmetric adjacency); a graph is directed."
+            )
+        return "spectral"
+    if c.method == "cg" and not (c.raw and g.graph.is_directed is False and h.graph.is_directed is False):
+        raise ParameterError(
+            "method='cg' needs I − λW× symmetric: raw adjacency of undirected graphs (with symmetric edge labels); "
+            "use method='sylvester' for directed or normalised graphs."
+        )
+    if c.method != "auto":
+        return c.method
+    if spectral_ok:
+        return "spectral"
+    return "direct" if g.A.shape[0] * h.A.shape[0] <= DIRECT_MAX else "sylvester"
+
+
+def _check_convergence(g: _Prepared, h: _Prepared, c: _Config, exact: Callable[[], float]) -> None:
+    """Raise DivergentSumError unless λ ρ(W×) < 1 − :data:`_EDGE`; ``exact`` gives ρ(W×) when
+    the bound ρ(A) ρ(A′) (exact without labels) does not settle it. The margin keeps a λ on
+    the bound, where ρ is computed to rounding, from reaching a singular solve."""
+    lam = c.decay
+    bound = g.radius * h.radius
+    if lam * bound < 1 - _EDGE:
+        return
+    rho = bound if c.labels == "none" else exact()
+    if lam * rho < 1 - _EDGE:
+        return
+    limit = "∞ (no bound: W× is nilpotent)" if rho == 0 else f"{1 / rho:.17g}"
+    raise DivergentSumError(
+        f"The geometric random-walk series Σ λᵗ W×ᵗ diverges for decay λ = {lam!r}: it converges only for "
+        f"λ < 1/ρ(W×) = {limit} (ρ(W×) = {rho:.17g} for graphs of {g.A.shape[0]} and {h.A.shape[0]} nodes). "
+        "Use a smaller decay, a truncation (steps), or mu='exponential'."
+    )
+
+
+def _pair(g: _Prepared, h: _Prepared, c: _Config) -> float:
+    method = _method(g, h, c)
+    if method == "spectral":
+        return _spectral(g, h, c)
+    px = np.outer(g.p, h.p).ravel()
+    qx = np.outer(g.q, h.q).ravel()
+    size = px.size
+    if method == "direct":
+        M = product_graph(g.graph, h.graph, c.labels).adjacency
+        mv, rmv = M.__matmul__, M.T.__matmul__
+    else:
+        mv, rmv, trace = _product_ops(g, h, c.labels)
+        M = None
+    if c.coef is not None:  # a finite sum Σ_t μ(t) p×ᵀ A×ᵗ q×
+        y, total = qx, c.coef[0] * float(px @ qx)
+        for mu_t in c.coef[1:]:
+            y = mv(y)
+            total += mu_t * float(px @ y)
+        return total
+    op = spla.LinearOperator((size, size), matvec=mv, rmatvec=rmv, dtype=np.float64)
+    if c.mu == "exponential":  # e^{λA×} q× by scipy's truncated Taylor with scaling (Al-Mohy & Higham)
+        if M is not None:
+            y = spla.expm_multiply(c.decay * sp.csc_matrix(M), qx)
+        else:
+            y = spla.expm_multiply(c.decay * op, qx, traceA=c.decay * trace)
+        if not np.all(np.isfinite(y)):
+            raise SolverError("expm_multiply gave a non-finite e^{λW×} q×; the value is not returned.")
+        return float(px @ y)
+
+    def exact() -> float:
+        if M is not None and size <= _DENSE_RADIUS_MAX:
+            return float(np.max(np.abs(np.linalg.eigvals(M.toarray())))) if M.nnz else 0.0
+        if size <= _DENSE_RADIUS_MAX:
+            dense = np.column_stack([mv(e) for e in np.eye(size)])
+            return float(np.max(np.abs(np.linalg.eigvals(dense)))) if dense.any() else 0.0
+        return _arpack_radius(op, size, "the product graph's W×")
+
+    _check_convergence(g, h, c, exact)
+    lam = c.decay
+    if method == "direct":
+        system = sp.identity(size, format="csc") - lam * sp.csc_matrix(M)
+        y = spla.spsolve(system, qx)
+    else:
+        system = spla.LinearOperator((size, size), matvec=lambda v: v - lam * mv(v), dtype=np.float64)
+        solver = spla.cg if method == "cg" else spla.gmres
+        extra = {} if method == "cg" else {"restart": min(size, 100)}
+        y, info = solver(system, qx, rtol=_RTOL, atol=0.0, maxiter=10 * size, **extra)
+        if info != 0:
+            raise SolverError(f"{method} did not converge on (I − λW×) y = q× (info={info}, size {size}).")
+    residual = float(np.linalg.norm(y - lam * mv(y) - qx))
+    if not np.all(np.isfinite(y)) or residual > 1e-9 * max(float(np.linalg.norm(qx)), 1e-300):
+        raise SolverError(
+            f"The solve of (I − λW×) y = q× by {method} left the relative residual "
+            f"{residual / float(np.linalg.norm(qx)):.3g}; the value is not returned."
+        )
+    return float(px @ y)
+
+
+def _spectral(g: _Prepared, h: _Prepared, c: _Config) -> float:
+    """Σ_ab c_a c′_b f(w_a w′_b), f(x) = Σ_t μ(t) xᵗ (eq. (24))."""
+    (wg, cg_), (wh, ch) = g.eig, h.eig
+    x = np.outer(wg, wh)
+    if c.coef is not None:
+        f = np.zeros_like(x)
+        for mu_t in c.coef[::-1]:  # Horner
+            f = f * x + mu_t
+    elif c.mu == "exponential":
+        f = np.exp(c.decay * x)
+    else:
+        _check_convergence(g, h, c, lambda: g.radius * h.radius)
+        f = 1.0 / (1.0 - c.decay * x)
+    return float(cg_ @ f @ ch)
