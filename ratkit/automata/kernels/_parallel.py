@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 import multiprocessing as mp
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
 import joblib
+import numpy as np
 from tqdm.auto import tqdm
 
 from ratkit.exceptions import ParameterError
 
-__all__ = ["map_chunks"]
+__all__ = ["map_chunks", "pair_matrix"]
 
 T = TypeVar("T")
 
@@ -65,3 +67,35 @@ def map_chunks(
             return out
     finally:
         bar.close()
+
+
+def pair_matrix(
+    value: Callable[[Any, Any], float],
+    left: Sequence[Any],
+    right: Sequence[Any],
+    *,
+    symmetric: bool,
+    n_jobs: int | None = None,
+    show_progress: bool = False,
+    desc: str = "",
+) -> np.ndarray:
+    """[value(left_i, right_j)] by rows over ``n_jobs`` processes; with ``symmetric`` (``right``
+    is ``left`` and value(a, b) = value(b, a)) only the upper triangle is computed and mirrored.
+    ``value`` must be picklable (a module-level function, or a partial of one)."""
+    work = functools.partial(_pair_rows, value=value, right=right, symmetric=symmetric)
+    parts = map_chunks(work, list(enumerate(left)), n_jobs=n_jobs, show_progress=show_progress, desc=desc)
+    out = np.vstack(parts) if parts else np.zeros((0, len(right)))
+    return np.where(np.isnan(out), out.T, out) if symmetric else out
+
+
+def _pair_rows(
+    chunk: Sequence[tuple[int, Any]], value: Callable[[Any, Any], float], right: Sequence[Any], symmetric: bool
+):
+    """Rows of :func:`pair_matrix` for a chunk of (i, left_i); NaN below the diagonal when symmetric."""
+    out = np.full((len(chunk), len(right)), np.nan)
+    for r, (i, a) in enumerate(chunk):
+        for j, b in enumerate(right):
+            if symmetric and j < i:
+                continue
+            out[r, j] = value(a, b)
+    return out

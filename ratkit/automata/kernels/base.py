@@ -47,7 +47,7 @@ from ratkit.automata.kernels._features import (
     row_sq_norms,
     vocabulary_matrix,
 )
-from ratkit.automata.kernels._parallel import map_chunks
+from ratkit.automata.kernels._parallel import map_chunks, pair_matrix
 from ratkit.automata.kernels._paths import TooManyPaths, enumerate_paths
 from ratkit.automata.operations import compose, invert
 from ratkit.automata.semirings import PROBABILITY, Semiring, get_semiring
@@ -745,15 +745,10 @@ class RationalKernel(Kernel):
         # Only T ∘ T⁻¹ is symmetric by construction; a general S (e.g. an edit distance with
         # different insertion and deletion weights) is evaluated on every pair.
         symmetric = symmetric and how == "intersection"
-        work = functools.partial(
-            _pair_rows, right=right, semiring=semiring, symmetric=symmetric, intersect=how == "intersection"
+        total = functools.partial(_pair_total, semiring=semiring, intersect=how == "intersection")
+        native = pair_matrix(
+            total, left, right, symmetric=symmetric, n_jobs=n_jobs, show_progress=show_progress, desc=f"Gram by {how}"
         )
-        parts = map_chunks(
-            work, list(enumerate(left)), n_jobs=n_jobs, show_progress=show_progress, desc=f"Gram by {how}"
-        )
-        native = np.vstack(parts)
-        if symmetric:
-            native = np.where(np.isnan(native), native.T, native)
         return self._psi(native)
 
 
@@ -847,13 +842,7 @@ def _phi_features_chunk(chunk: Sequence[tuple[int, Any]], t: Transducer, n_label
     return np.concatenate(rows), np.concatenate(codes), np.concatenate(vals)
 
 
-def _pair_rows(chunk, right, semiring, symmetric, intersect):
-    """Native totals of left_i ∘ right_j for a chunk of (i, left_i); NaN below the diagonal."""
-    out = np.full((len(chunk), len(right)), np.nan)
-    for r, (i, left) in enumerate(chunk):
-        for j, fy in enumerate(right):
-            if symmetric and j < i:
-                continue
-            f = pynini.intersect(left, fy) if intersect else pynini.compose(left, fy)
-            out[r, j] = total_native(Transducer(f, semiring, Alphabet(()), check=False))
-    return out
+def _pair_total(left: pynini.Fst, right: pynini.Fst, semiring: Semiring, intersect: bool) -> float:
+    """The native total of left ∩ right (or left ∘ right)."""
+    f = pynini.intersect(left, right) if intersect else pynini.compose(left, right)
+    return total_native(Transducer(f, semiring, Alphabet(()), check=False))

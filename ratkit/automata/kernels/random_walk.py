@@ -57,7 +57,7 @@ from ratkit._validation import check_choice, check_int, check_real
 from ratkit.automata.graphs import Graph, product_graph
 from ratkit.automata.graphs._automaton import walk_vector
 from ratkit.automata.graphs._product import LABEL_MODES, check_label_kinds
-from ratkit.automata.kernels._parallel import map_chunks
+from ratkit.automata.kernels._parallel import pair_matrix
 from ratkit.automata.kernels.base import Kernel
 from ratkit.exceptions import DivergentSumError, ParameterError, ParameterTypeError, SolverError
 from ratkit.plugins import register
@@ -351,19 +351,15 @@ class RandomWalkKernel(Kernel):
         spectral = self.method in ("auto", "spectral") and self.labels == "none"
         pl = [_Prepared(g, self, i, spectral) for i, g in enumerate(left)]
         pr = pl if Y is None else [_Prepared(g, self, i, spectral) for i, g in enumerate(right)]
-        work = functools.partial(
-            _rows,
-            right=pr,
+        return pair_matrix(
+            functools.partial(_pair, c=_Config(self)),
+            pl,
+            pr,
             symmetric=Y is None,
-            config=_Config(self),
+            n_jobs=self.n_jobs,
+            show_progress=bool(self.show_progress),
+            desc="random walk",
         )
-        parts = map_chunks(
-            work, list(enumerate(pl)), n_jobs=self.n_jobs, show_progress=bool(self.show_progress), desc="random walk"
-        )
-        G = np.vstack(parts)
-        if Y is None:
-            G = np.where(np.isnan(G), G.T, G)
-        return G
 
 
 def random_walk(
@@ -411,16 +407,6 @@ class _Config:
         self.labels = k.labels
         self.method = k.method
         self.raw = k.adjacency == "raw"
-
-
-def _rows(chunk: Sequence[tuple[int, _Prepared]], right: list[_Prepared], symmetric: bool, config: _Config):
-    out = np.full((len(chunk), len(right)), np.nan)
-    for r, (i, g) in enumerate(chunk):
-        for j, h in enumerate(right):
-            if symmetric and j < i:
-                continue
-            out[r, j] = _pair(g, h, config)
-    return out
 
 
 def _method(g: _Prepared, h: _Prepared, c: _Config) -> str:
