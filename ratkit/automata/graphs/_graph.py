@@ -206,6 +206,7 @@ def _as_edge_labels(edge_labels: Any, a: sp.csr_matrix) -> dict[tuple[int, int],
     n = a.shape[0]
     rows, cols = a.nonzero()
     if isinstance(edge_labels, Mapping):
+        edges = set(zip(rows.tolist(), cols.tolist(), strict=True))
         out: dict[tuple[int, int], Hashable] = {}
         for key, lab in edge_labels.items():
             if not (isinstance(key, tuple) and len(key) == 2 and all(isinstance(v, (int, np.integer)) for v in key)):
@@ -213,7 +214,7 @@ def _as_edge_labels(edge_labels: Any, a: sp.csr_matrix) -> dict[tuple[int, int],
             i, j = int(key[0]), int(key[1])
             if not (0 <= i < n and 0 <= j < n):
                 raise ParameterError(f"Edge label key ({i}, {j}) names a node outside 0 … {n - 1}.")
-            if a[i, j] == 0:
+            if (i, j) not in edges:
                 raise ParameterError(f"An edge label is given for ({i}, {j}), which is not an edge of the graph.")
             out[(i, j)] = _hashable(lab, (i, j))
         if len(out) != len(rows):

@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from ratkit.automata.graphs._graph import Graph
 from ratkit.exceptions import ParameterError, ParameterTypeError
 
-__all__ = ["product_graph", "check_label_kinds", "LABEL_MODES"]
+__all__ = ["product_graph", "product_adjacency", "check_label_kinds", "LABEL_MODES"]
 
 LabelMode = Literal["none", "node", "edge", "both"]
 LABEL_MODES = ("none", "node", "edge", "both")
@@ -46,10 +46,32 @@ def product_graph(G: Graph, H: Graph, labels: LabelMode = "none") -> Graph:
     labels (with ``"node"``/``"both"``) are the shared label, None on unmatched pairs; its edge
     labels (with ``"edge"``/``"both"``) are the shared edge label.
     """
+    use_nodes, use_edges = _checked_modes(G, H, labels, "product_graph")
+    adjacency, src, dst, a = _product_edges(G, H, use_nodes, use_edges)
+    n, m = G.n_nodes, H.n_nodes
+    gi, gj, _ = G.edges()
+    node_labels = None
+    if use_nodes:
+        node_labels = [
+            G.node_labels[i] if G.node_labels[i] == H.node_labels[k] else None for i in range(n) for k in range(m)
+        ]
+    edge_labels = None
+    if use_edges:
+        edge_labels = {
+            (int(s), int(d)): G.edge_labels[(int(gi[x]), int(gj[x]))] for s, d, x in zip(src, dst, a, strict=True)
+        }
+    return Graph(adjacency, node_labels, edge_labels, self_loops="allow")
+
+
+def product_adjacency(G: Graph, H: Graph, labels: LabelMode = "none") -> sp.csr_matrix:
+    """The adjacency A× of :func:`product_graph` (G × H) alone, without building its labels."""
+    return _product_edges(G, H, *_checked_modes(G, H, labels, "product_adjacency"))[0]
+
+
+def _checked_modes(G: Graph, H: Graph, labels: str, what: str) -> tuple[bool, bool]:
+    """(match node labels, match edge labels) for ``labels``, after checking both graphs have them."""
     if not isinstance(G, Graph) or not isinstance(H, Graph):
-        raise ParameterTypeError(
-            f"product_graph expects two Graph objects; got {type(G).__name__} and {type(H).__name__}."
-        )
+        raise ParameterTypeError(f"{what} expects two Graph objects; got {type(G).__name__} and {type(H).__name__}.")
     if labels not in LABEL_MODES:
         raise ParameterError(f"labels must be one of {', '.join(map(repr, LABEL_MODES))}; got {labels!r}.")
     use_nodes, use_edges = labels in ("node", "both"), labels in ("edge", "both")
@@ -58,6 +80,13 @@ def product_graph(G: Graph, H: Graph, labels: LabelMode = "none") -> Graph:
             raise ParameterError(f"labels={labels!r} needs node labels, but the {name} graph has none.")
         if use_edges and g.edge_labels is None:
             raise ParameterError(f"labels={labels!r} needs edge labels, but the {name} graph has none.")
+    return use_nodes, use_edges
+
+
+def _product_edges(
+    G: Graph, H: Graph, use_nodes: bool, use_edges: bool
+) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray, np.ndarray]:
+    """(A×, sources, destinations, index into G's edges) of the kept product edges."""
     n, m = G.n_nodes, H.n_nodes
     gi, gj, gw = G.edges()
     hi, hj, hw = H.edges()
@@ -79,17 +108,7 @@ def product_graph(G: Graph, H: Graph, labels: LabelMode = "none") -> Graph:
     dst = gj[a] * m + hj[b]
     w = gw[a] * hw[b]
     adjacency = sp.csr_matrix((w, (src, dst)), shape=(n * m, n * m))
-    node_labels = None
-    if use_nodes:
-        node_labels = [
-            G.node_labels[i] if G.node_labels[i] == H.node_labels[k] else None for i in range(n) for k in range(m)
-        ]
-    edge_labels = None
-    if use_edges:
-        edge_labels = {
-            (int(s), int(d)): G.edge_labels[(int(gi[x]), int(gj[x]))] for s, d, x in zip(src, dst, a, strict=True)
-        }
-    return Graph(adjacency, node_labels, edge_labels, self_loops="allow")
+    return adjacency, src, dst, a
 
 
 def _codes(a: Iterable[Hashable], b: Iterable[Hashable]) -> tuple[np.ndarray, np.ndarray]:

@@ -11,7 +11,7 @@ i → j, the transpose of the survey's Ã) and A× the product's adjacency,
 which is the survey's q×ᵀ W×ᵗ p× with W× = A×ᵀ. The methods:
 
 ``"direct"``
-    A× is built (:func:`~ratkit.automata.graphs.product_graph`) as a sparse matrix: a
+    A× is built (the adjacency of :func:`~ratkit.automata.graphs.product_graph`) as a sparse matrix: a
     truncated sum by repeated products, the geometric series by a sparse solve of
     (I − λA×) y = q×, the exponential one by ``expm_multiply``. The reference, for small graphs.
 ``"sylvester"``, ``"cg"``
@@ -54,9 +54,9 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ratkit._validation import check_choice, check_int, check_real
-from ratkit.automata.graphs import Graph, product_graph
+from ratkit.automata.graphs import Graph
 from ratkit.automata.graphs._automaton import walk_vector
-from ratkit.automata.graphs._product import LABEL_MODES, check_label_kinds
+from ratkit.automata.graphs._product import LABEL_MODES, check_label_kinds, product_adjacency
 from ratkit.automata.kernels._parallel import pair_matrix
 from ratkit.automata.kernels.base import Kernel
 from ratkit.exceptions import DivergentSumError, ParameterError, ParameterTypeError, SolverError
@@ -458,7 +458,7 @@ def _pair(g: _Prepared, h: _Prepared, c: _Config) -> float:
     qx = np.outer(g.q, h.q).ravel()
     size = px.size
     if method == "direct":
-        M = product_graph(g.graph, h.graph, c.labels).adjacency
+        M = product_adjacency(g.graph, h.graph, c.labels)
         mv, rmv = M.__matmul__, M.T.__matmul__
     else:
         mv, rmv, trace = _product_ops(g, h, c.labels)
