@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from typing import Any, Literal
 
 import numpy as np
@@ -12,7 +13,7 @@ from ratkit.automata.semirings import PROBABILITY
 from ratkit.automata.transducer import Transducer
 from ratkit.exceptions import ParameterError, ParameterTypeError
 
-__all__ = ["graph_automaton", "walk_vector", "NO_LABEL_SYMBOL"]
+__all__ = ["graph_automaton", "walk_vector", "label_symbol", "label_symbols", "NO_LABEL_SYMBOL"]
 
 NO_LABEL_SYMBOL = "*"  # the one symbol every arc reads with labels="none"
 
@@ -39,11 +40,36 @@ def walk_vector(G: Graph, spec: Any, what: str) -> np.ndarray:
     return v
 
 
-def _symbol(label: Any, where: str) -> str:
-    s = str(label)
+def label_symbol(label: Any, where: str) -> str:
+    """The symbol of a label: numbers by value (1, 1.0 and True all give ``"1"``, as they
+    compare equal), any other label by ``str``."""
+    if isinstance(label, numbers.Integral):
+        s = str(int(label))
+    elif isinstance(label, numbers.Real):
+        x = float(label)
+        s = str(int(x)) if x.is_integer() else repr(x)
+    else:
+        s = str(label)
     if not s or s == "<eps>":
         raise ParameterError(f"The label {label!r} of {where} gives the symbol {s!r}, which is reserved for ε.")
     return s
+
+
+def label_symbols(labels: Any, where: str) -> dict[Any, str]:
+    """label → symbol for a collection of labels, refusing two unequal labels with one symbol."""
+    out: dict[Any, str] = {}
+    seen: dict[str, Any] = {}
+    for lab in labels:
+        if lab in out:
+            continue
+        s = out[lab] = label_symbol(lab, where)
+        if s in seen:
+            raise ParameterError(
+                f"The {where} {seen[s]!r} and {lab!r} are different labels but both read as the symbol {s!r}; "
+                "relabel one of them."
+            )
+        seen[s] = lab
+    return out
 
 
 def graph_automaton(
@@ -57,10 +83,16 @@ def graph_automaton(
     A walk v₀ → v₁ → … → v_t is one accepting path, of weight p[v₀] · Π_k W[v_k, v_{k+1}] · q[v_t],
     so the total weight of the paths reading t symbols is pᵀ Wᵗ q (= qᵀ Ãᵗ p in the survey's
     notation). The states are the vertices 0 … n − 1 plus an initial state n, with an ε-arc
-    n → v of weight p[v]; vertex v has final weight q[v]. The arc v → w reads ``str`` of the
-    edge label (``"edge"``), of the label of w, the vertex entered (``"node"``: v₀'s label is
-    not read), or the one symbol ``"*"`` (``"none"``). ``start``/``stop`` give p and q:
-    ``"uniform"`` (1/n), ``"ones"`` or an array of n non-negative weights.
+    n → v of weight p[v]; vertex v has final weight q[v]. The arc v → w reads the symbol of
+    the edge label (``"edge"``), of the label of w, the vertex entered (``"node"``: v₀'s label
+    is not read), or the one symbol ``"*"`` (``"none"``). Labels become symbols by
+    :func:`label_symbol` (numbers by value, else ``str``); two unequal labels of G with one
+    symbol are refused. ``start``/``stop`` give p and q: ``"uniform"`` (1/n), ``"ones"`` or an
+    array of n non-negative weights.
+
+    With node labels, the product graph's walks match at v₀ too (eq. (19)); the rational
+    form of that kernel reads each edge as the pair of its end labels, see
+    :func:`ratkit.automata.kernels.random_walk` with ``method="rational"``.
     """
     if not isinstance(G, Graph):
         raise ParameterTypeError(f"graph_automaton expects a Graph; got {type(G).__name__}.")
@@ -76,10 +108,11 @@ def graph_automaton(
     src, dst, w = G.edges()
     if labels == "edge":
         el = G.edge_labels
-        symbols = [_symbol(el[(int(i), int(j))], f"edge {i} → {j}") for i, j in zip(src, dst, strict=True)]
+        edge_of = label_symbols(el.values(), "edge labels")
+        symbols = [edge_of[el[(int(i), int(j))]] for i, j in zip(src, dst, strict=True)]
     elif labels == "node":
-        node_symbols = [_symbol(lab, f"node {k}") for k, lab in enumerate(G.node_labels)]
-        symbols = [node_symbols[j] for j in dst]
+        node_of = label_symbols(G.node_labels, "node labels")
+        symbols = [node_of[G.node_labels[j]] for j in dst]
     else:
         symbols = [NO_LABEL_SYMBOL] * src.size
     arcs: list[tuple] = [(n, "", float(p[v]), v) for v in range(n) if p[v] > 0]

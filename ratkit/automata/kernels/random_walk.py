@@ -25,6 +25,13 @@ which is the survey's q×ᵀ W×ᵗ p× with W× = A×ᵀ. The methods:
     Undirected graphs with ``labels="none"``: A = U Λ Uᵀ and A′ = V Λ′ Vᵀ (eq. (24)) give
     k = Σ_ab (pᵀu_a)(u_aᵀq)(p′ᵀv_b)(v_bᵀq′) f(λ_a λ′_b), f(x) = Σ_t μ(t) xᵗ. A normalised
     adjacency D⁻¹A is similar to the symmetric D^-½ A D^-½ and is handled through it.
+``"rational"``
+    The rational kernel Ψ(S ∘ T ∘ U) of §III-2: S and U the walk automata of the two graphs
+    (:func:`~ratkit.automata.graphs.graph_automaton`), T the identity on Σ* weighted by the
+    walk length, composed by pynini and summed by :func:`~ratkit.automata.shortest_distance`
+    (:mod:`ratkit.automata.kernels._walks_rational`). No product matrix is formed; slower
+    than the others, it is the independent route to the same values (Theorem 7). Geometric μ
+    or a finite sum with μ(t) ≥ 0 only: the exponential series is not rational.
 ``"auto"``
     ``"spectral"`` where it applies, else ``"direct"`` while n·n′ ≤ :data:`DIRECT_MAX`,
     else ``"sylvester"``.
@@ -58,13 +65,14 @@ from ratkit.automata.graphs import Graph
 from ratkit.automata.graphs._automaton import walk_vector
 from ratkit.automata.graphs._product import LABEL_MODES, check_label_kinds, product_adjacency
 from ratkit.automata.kernels._parallel import pair_matrix
+from ratkit.automata.kernels._walks_rational import rational_walk_value
 from ratkit.automata.kernels.base import Kernel
 from ratkit.exceptions import DivergentSumError, ParameterError, ParameterTypeError, SolverError
 from ratkit.plugins import register
 
 __all__ = ["RandomWalkKernel", "random_walk", "METHODS", "DIRECT_MAX"]
 
-METHODS = ("auto", "direct", "sylvester", "cg", "spectral")
+METHODS = ("auto", "direct", "sylvester", "cg", "spectral", "rational")
 _MU_KINDS = ("geometric", "exponential")
 #: The largest product size n·n′ that ``method="auto"`` computes by the direct form.
 DIRECT_MAX = 5000
@@ -217,7 +225,8 @@ class RandomWalkKernel(Kernel):
         its n non-negative weights (not writable to a spec). p× = p ⊗ p′ and q× = q ⊗ q′ are not
         filtered by labels.
     method
-        ``"auto"``, ``"direct"``, ``"sylvester"``, ``"cg"`` or ``"spectral"`` (see the module).
+        ``"auto"``, ``"direct"``, ``"sylvester"``, ``"cg"``, ``"spectral"`` or ``"rational"``
+        (see the module).
     n_jobs, show_progress
         Processes for Gram matrices (joblib's convention) and a progress bar.
     """
@@ -232,7 +241,7 @@ class RandomWalkKernel(Kernel):
         adjacency: Literal["raw", "normalized"] = "raw",
         start: Any = "uniform",
         stop: Any = "uniform",
-        method: Literal["auto", "direct", "sylvester", "cg", "spectral"] = "auto",
+        method: Literal["auto", "direct", "sylvester", "cg", "spectral", "rational"] = "auto",
         n_jobs: int | None = None,
         show_progress: bool = False,
     ) -> None:
@@ -260,6 +269,18 @@ class RandomWalkKernel(Kernel):
             value = getattr(self, name)
             if not callable(value):
                 check_choice(value, name, _OWNER, ("uniform", "ones"))
+        if self.method == "rational":
+            coef = self._coefficients()
+            if coef is None and self.mu == "exponential":
+                raise ParameterError(
+                    "method='rational' cannot sum the exponential series λᵗ/t!: no finite automaton has those "
+                    "weights (the series is not rational). Give steps to truncate it, or use another method."
+                )
+            if coef is not None and np.any(coef < 0):
+                raise ParameterError(
+                    "method='rational' needs μ(t) ≥ 0 (the automata's weights are probabilities); "
+                    f"got mu={self.mu!r}. Use another method for signed μ."
+                )
 
     def _mu_sequence(self) -> np.ndarray | None:
         """μ as an array when it is a sequence, None for "geometric"/"exponential"."""
@@ -371,7 +392,7 @@ def random_walk(
     adjacency: Literal["raw", "normalized"] = "raw",
     start: Any = "uniform",
     stop: Any = "uniform",
-    method: Literal["auto", "direct", "sylvester", "cg", "spectral"] = "auto",
+    method: Literal["auto", "direct", "sylvester", "cg", "spectral", "rational"] = "auto",
     n_jobs: int | None = None,
     show_progress: bool = False,
 ) -> RandomWalkKernel:
@@ -454,6 +475,8 @@ def _pair(g: _Prepared, h: _Prepared, c: _Config) -> float:
     method = _method(g, h, c)
     if method == "spectral":
         return _spectral(g, h, c)
+    if method == "rational":
+        return _rational(g, h, c)
     px = np.outer(g.p, h.p).ravel()
     qx = np.outer(g.q, h.q).ravel()
     size = px.size
@@ -481,7 +504,7 @@ def _pair(g: _Prepared, h: _Prepared, c: _Config) -> float:
 
     def exact() -> float:
         if M is not None and size <= _DENSE_RADIUS_MAX:
-            return float(np.max(np.abs(np.linalg.eigvals(M.toarray())))) if M.nnz else 0.0
+            return _dense_radius(M)
         if size <= _DENSE_RADIUS_MAX:
             dense = np.column_stack([mv(e) for e in np.eye(size)])
             return float(np.max(np.abs(np.linalg.eigvals(dense)))) if dense.any() else 0.0
@@ -522,3 +545,17 @@ def _spectral(g: _Prepared, h: _Prepared, c: _Config) -> float:
         _check_convergence(g, h, c, lambda: g.radius * h.radius)
         f = 1.0 / (1.0 - c.decay * x)
     return float(cg_ @ f @ ch)
+
+
+def _rational(g: _Prepared, h: _Prepared, c: _Config) -> float:
+    """Ψ(S ∘ T ∘ U) through pynini (see ``method="rational"``); the divergence check as for
+    the other methods, so a divergent λ is named the same way."""
+    if c.coef is None:
+        _check_convergence(g, h, c, lambda: _dense_radius(product_adjacency(g.graph, h.graph, c.labels)))
+        return rational_walk_value(g.graph, h.graph, c.labels, (g.p, h.p), (g.q, h.q), decay=c.decay)
+    return rational_walk_value(g.graph, h.graph, c.labels, (g.p, h.p), (g.q, h.q), coefficients=c.coef)
+
+
+def _dense_radius(M: sp.csr_matrix) -> float:
+    """ρ(M) of a sparse non-negative matrix, densely."""
+    return float(np.max(np.abs(np.linalg.eigvals(M.toarray())))) if M.nnz else 0.0
