@@ -3,7 +3,7 @@
 A model file is a zip archive holding
 
 ``manifest.json``
-    ``{"format": "ratkit-model", "version": 3, "kind": "learner", "plugin": "rational-svc",
+    ``{"format": "ratkit-model", "version": 4, "kind": "learner", "plugin": "rational-svc",
     "class": ..., "params": {...}, "attributes": {...}, "metadata": {...},
     "arrays": {member: sha256}}`` — which registered plugin the model is (kind and name:
     :mod:`ratkit.plugins` finds the class again, a third party's included), its
@@ -23,7 +23,11 @@ as its spec (``to_spec(inline=True)``, read back by ``from_spec``); a vocabulary
 state (``to_state()``, read back by ``vocabulary_from_state``); a numpy array as an
 ``.npy`` member (an object array of JSON values as JSON); a sparse matrix as its CSR
 arrays; a list of strings or token tuples as JSON sequences; JSON scalars, lists and
-string-keyed mappings as JSON (recursively, so a mapping may hold arrays); an estimator
+string-keyed mappings as JSON (recursively, so a mapping may hold arrays); a
+:class:`~ratkit.automata.graphs.Graph` as its CSR adjacency, its node labels and its edge
+labels (one per stored entry of the adjacency, in CSR order) as JSON, and whether it has
+self-loops — labels of the types JSON keeps exactly (str, int, finite float, bool, None),
+anything else refused by name; a pair of graphs as a tuple of two of them; an estimator
 (a parameter such as a base model, or a fitted part) as a registered learner or recommender
 plugin with its own parameters and fitted attributes, recursively. Anything else
 is refused with :class:`~ratkit.exceptions.ModelFormatError` naming the attribute and its
@@ -40,6 +44,10 @@ check of the restored state refuses (:meth:`PersistenceMixin._check_restored`: f
 RationalSVC, a vocabulary of patterns the saved kernel cannot produce). Files of version 2
 (written by ratkit before version 3) still load; recommender files of the former ``.npz``
 format are refused with a message saying so.
+
+A file is written in the oldest version that holds it: version 3 unless it holds a graph
+(version 4 adds the graph codec), so that a ratkit reading versions 2 and 3 only still
+reads every file without graphs, and refuses one with graphs by its version number.
 """
 
 from __future__ import annotations
@@ -47,13 +55,14 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
 import os
 import re
 import zipfile
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -62,6 +71,9 @@ from sklearn.base import BaseEstimator
 from ratkit._files import atomic_write, check_output_path
 from ratkit._json import plain
 from ratkit.exceptions import ModelFormatError, NotFittedError, UnknownPluginError
+
+if TYPE_CHECKING:
+    from ratkit.automata.graphs import Graph
 
 __all__ = [
     "FORMAT",
@@ -75,8 +87,12 @@ __all__ = [
 ]
 
 FORMAT = "ratkit-model"
-VERSION = 3  # 3: any registered plugin, values by codec; 2: manifest.sha256 covers the manifest
-_READS = (2, 3)
+#: The newest version written. 4: graphs; 3: any registered plugin, values by codec;
+#: 2: manifest.sha256 covers the manifest.
+VERSION = 4
+_READS = (2, 3, 4)
+#: The version a file holding no graph is written in (a version-3 reader reads it).
+_BASE_VERSION = 3
 #: The plugin kinds a model file can hold.
 KINDS = ("learner", "recommender")
 _MANIFEST, _MANIFEST_SUM = "manifest.json", "manifest.sha256"
@@ -156,6 +172,8 @@ class _Writer:
 
     def __init__(self) -> None:
         self.blobs: dict[str, bytes] = {}
+        #: The oldest format version that holds what was encoded so far.
+        self.version = _BASE_VERSION
 
     def add(self, where: str, value: np.ndarray) -> str:
         stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", where).strip(".") or "array"
@@ -175,6 +193,7 @@ def _is_sequence(x: Any) -> bool:
 
 def _encode(value: Any, where: str, owner: str, out: _Writer) -> dict[str, Any]:
     """One value as a tagged JSON object (see the module docstring); arrays go to ``out``."""
+    from ratkit.automata.graphs import Graph
     from ratkit.automata.kernels import Kernel, Vocabulary
 
     if isinstance(value, Kernel):
@@ -219,6 +238,9 @@ def _encode(value: Any, where: str, owner: str, out: _Writer) -> dict[str, Any]:
         return {"mapping": {k: _encode(v, f"{where}.{k}", owner, out) for k, v in value.items()}}
     if isinstance(value, os.PathLike):
         return {"json": os.fspath(value)}
+    if isinstance(value, Graph):
+        out.version = max(out.version, 4)
+        return {"graph": _graph_state(value, where, owner, out)}
     if isinstance(value, BaseEstimator):
         return {"estimator": _estimator_state(value, f"{where}.", owner, out, fitted=None)}
     raise ModelFormatError(
@@ -280,7 +302,73 @@ def _decode(enc: Any, where: str, arrays: Mapping[str, np.ndarray]) -> Any:
         return {k: _decode(v, f"{where}.{k}", arrays) for k, v in body.items()}
     if tag == "estimator":
         return _rebuild_estimator(body, f"{where}.", arrays)
+    if tag == "graph":
+        return _graph_from_state(body, where, arrays)
     raise ModelFormatError(f"{where} has the unknown encoding {tag!r}")
+
+
+# -- graphs ----------------------------------------------------------------------------------------
+
+#: The label types JSON gives back as themselves (a float only when finite).
+_LABEL_TYPES = (str, int, float, bool, type(None))
+
+
+def _label(value: Any, what: str, where: str, owner: str) -> Any:
+    """A graph label as JSON, or ModelFormatError when JSON would not give back the same value
+    of the same type (a tuple would come back a list, a NaN not at all)."""
+    if type(value) in _LABEL_TYPES and not (isinstance(value, float) and not math.isfinite(value)):
+        return value
+    raise ModelFormatError(
+        f"Cannot save {owner}: {where} has {what.format(f'{value!r:.60} (a {type(value).__name__})')}, which a "
+        "model file cannot keep exactly: graph labels are saved as JSON, which gives back str, int, finite "
+        "float, bool and None labels as they were. Map the labels to one of those types (e.g. a str) before "
+        "fitting, so that the model is saved with the labels it was trained on."
+    )
+
+
+def _graph_state(g: Graph, where: str, owner: str, out: _Writer) -> dict[str, Any]:
+    """{adjacency (CSR), node_labels, edge_labels (in the CSR order of the adjacency), self_loops}."""
+    a = g.adjacency  # float64 CSR with sorted indices and no stored zeros (Graph's invariant)
+    node_labels = g.node_labels
+    edge_labels = g.edge_labels
+    rows = np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))
+    return {
+        "adjacency": _encode(a, f"{where}.adjacency", owner, out),
+        "node_labels": None
+        if node_labels is None
+        else [_label(v, f"the node label {{}} of node {k}", where, owner) for k, v in enumerate(node_labels)],
+        "edge_labels": None
+        if edge_labels is None
+        else [
+            _label(edge_labels[(i, j)], f"the edge label {{}} of the edge {i} → {j}", where, owner)
+            for i, j in zip(rows.tolist(), a.indices.tolist(), strict=True)
+        ],
+        "self_loops": bool(a.diagonal().any()),
+    }
+
+
+def _graph_from_state(body: Any, where: str, arrays: Mapping[str, np.ndarray]) -> Graph:
+    """The Graph :func:`_graph_state` described; a Graph that refuses it (e.g. node labels of the
+    wrong length) raises its own ValueError, which the caller reports as a corrupted file."""
+    from ratkit.automata.graphs import Graph
+
+    if not isinstance(body, dict) or set(body) != {"adjacency", "node_labels", "edge_labels", "self_loops"}:
+        raise ModelFormatError(f"{where} is not an encoded graph")
+    a = _decode(body["adjacency"], f"{where}.adjacency", arrays)
+    if not sp.issparse(a):
+        raise ModelFormatError(f"{where} is not an encoded graph: its adjacency is not a sparse matrix")
+    a = sp.csr_matrix(a)
+    node_labels, edge_labels = body["node_labels"], body["edge_labels"]
+    if node_labels is not None and not isinstance(node_labels, list):
+        raise ModelFormatError(f"{where} is not an encoded graph: its node labels are not a list")
+    labels = None
+    if edge_labels is not None:
+        if not isinstance(edge_labels, list) or len(edge_labels) != a.nnz:
+            got = len(edge_labels) if isinstance(edge_labels, list) else type(edge_labels).__name__
+            raise ModelFormatError(f"{where} has {got} edge labels for {a.nnz} edges: the file is corrupted")
+        rows = np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))
+        labels = dict(zip(zip(rows.tolist(), a.indices.tolist(), strict=True), edge_labels, strict=True))
+    return Graph(a, node_labels, labels, self_loops="allow" if body["self_loops"] is True else "error")
 
 
 # -- estimators: the model itself, and estimators it holds ----------------------------------------
@@ -354,10 +442,10 @@ def save_model(model: Any, path: str | os.PathLike, metadata: Mapping[str, Any] 
     out = _Writer()
     manifest: dict[str, Any] = {
         "format": FORMAT,
-        "version": VERSION,
         **_estimator_state(model, "", owner, out, fitted=True),
         "metadata": _plain(dict(metadata or {}), "the model's metadata", owner),
     }
+    manifest["version"] = out.version
     manifest["arrays"] = {member: hashlib.sha256(data).hexdigest() for member, data in out.blobs.items()}
     try:
         raw = json.dumps(manifest, indent=1, sort_keys=True, allow_nan=False).encode("utf-8")
@@ -412,7 +500,7 @@ def _open(path: Path) -> tuple[dict[str, Any], dict[str, bytes]]:
                 if "__ratkit_model__.npy" in names:
                     raise ModelFormatError(
                         f"{path} is a recommender file of the former .npz format (Recommender.save before "
-                        f"model-file version {VERSION}), which this ratkit no longer reads. Fit the model "
+                        "model-file version 3), which this ratkit no longer reads. Fit the model "
                         "again and save it."
                     )
                 raise ModelFormatError(f"{path} is a zip archive but not a ratkit model: it has no manifest.json.")
@@ -460,7 +548,7 @@ def _read_manifest(raw: bytes, path: Path) -> dict[str, Any]:
         )
     if not isinstance(manifest.get("arrays"), dict) or not isinstance(manifest.get("params"), dict):
         raise ModelFormatError(f"{path}: manifest.json lacks its 'arrays' or 'params' table: the file is corrupted.")
-    if version == VERSION:
+    if version >= 3:
         if not isinstance(manifest.get("attributes"), dict):
             raise ModelFormatError(f"{path}: manifest.json lacks its 'attributes' table: the file is corrupted.")
         _plugin_class(manifest, path)  # an unknown plugin is refused before any array is read

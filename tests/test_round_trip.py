@@ -18,6 +18,7 @@ import pytest
 from ratkit import plugins
 from ratkit.automata import from_arcs
 from ratkit.automata import kernels as K
+from ratkit.automata.graphs import Graph
 from ratkit.automata.io import write_att
 from ratkit.automata.kernels.spec import FAMILIES
 from ratkit.learners import KernelLearner, LinearDCDSVC, RationalSVC, load_model
@@ -128,32 +129,53 @@ def _pairwise_svc(tmp: Path) -> tuple[np.ndarray, np.ndarray]:
     return before, load_model(tmp / "model.zip").decision_function(Z)
 
 
-def _random_walk_svc(tmp: Path) -> tuple[np.ndarray, np.ndarray]:
-    """RationalSVC (kernel rows) on small node-labelled graphs with the random-walk kernel.
+def _graphs(rng: np.random.Generator, m: int, edge_labels: bool = False) -> list:
+    """``m`` small undirected graphs with int node labels (and str edge labels), of edge density 0.3 and 0.7
+    alternately."""
+    out = []
+    for i in range(m):
+        n = int(rng.integers(3, 7))
+        a = np.triu((rng.random((n, n)) < (0.7 if i % 2 else 0.3)) * rng.uniform(0.5, 1.5, (n, n)), 1)
+        a = a + a.T
+        nl = [int(x) for x in rng.integers(0, 2, n)]
+        el = None
+        if edge_labels:
+            bond = {(i, j): ["single", "double"][int(rng.integers(2))] for i, j in zip(*np.nonzero(np.triu(a)))}
+            el = {(int(i), int(j)): bond[(min(i, j), max(i, j))] for i, j in zip(*np.nonzero(a))}
+        out.append(Graph(a, nl, el))
+    return out
 
-    ratkit/_persistence.py has no codec for Graph support vectors yet: until it has one, the
-    save is refused (ModelFormatError naming the Graph) and the case is marked xfail here.
-    """
-    from ratkit.automata.graphs import Graph
-    from ratkit.exceptions import ModelFormatError
 
-    rng = np.random.default_rng(0)
+def _graph_svc(kernel_factory: Callable[[], K.Kernel], edge_labels: bool = False) -> Run:
+    """RationalSVC (kernel rows) on small labelled graphs: decision values on training and new graphs."""
 
-    def graph(n: int, density: float) -> Graph:
-        a = np.triu((rng.random((n, n)) < density) * 1.0, 1)
-        return Graph(a + a.T, node_labels=[int(x) for x in rng.integers(0, 2, n)])
-
-    X = [graph(int(rng.integers(3, 7)), 0.7 if i % 2 else 0.3) for i in range(20)]
-    y = [i % 2 for i in range(20)]
-    Z = X + [graph(4, 0.5) for _ in range(5)]
-    model = RationalSVC(K.random_walk(0.05, labels="node"), C=1.0, max_iter=200, random_state=0).fit(X, y)
-    before = model.decision_function(Z)
-    try:
+    def run(tmp: Path) -> tuple[np.ndarray, np.ndarray]:
+        rng = np.random.default_rng(0)
+        X = _graphs(rng, 20, edge_labels)
+        y = [i % 2 for i in range(20)]
+        Z = X + _graphs(rng, 5, edge_labels)
+        model = RationalSVC(kernel_factory(), C=1.0, max_iter=200, random_state=0).fit(X, y)
+        before = model.decision_function(Z)
         model.save(tmp / "model.zip")
-    except ModelFormatError as exc:
-        if "is a Graph" not in str(exc):
-            raise
-        pytest.xfail("a model file cannot hold Graph support vectors yet (no Graph codec in ratkit/_persistence.py)")
+        return before, load_model(tmp / "model.zip").decision_function(Z)
+
+    return run
+
+
+def _pairwise_graph_svc(tmp: Path) -> tuple[np.ndarray, np.ndarray]:
+    """A pairwise SVM (kernel rows) on pairs of graphs: same class or not."""
+    from ratkit.automata.pairwise import pairwise
+
+    rng = np.random.default_rng(1)
+    G = _graphs(rng, 12)
+    idx = [(int(rng.integers(12)), int(rng.integers(12))) for _ in range(30)]
+    P = [(G[i], G[j]) for i, j in idx]
+    yp = [1 if i % 2 == j % 2 else -1 for i, j in idx]
+    kernel = pairwise(K.random_walk(0.05, labels="node"), "TL")
+    model = RationalSVC(kernel, C=1.0, max_iter=200, random_state=0).fit(P, yp)
+    Z = P[:10] + [(G[0], G[0]), (_graphs(rng, 1)[0], G[3])]
+    before = model.decision_function(Z)
+    model.save(tmp / "model.zip")
     return before, load_model(tmp / "model.zip").decision_function(Z)
 
 
@@ -181,7 +203,17 @@ CASES: list[tuple[str, list[str], Run]] = [
     ("rational-svc-naive", ["learner:rational-svc"], _svc(lambda: K.ngram(2), m=16, representation="naive")),
     ("rational-svc-intercept", ["learner:rational-svc"], _svc(lambda: K.cosine(K.ngram(2)), fit_intercept=True)),
     ("pairwise-tl", ["kernel:pairwise", "pairwise"], _pairwise_svc),
-    ("random-walk-graphs", ["kernel:random-walk", "random_walk"], _random_walk_svc),
+    (
+        "random-walk-graphs",
+        ["kernel:random-walk", "random_walk"],
+        _graph_svc(lambda: K.random_walk(0.05, labels="node")),
+    ),
+    (
+        "random-walk-str-edge-labels",
+        ["kernel:random-walk"],
+        _graph_svc(lambda: K.random_walk(0.05, labels="both", adjacency="normalized"), edge_labels=True),
+    ),
+    ("pairwise-graphs", ["kernel:pairwise", "kernel:random-walk"], _pairwise_graph_svc),
     ("linear-dcd", ["learner:linear-dcd"], _linear_dcd),
     ("kernel-learner", ["learner:kernel-learner"], _kernel_learner),
     ("mfauc", ["recommender:mfauc"], _recommender(lambda: MFAUC(n_factors=4, max_iter=20, random_state=0))),

@@ -30,6 +30,12 @@ from ratkit.automata.kernels.base import is_single
 __all__ = ["KernelContract"]
 
 
+def _one_input(x: Any) -> bool:
+    """One input of a kernel: one sequence, lattice or graph (:func:`is_single`), or a pair
+    (a 2-tuple) of them, the input of a pairwise kernel (:mod:`ratkit.automata.pairwise`)."""
+    return is_single(x) or (isinstance(x, tuple) and len(x) == 2 and all(_one_input(v) for v in x))
+
+
 class KernelContract:
     """A pytest mixin of the contract of :class:`~ratkit.automata.kernels.Kernel`.
 
@@ -93,8 +99,14 @@ class KernelContract:
     def test_gram_equals_pairwise_calls(self):
         k = self.make_kernel()
         X, Y = self.make_inputs(2, 5), self.make_inputs(3, 4)
-        assert all(is_single(x) for x in X + Y)
-        pairwise = np.array([[k(x, y) for y in Y] for x in X])
+        collections = [x for x in X + Y if not _one_input(x)]
+        assert not collections, (
+            "make_inputs must give single inputs (sequences, lattices, graphs, or pairs of them for a pairwise "
+            f"kernel); one is the collection {collections[0]!r:.80}"
+        )
+        values = [[k(x, y) for y in Y] for x in X]
+        assert all(np.ndim(v) == 0 for row in values for v in row), f"{k!r}: k(x, y) of two inputs is not a number"
+        pairwise = np.array(values, dtype=np.float64)
         self._close(self._gram(k, X, Y), pairwise, "gram(X, Y) against k(x, y) pair by pair")
 
     def test_diag_equals_the_gram_diagonal(self):

@@ -144,7 +144,7 @@ def test_corrupted_and_foreign_files_are_refused(saved, tmp_path):
     with pytest.raises(ModelFormatError, match="manifest format is 'other-tool', expected 'ratkit-model'"):
         load_model(bad)
     _rewrite(saved, bad, manifest(lambda m: m.update(version=99)))
-    with pytest.raises(ModelFormatError, match="format version 99; this ratkit reads versions 2, 3. Retrain"):
+    with pytest.raises(ModelFormatError, match="format version 99; this ratkit reads versions 2, 3, 4. Retrain"):
         load_model(bad)
     _rewrite(saved, bad, manifest(lambda m: m.update(plugin="os.system")))
     with pytest.raises(

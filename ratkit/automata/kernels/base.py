@@ -39,6 +39,7 @@ from ratkit.automata._fstbytes import fst_to_arrays
 from ratkit.automata.alphabet import Alphabet, as_symbols, distinct_characters
 from ratkit.automata.construct import _chain, from_pynini
 from ratkit.automata.distance import total_native
+from ratkit.automata.graphs import Graph
 from ratkit.automata.kernels._features import (
     FeatureMap,
     Vocabulary,
@@ -77,18 +78,19 @@ MAX_FACTOR_ARCS = 5_000_000
 
 
 def is_single(x: Any) -> bool:
-    """True for one sequence (str, tuple of str, weighted acceptor), False for a collection."""
-    if isinstance(x, (str, Transducer, pynini.Fst)):
+    """True for one input (str, tuple of str, weighted acceptor, :class:`~ratkit.automata.graphs.Graph`),
+    False for a collection (a list or tuple of graphs is a collection)."""
+    if isinstance(x, (str, Transducer, pynini.Fst, Graph)):
         return True
     return isinstance(x, tuple) and all(isinstance(t, str) for t in x)
 
 
 def as_collection(X: Any, what: str = "X") -> list[Any]:
-    """A list of sequences; a single sequence is refused (wrap it in a list)."""
+    """A list of inputs; a single input (a sequence, a lattice, a graph) is refused (wrap it in a list)."""
     if is_single(X):
         raise TypeError(
-            f"{what} must be a collection of sequences (a list or array); got a single "
-            "sequence. Use k(x, y) for two sequences or wrap them in lists."
+            f"{what} must be a collection of sequences, lattices or graphs (a list or array); got a single "
+            f"{type(X).__name__}. Use k(x, y) for two inputs or wrap them in lists."
         )
     try:
         out = list(X)
