@@ -327,9 +327,9 @@ class TestRandomWalkContract(KernelContract):
         rng = np.random.default_rng(seed)
         return [_graph(rng, int(rng.integers(1, 6)), bool(rng.integers(2))) for _ in range(n)]
 
-    def test_gram_equals_pairwise_calls(self):
-        # the contract's version asserts ratkit.automata.kernels.base.is_single, which knows no Graph
-        k = self.make_kernel()
-        X, Y = self.make_inputs(2, 5), self.make_inputs(3, 4)
-        pairwise = np.array([[k(x, y) for y in Y] for x in X])
-        self._close(self._gram(k, X, Y), pairwise, "gram(X, Y) against k(x, y) pair by pair")
+
+class TestRationalRandomWalkContract(TestRandomWalkContract):
+    """The same contract through pynini (method="rational", survey §III-2)."""
+
+    def make_kernel(self):
+        return random_walk(0.05, labels="both", adjacency="normalized", start="ones", method="rational")
