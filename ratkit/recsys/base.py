@@ -88,11 +88,7 @@ class Recommender(BaseEstimator, abc.ABC):
         """Dense scores, shape ``(len(users), n_items_)``, for checked user indices."""
 
     def _score_pairs(self, users: np.ndarray, items: np.ndarray) -> np.ndarray:
-        out = np.empty(len(users))
-        unique, inverse = np.unique(users, return_inverse=True)
-        rows = self._score_users(unique)
-        out[:] = rows[inverse, items]
-        return out
+        return _pairs_from_rows(self._score_users, users, items)
 
     # ------------------------------------------------------------------ using
     def is_fitted(self) -> bool:
@@ -116,11 +112,19 @@ class Recommender(BaseEstimator, abc.ABC):
         ``userids`` and ``itemids`` are broadcast against each other, so one user with many
         items (or the reverse) works. Returns a float array of the broadcast shape.
         """
+        return self._scores_with(None, userids, itemids)
+
+    def _scores_with(self, score_rows: Any, userids: Any, itemids: Any) -> np.ndarray:
+        """:meth:`score` by ``score_rows`` (checked user indices → dense score rows), or by
+        :meth:`_score_pairs` when it is None: a model with several ways to score (exact or
+        approximate) passes the one asked for."""
         self._check_fitted()
         u, i = np.broadcast_arrays(np.asarray(userids), np.asarray(itemids))
         users = check_ids(u, self.n_users_, kind="user")
         items = check_ids(i, self.n_items_, kind="item")
-        return self._score_pairs(users, items).reshape(u.shape)
+        if score_rows is None:
+            return self._score_pairs(users, items).reshape(u.shape)
+        return _pairs_from_rows(score_rows, users, items).reshape(u.shape)
 
     def recommend(
         self,
@@ -152,6 +156,13 @@ class Recommender(BaseEstimator, abc.ABC):
             ``(len(userid), n)`` where missing places hold id ``-1`` and score ``-inf``.
             Equal scores are ordered by item index.
         """
+        return self._recommend_with(self._score_users, userid, user_items, n, filter_already_liked_items)
+
+    def _recommend_with(
+        self, score_rows: Any, userid: Any, user_items: Any, n: int, filter_already_liked_items: bool
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`recommend` with the dense score rows of ``score_rows`` (checked user indices
+        → rows): a model with several ways to score passes the one asked for."""
         self._check_fitted()
         single = np.ndim(userid) == 0
         users = check_ids(np.atleast_1d(userid), self.n_users_, kind="user")
@@ -160,7 +171,7 @@ class Recommender(BaseEstimator, abc.ABC):
             raise ParameterError(
                 f"n={n} exceeds the number of items ({self.n_items_}); ask for at most {self.n_items_} recommendations."
             )
-        scores = np.array(self._score_users(users), dtype=np.float64)
+        scores = np.array(score_rows(users), dtype=np.float64)
         if filter_already_liked_items:
             if user_items is None:
                 raise ParameterError(
@@ -214,6 +225,12 @@ class Recommender(BaseEstimator, abc.ABC):
                 f"{type(model).__name__}.load."
             )
         return model
+
+
+def _pairs_from_rows(score_rows: Any, users: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """s(users[k], items[k]) from the dense rows ``score_rows`` gives for the distinct users."""
+    unique, inverse = np.unique(users, return_inverse=True)
+    return np.array(score_rows(unique)[inverse, items], dtype=np.float64)
 
 
 class FactorRecommender(Recommender):
