@@ -1,0 +1,5 @@
+import sys
+
+from bench.pairwise import main
+
+sys.exit(main())
