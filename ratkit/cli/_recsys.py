@@ -130,7 +130,12 @@ def _evaluate(args: argparse.Namespace) -> int:
     if threshold is None:
         threshold = _DEFAULT_THRESHOLD.get(args.format)
     train, test, protocol = prepare_leave_k_out(
-        data, threshold=threshold, min_positives=args.min_positives, n_test=args.n_test, random_state=args.seed
+        data,
+        threshold=threshold,
+        min_positives=args.min_positives,
+        n_test=args.n_test,
+        random_state=args.seed,
+        feedback=model_cls.feedback,
     )
     model.fit(train)
     print(evaluate(model, train, test, replace(protocol, ks=tuple(args.k))).to_text())

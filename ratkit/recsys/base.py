@@ -54,6 +54,12 @@ class Recommender(BaseEstimator, abc.ABC):
     #: is stated once, where the class is registered.)
     _fitted_attributes: ClassVar[tuple[str, ...]] = ()
 
+    #: What ``fit`` learns from: ``"implicit"``, interaction strengths (0/1, counts) where a
+    #: stored entry means interest; ``"explicit"``, ratings whose low values are dislikes
+    #: (the evaluation protocol then trains on every rating, low ones included, and holds
+    #: out positives only).
+    feedback: ClassVar[str] = "implicit"
+
     # ----------------------------------------------------------------- fitting
     def fit(self: R, user_items: Any) -> R:
         """Learn from ``user_items``, a sparse users × items matrix of interaction strengths.

@@ -18,13 +18,13 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ratkit._validation import check_int, check_random_state, check_real
+from ratkit._validation import check_choice, check_int, check_random_state, check_real
 from ratkit.exceptions import DataFormatError, SolverError
 from ratkit.recsys._ranking import exclude_rows, top_n
 from ratkit.recsys._validation import check_shape_matches, check_user_items
 from ratkit.recsys.base import Recommender
 from ratkit.recsys.datasets import Interactions
-from ratkit.recsys.feedback import keep_users_with, to_one_class
+from ratkit.recsys.feedback import keep_users_with, to_one_class, users_with
 from ratkit.recsys.metrics import RANKING_METRICS, auc_rows, ranking_scores
 
 __all__ = [
@@ -246,13 +246,18 @@ def prepare_leave_k_out(
     min_positives: int,
     n_test: int,
     random_state: int,
+    feedback: str = "implicit",
 ) -> tuple[sp.csr_matrix, sp.csr_matrix, Protocol]:
     """The one-class leave-k-out protocol: positives, user filter, split, and its description.
 
     Positives are ratings ``≥ threshold`` (every interaction when ``threshold`` is None);
     users with fewer than ``min_positives`` positives are dropped; each remaining user
-    holds out ``n_test`` random positives (seeded by ``random_state``).
+    holds out ``n_test`` random positives (seeded by ``random_state``). With
+    ``feedback="explicit"`` (a model of ratings, see ``Recommender.feedback``) the training
+    matrix is every rating of the kept users but the held-out ones, low ratings included;
+    otherwise it is their remaining positives.
     """
+    check_choice(feedback, "feedback", "prepare_leave_k_out", ("implicit", "explicit"))
     if threshold is None:
         positives = data.replace((check_user_items(data, name="data") > 0).astype(np.float64))
     else:
@@ -264,9 +269,16 @@ def prepare_leave_k_out(
             f"lower min_positives or the threshold."
         )
     train, test = leave_k_out(kept, n_test, random_state=random_state)
+    trained_on = ""
+    if feedback == "explicit":
+        rows = users_with(check_user_items(positives, name="positives"), min_positives)
+        ratings = check_user_items(data, name="data")[rows]
+        train = ratings - ratings.multiply(test > 0)
+        train.eliminate_zeros()
+        trained_on = ", trained on every other rating"
     protocol = Protocol(
         dataset=data.source or "interactions",
-        positives="every interaction" if threshold is None else f"rating >= {threshold:g}",
+        positives=("every interaction" if threshold is None else f"rating >= {threshold:g}") + trained_on,
         split=f"leave-{n_test}-out, users with >= {min_positives} positives, {kept.matrix.shape[1]} items ranked",
         seed=random_state,
     )

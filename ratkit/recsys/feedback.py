@@ -17,7 +17,7 @@ from ratkit._validation import check_int, check_real
 from ratkit.recsys._validation import check_user_items
 from ratkit.recsys.datasets import Interactions
 
-__all__ = ["to_one_class", "preferred_examined", "keep_users_with"]
+__all__ = ["to_one_class", "preferred_examined", "keep_users_with", "users_with"]
 
 D = TypeVar("D", Interactions, sp.csr_matrix)
 
@@ -67,7 +67,12 @@ def keep_users_with(data: D, min_items: int) -> D:
     For an :class:`Interactions` the user id map is cut to match; for a bare matrix the
     rows are dropped, so row indices change.
     """
-    min_items = check_int(min_items, "min_items", "keep_users_with", low=0)
     matrix = check_user_items(data, name="data")
-    users = np.flatnonzero(np.diff(matrix.indptr) >= min_items)
+    users = users_with(matrix, min_items)
     return _rewrap(data, matrix[users], users)
+
+
+def users_with(matrix: sp.csr_matrix, min_items: int) -> np.ndarray:
+    """The rows of ``matrix`` with at least ``min_items`` stored entries."""
+    min_items = check_int(min_items, "min_items", "keep_users_with", low=0)
+    return np.flatnonzero(np.diff(matrix.indptr) >= min_items)

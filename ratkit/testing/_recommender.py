@@ -10,9 +10,10 @@ Subclass it in a pytest test module and give the one hook, ``make_model()``::
 
 The data are generated (:func:`~ratkit.testing._planted.planted_blocks`): two blocks of
 users liking two blocks of items, plus items nobody likes, so the right rankings are known.
-A model that learns from explicit ratings sets ``feedback = "explicit"``: its data are
-then 1–5 ratings (:func:`~ratkit.testing._planted.planted_ratings`), the liked entries
-rated 4–5 and some of the other block's and the cold items rated 1–2. Set
+A model that learns from explicit ratings (its class's ``feedback`` is ``"explicit"``,
+see :class:`~ratkit.recsys.base.Recommender`) gets 1–5 ratings
+(:func:`~ratkit.testing._planted.planted_ratings`), the liked entries rated 4–5 and some
+of the other block's and the cold items rated 1–2. Set
 ``personalised = False`` on a model that scores every user alike (it skips the checks
 that need the block structure). Override :meth:`RecommenderContract.changed_params` when
 the default change of the numeric parameters is not a valid configuration of the model.
@@ -55,8 +56,6 @@ class RecommenderContract:
     """
 
     personalised: ClassVar[bool] = True
-    #: "implicit" (0/1 interactions) or "explicit" (ratings whose low values are dislikes).
-    feedback: ClassVar[str] = "implicit"
 
     def make_model(self) -> Recommender:  # pragma: no cover - the hook
         raise NotImplementedError(f"{type(self).__name__} must define make_model() returning an unfitted recommender.")
@@ -82,9 +81,10 @@ class RecommenderContract:
     @pytest.fixture(scope="class")
     @classmethod
     def planted(cls) -> Planted:
-        if cls.feedback not in ("implicit", "explicit"):
-            raise ValueError(f'{cls.__name__}.feedback must be "implicit" or "explicit"; got {cls.feedback!r}.')
-        return planted_ratings() if cls.feedback == "explicit" else planted_blocks()
+        feedback = type(cls().make_model()).feedback
+        if feedback not in ("implicit", "explicit"):
+            raise ValueError(f'{feedback!r} is not a feedback kind; a Recommender\'s is "implicit" or "explicit".')
+        return planted_ratings() if feedback == "explicit" else planted_blocks()
 
     @pytest.fixture(scope="class")
     @classmethod
@@ -214,7 +214,7 @@ class RecommenderContract:
         # the other block's and the cold items are rated (so not candidates), which leaves the
         # unrated items of the user's own block a larger share of the candidates: a ranking
         # that puts the whole block first, in any order, has AUC ≈ 0.87 there (0.9 implicit).
-        floor = 0.9 if self.feedback == "implicit" else 0.8
+        floor = 0.9 if type(self.make_model()).feedback == "implicit" else 0.8
         assert metrics["auc"] > (floor if self.personalised else 0.6)
 
     def test_empty_user_and_item_are_allowed(self, planted):

@@ -112,6 +112,28 @@ def test_prepare_applies_threshold_filter_and_split():
         prepare_leave_k_out(data, threshold=4, min_positives=100, n_test=1, random_state=0)
 
 
+def test_prepare_for_a_model_of_ratings_trains_on_every_other_rating():
+    rng = np.random.default_rng(1)
+    users = np.repeat(np.arange(10), 8)
+    items = np.tile(np.arange(8), 10)
+    ratings = rng.integers(1, 6, size=80).astype(float)
+    ratings[users == 9] = 1.0
+    data = from_triples(users, items, ratings, source="toy")
+    kw = dict(threshold=4, min_positives=2, n_test=1, random_state=0)
+    one_class, test, _ = prepare_leave_k_out(data, **kw)
+    train, test2, protocol = prepare_leave_k_out(data, feedback="explicit", **kw)
+    assert (test2 != test).nnz == 0  # the same held-out positives
+    dense = np.zeros((10, 8))
+    dense[users, items] = ratings
+    kept = [u for u in range(10) if (dense[u] >= 4).sum() >= 2]
+    expected = dense[kept] * (test.toarray() == 0)  # every rating of the kept users but the held-out ones
+    np.testing.assert_array_equal(train.toarray(), expected)
+    assert train.data.min() < 4 and (one_class.data == 1).all()
+    assert protocol.positives == "rating >= 4, trained on every other rating"
+    with pytest.raises(ValueError, match="feedback"):
+        prepare_leave_k_out(data, feedback="ratings", **kw)
+
+
 def test_sparse_input_types_are_accepted():
     X = random_one_class(10, 6, 0.5, seed=0)
     train, test = leave_k_out(sp.coo_matrix(X), 1, random_state=0)

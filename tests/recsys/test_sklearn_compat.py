@@ -19,6 +19,9 @@ from ratkit.testing._params import same_params
 from .synthetic import random_one_class
 
 X = random_one_class(20, 12, 0.4, seed=0)
+#: the same pattern as 1–5 ratings, for the models of explicit ratings
+RATINGS = X.copy()
+RATINGS.data = np.random.default_rng(0).integers(1, 6, RATINGS.nnz).astype(np.float64)
 FAST = {"mfauc": {"n_factors": 2, "max_iter": 2, "random_state": 0}, "puresvd": {"n_factors": 2, "random_state": 0}}
 
 
@@ -28,7 +31,8 @@ def _model(name: str) -> Recommender:
 
 @pytest.mark.parametrize("name", plugins.available("recommender"))
 def test_clone_of_every_recommender_is_unfitted_with_equal_params(name):
-    model = _model(name).fit(X)
+    model = _model(name)
+    model.fit(RATINGS if model.feedback == "explicit" else X)
     copy = clone(model)
     assert type(copy) is type(model) and copy is not model
     assert same_params(copy.get_params(deep=True), model.get_params(deep=True))
