@@ -22,10 +22,9 @@ from ratkit.automata.graphs import Graph
 from ratkit.automata.io import write_att
 from ratkit.automata.kernels.spec import FAMILIES
 from ratkit.learners import KernelLearner, LinearDCDSVC, RationalSVC, load_model
-from ratkit.recsys import MFAUC, PureSVD, Recommender
+from ratkit.recsys import CCCF, DCF, MFAUC, PureSVD, Recommender
 from ratkit.recsys.baselines import Popularity
-
-from .recsys.synthetic import planted_blocks
+from ratkit.testing._planted import planted_blocks, planted_ratings
 
 Run = Callable[[Path], tuple[np.ndarray, np.ndarray]]
 
@@ -95,8 +94,9 @@ def _kernel_learner(tmp: Path) -> tuple[np.ndarray, np.ndarray]:
 
 def _recommender(make: Callable[[], Recommender]) -> Run:
     def run(tmp: Path) -> tuple[np.ndarray, np.ndarray]:
-        planted = planted_blocks()
-        model = make().fit(planted.matrix)
+        model = make()
+        planted = planted_ratings() if model.feedback == "explicit" else planted_blocks()
+        model.fit(planted.matrix)
         users = np.arange(model.n_users_)
         grid_u, grid_i = np.meshgrid(users, np.arange(model.n_items_), indexing="ij")
         path = model.save(tmp / "rec")
@@ -219,6 +219,13 @@ CASES: list[tuple[str, list[str], Run]] = [
     ("mfauc", ["recommender:mfauc"], _recommender(lambda: MFAUC(n_factors=4, max_iter=20, random_state=0))),
     ("popularity", ["recommender:popularity"], _recommender(Popularity)),
     ("puresvd", ["recommender:puresvd"], _recommender(lambda: PureSVD(n_factors=3, random_state=0))),
+    ("cccf", ["recommender:cccf"], _recommender(lambda: CCCF(n_components=3, n_bits=6, random_state=0))),
+    (
+        "cccf-integer-weights",
+        ["recommender:cccf"],
+        _recommender(lambda: CCCF(n_components=3, n_bits=6, weight_scale=20.0, random_state=0)),
+    ),
+    ("dcf", ["recommender:dcf"], _recommender(lambda: DCF(n_bits=8, random_state=0))),
 ]
 
 

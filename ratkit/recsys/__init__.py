@@ -2,12 +2,13 @@
 
 Every model follows :class:`~ratkit.recsys.base.Recommender` (users as rows of a CSR
 matrix) and registers itself as a ``"recommender"`` plugin: ``mfauc``, ``popularity``,
-``puresvd``.
+``puresvd``, ``cccf``, ``dcf`` (CCCF and DCF learn from explicit ratings).
 """
 
 from ratkit.recsys import datasets, evaluation, feedback, metrics
 from ratkit.recsys.base import FactorRecommender, Recommender
 from ratkit.recsys.baselines import Popularity, PureSVD
+from ratkit.recsys.cccf import CCCF, DCF
 from ratkit.recsys.datasets import Interactions
 from ratkit.recsys.mfauc import MFAUC
 
@@ -15,6 +16,8 @@ __all__ = [
     "Recommender",
     "FactorRecommender",
     "MFAUC",
+    "CCCF",
+    "DCF",
     "Popularity",
     "PureSVD",
     "Interactions",

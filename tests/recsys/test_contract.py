@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ratkit import plugins
-from ratkit.recsys import MFAUC, Popularity, PureSVD
+from ratkit.recsys import CCCF, DCF, MFAUC, Popularity, PureSVD
 from ratkit.testing import RecommenderContract
 
 
@@ -36,6 +36,24 @@ class TestMFAUCSquareTanh(RecommenderContract):
             tol=0.0,
             random_state=1,
         )
+
+
+class TestCCCFContract(RecommenderContract):
+    feedback = "explicit"
+
+    def make_model(self):
+        # h = 2 (the largest angular distance): every weight non-zero, so no user–item pair scores
+        # exactly 0 for want of a shared component (sparse weights tie such pairs at 0)
+        return CCCF(n_components=2, n_bits=8, bandwidth=2.0, random_state=0)
+
+
+class TestDCFContract(RecommenderContract):
+    feedback = "explicit"
+
+    def make_model(self):
+        # 16 bits: 8-bit Hamming scores take 9 values, and the contract's strict "block items
+        # above cold items" then meets a tie for one user
+        return DCF(n_bits=16, random_state=0)
 
 
 def test_every_builtin_recommender_runs_the_contract():

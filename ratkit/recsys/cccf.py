@@ -1,0 +1,527 @@
+"""CCCF, compositional coding for collaborative filtering, and DCF, its one-component case.
+
+Each user i has G components of r-bit codes b_i^(k) ∈ {±1}^r and weights η_i^(k) ≥ 0,
+each item j likewise d_j^(k), ξ_j^(k); the score is
+
+    r̂_ij = Σ_k η_i^(k) ξ_j^(k) ⟨b_i^(k), d_j^(k)⟩,   ⟨b, d⟩ = r − 2·Hamming(b, d).
+
+Learning (Liu et al. 2019, §3; the authors' code settles what the paper leaves open):
+
+1. *Weights.* A real-valued MF of the ratings places users and items
+   (:func:`~ratkit.recsys._component_weights.pretrain_factors`); G anchors are chosen
+   among the user vectors and G among the item vectors (k-means, the paper, or k-medoids,
+   the reference code), and user anchor k is paired with the item anchor it rates highest
+   (:func:`pair_anchors`: the paper's anchors are user–item pairs); η_i^(k) is a smoothing
+   kernel (Epanechnikov by default, uniform or triangular) of the angular distance
+   (2/π)·arccos(cos) between user i and user anchor k, with bandwidth h, and **each user's
+   weights are normalised to sum to 1 over the G components** (the items' likewise). A
+   user farther than h from every anchor gets weight 1 on its nearest anchor (the
+   reference code would leave it all zero and score it 0 everywhere). A small h gives
+   sparse weights.
+2. *Ratings* are scaled to s ↦ (2r(s − min)/(max − min) − r)/G: [−r, r] as in DCF,
+   divided by G as the reference CCCF code does, because with weights summing to one the
+   scores of spread-out users and items stay within ±r/G. The scale (min, max) is
+   ``rating_scale`` when declared (a rating outside it is an error), else the least and
+   largest stored rating.
+3. *Codes* minimise Σ_{(i,j) observed} (r_ij − r̂_ij)² + α₁ Σ_k ‖B^(k) − X^(k)‖² +
+   α₂ Σ_k ‖D^(k) − Y^(k)‖² (the softened objective (3.3)), X^(k) ranging over the
+   balanced, decorrelated matrices {1ᵀX = 0, XᵀX = m I}. Alternating over components:
+   bitwise discrete coordinate descent on the residual that excludes the component
+   (:mod:`ratkit.recsys._code_dcd`), then X^(k), Y^(k) in closed form
+   (:func:`~ratkit.recsys._balanced.balanced_orthogonal`). Initialised by the relaxed
+   problem over real U^(k), V^(k) (then sign), or at random. Stops after ``max_iter``
+   outer iterations or when the objective changes by less than ``tol`` (relative).
+
+Scoring (§3.7): ``recommend`` and ``score`` use the codes packed into bytes with popcount
+(:mod:`ratkit.recsys._packed_codes`), skipping components whose weight is zero; with
+``weight_scale`` = e the weights are the integers ⌊e·η⌉, ⌊e·ξ⌉ and the score is their
+integer sum divided by e² (:meth:`CCCF.integer_weight_error` measures the approximation).
+``exact=True`` scores with the float weights and float codes instead.
+
+DCF (Zhang et al. 2016) is the same code with G = 1 and every weight 1: Hamming ranking.
+
+Users or items without ratings are allowed: their codes come from the initialisation and
+the balance term alone, so their scores carry no information about them.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import linear_sum_assignment
+from tqdm.auto import tqdm
+
+from ratkit._validation import check_choice, check_int, check_random_state, check_real
+from ratkit.exceptions import DataFormatError, ParameterError, ParameterTypeError
+from ratkit.plugins import register
+from ratkit.recsys._balanced import balanced_orthogonal
+from ratkit.recsys._code_dcd import predictions, relax_rows, update_codes
+from ratkit.recsys._component_weights import component_weights, pretrain_factors, select_anchors
+from ratkit.recsys._packed_codes import ItemTable, integer_weights, item_table, pack_codes, table_scores, unpack_codes
+from ratkit.recsys.base import Recommender
+
+__all__ = ["CCCF", "DCF"]
+
+log = logging.getLogger(__name__)
+
+KERNELS = ("epanechnikov", "uniform", "triangular")
+ANCHORS = ("kmeans", "kmedoids")
+INITS = ("relaxed", "random")
+
+
+@dataclass(frozen=True)
+class _Settings:
+    n_components: int
+    n_bits: int
+    alpha_user: float
+    alpha_item: float
+    max_iter: int
+    tol: float
+    n_sweeps: int
+    init: str
+    init_iter: int
+    rating_scale: tuple[float, float] | None
+    uniform_weights: bool
+    bandwidth: float = 1.0
+    kernel: str = "epanechnikov"
+    anchors: str = "kmeans"
+    pretrain_iter: int = 10
+    pretrain_reg: float = 0.1
+
+
+class _CompositionalCodes(Recommender):
+    """What CCCF and DCF share: fitting from :class:`_Settings`, packed scoring, model files."""
+
+    feedback: ClassVar[str] = "explicit"
+    _fitted_attributes: ClassVar[tuple[str, ...]] = (
+        "codes_user_",
+        "codes_item_",
+        "weights_user_",
+        "weights_item_",
+        "n_bits_",
+        "weight_scale_",
+        "rating_scale_",
+        "objective_history_",
+    )
+
+    def _settings(self) -> _Settings:  # pragma: no cover - defined by each model
+        raise NotImplementedError
+
+    # -- fitting ---------------------------------------------------------------------------
+    def _fit(self, user_items: sp.csr_matrix) -> None:
+        s = self._settings()
+        owner = type(self).__name__
+        m, n = user_items.shape
+        for rows, what in ((m, "users"), (n, "items")):
+            if rows <= s.n_bits:
+                raise ParameterError(
+                    f"{owner} needs more {what} than bits: balanced, decorrelated r-bit codes exist only for more "
+                    f"than r rows, and the data has {rows} {what} for n_bits={s.n_bits}. Use n_bits < {rows}."
+                )
+        rng = check_random_state(getattr(self, "random_state", None))
+        R = user_items.copy()
+        R.sort_indices()
+        lo, hi = _rating_scale(R, s.rating_scale, owner)
+        G, r = s.n_components, s.n_bits
+        target = (2.0 * r * (R.data - lo) / (hi - lo) - r) / G
+        if s.uniform_weights:
+            eta, xi = np.ones((m, G)), np.ones((n, G))
+        else:
+            U, V = pretrain_factors(R, r, rng, n_iter=s.pretrain_iter, reg=s.pretrain_reg)
+            user_anchors = select_anchors(U, G, rng, method=s.anchors)
+            item_anchors = pair_anchors(user_anchors, select_anchors(V, G, rng, method=s.anchors))
+            eta = component_weights(U, user_anchors, s.bandwidth, kernel=s.kernel)
+            xi = component_weights(V, item_anchors, s.bandwidth, kernel=s.kernel)
+        csc = _item_major(R)
+        problem = _Problem(R.indptr, R.indices, *csc, target, eta, xi, s)
+        B, D, X, Y = problem.initialise(rng)
+        history = [problem.objective(B, D, X, Y)]
+        bar = tqdm(range(s.max_iter), desc=owner, disable=not getattr(self, "show_progress", False), leave=False)
+        for _ in bar:
+            flips = problem.iterate(B, D, X, Y, rng)
+            history.append(problem.objective(B, D, X, Y))
+            bar.set_postfix(objective=f"{history[-1]:.6g}", flips=flips)
+            log.debug("%s: objective %.10g, %d bit flips", owner, history[-1], flips)
+            previous = history[-2]
+            if flips == 0 or abs(previous - history[-1]) <= s.tol * max(abs(previous), 1e-300):
+                break
+        self.codes_user_ = pack_codes(np.ascontiguousarray(B.transpose(1, 0, 2)))
+        self.codes_item_ = pack_codes(np.ascontiguousarray(D.transpose(1, 0, 2)))
+        self.weights_user_, self.weights_item_ = eta, xi
+        self.n_bits_ = r
+        self.weight_scale_ = None if getattr(self, "weight_scale", None) is None else float(self.weight_scale)
+        self.rating_scale_ = [float(lo), float(hi)]
+        self.objective_history_ = np.array(history)
+
+    # -- scoring ---------------------------------------------------------------------------
+    def _scoring_tables(self) -> tuple[np.ndarray, ItemTable]:
+        """(user weights, item table) of the packed path: integer ⌊e·w⌉ when weight_scale was
+        set, else the float weights; built once per fitted (or loaded) model."""
+        cached = self.__dict__.get("_tables")
+        if cached is None or cached[0] is not self.codes_item_ or cached[1] is not self.weights_item_:
+            e = self.weight_scale_
+            users = self.weights_user_ if e is None else integer_weights(self.weights_user_, e)
+            items = self.weights_item_ if e is None else integer_weights(self.weights_item_, e)
+            table = item_table(self.codes_item_, items, self.n_bits_, user_bound=float(np.abs(users).max(initial=0)))
+            users = np.ascontiguousarray(users, dtype=table.weights.dtype)  # the scorer's fast path takes them as is
+            cached = (self.codes_item_, self.weights_item_, users, table)
+            self.__dict__["_tables"] = cached
+        return cached[2], cached[3]
+
+    def _score_users(self, users: np.ndarray) -> np.ndarray:
+        """Packed codes with popcount; integer weights / e² when ``weight_scale`` was set."""
+        weights, table = self._scoring_tables()
+        scores = table_scores(table, self.codes_user_, weights, rows=users)
+        if self.weight_scale_ is None:
+            return scores
+        return scores / self.weight_scale_**2
+
+    def _exact_users(self, users: np.ndarray) -> np.ndarray:
+        """Σ_k η ξ ⟨b, d⟩ with float weights and ±1 float codes (no packing, no rounding)."""
+        return (
+            self._factors(users, self.codes_user_, self.weights_user_)
+            @ self._factors(slice(None), self.codes_item_, self.weights_item_).T
+        )
+
+    def _factors(self, rows: Any, packed: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        codes = unpack_codes(packed[rows], self.n_bits_).astype(np.float64)
+        return (codes * weights[rows][:, :, None]).reshape(codes.shape[0], -1)
+
+    def score(self, userids: Any, itemids: Any, exact: bool = False) -> np.ndarray:
+        """Scores of (user, item) pairs (see :meth:`Recommender.score`); ``exact=True`` uses the
+        float weights and codes instead of the packed (and possibly integer) path."""
+        if not exact:
+            return super().score(userids, itemids)
+        return self._scores_with(self._exact_users, userids, itemids)
+
+    def recommend(
+        self,
+        userid: Any,
+        user_items: Any = None,
+        n: int = 10,
+        filter_already_liked_items: bool = True,
+        exact: bool = False,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Top-n items (see :meth:`Recommender.recommend`), by packed codes and popcount unless
+        ``exact=True`` (float weights and codes)."""
+        rows = self._exact_users if exact else self._score_users
+        return self._recommend_with(rows, userid, user_items, n, filter_already_liked_items)
+
+    def integer_weight_error(self, users: Any = None) -> dict[str, float]:
+        """How far the integer-weight scores Σ_k ⌊eη⌉⌊eξ⌉⟨b, d⟩ / e² are from the float scores,
+        over every item for ``users`` (default: all): max and mean absolute error, and the
+        max error relative to the float scores' range. Needs ``weight_scale``."""
+        self._check_fitted()
+        if self.weight_scale_ is None:
+            raise ParameterError("integer_weight_error needs a model fitted with weight_scale (the paper's e).")
+        users = np.arange(self.n_users_) if users is None else np.atleast_1d(np.asarray(users))
+        exact = self._exact_users(users)
+        err = np.abs(self._score_users(users) - exact)
+        spread = float(exact.max() - exact.min()) or 1.0
+        return {"max_abs": float(err.max()), "mean_abs": float(err.mean()), "max_rel_range": float(err.max()) / spread}
+
+    def _check_restored(self) -> None:
+        """A loaded model: codes, weights and their shapes agree."""
+        G = self.weights_user_.shape[1]
+        width = math.ceil(self.n_bits_ / 8)
+        for name, rows in (("codes_user_", self.n_users_), ("codes_item_", self.n_items_)):
+            if getattr(self, name).shape != (rows, G, width):
+                raise DataFormatError(f"{name} has shape {getattr(self, name).shape}; expected {(rows, G, width)}.")
+
+
+class _Problem:
+    """The observed entries (both orders), targets, weights and settings of one fit."""
+
+    def __init__(self, indptr, indices, item_ptr, item_users, item_pos, target, eta, xi, s: _Settings) -> None:
+        self.indptr, self.indices = indptr, indices
+        self.item_ptr, self.item_users, self.item_pos = item_ptr, item_users, item_pos
+        self.user_pos = np.arange(indices.size)
+        self.target, self.eta, self.xi, self.s = target, eta, xi, s
+        self.m, self.n = eta.shape[0], xi.shape[0]
+
+    def _users(self, k, rows, cols, aux, pred, relaxed: bool):
+        args = (k, self.indptr, self.indices, self.user_pos, rows, cols, self.eta, self.xi, aux, self.s.alpha_user)
+        if relaxed:
+            return relax_rows(*args, self.target, pred)
+        return update_codes(*args, self.target, pred, self.s.n_sweeps)
+
+    def _items(self, k, rows, cols, aux, pred, relaxed: bool):
+        args = (k, self.item_ptr, self.item_users, self.item_pos, rows, cols, self.xi, self.eta, aux, self.s.alpha_item)
+        if relaxed:
+            return relax_rows(*args, self.target, pred)
+        return update_codes(*args, self.target, pred, self.s.n_sweeps)
+
+    def initialise(self, rng: np.random.Generator):
+        """(B, D, X, Y): relaxed real U, V (ridge towards X, Y) then sign, or random signs."""
+        G, r = self.s.n_components, self.s.n_bits
+        U, V = rng.standard_normal((G, self.m, r)), rng.standard_normal((G, self.n, r))
+        X = np.stack([balanced_orthogonal(U[k], rng) for k in range(G)])
+        Y = np.stack([balanced_orthogonal(V[k], rng) for k in range(G)])
+        if self.s.init == "relaxed":
+            pred = predictions(self.indptr, self.indices, U, V, self.eta, self.xi)
+            for _ in range(self.s.init_iter):
+                for k in range(G):
+                    self._users(k, U, V, X, pred, relaxed=True)
+                    self._items(k, V, U, Y, pred, relaxed=True)
+                    X[k] = balanced_orthogonal(U[k], rng)
+                    Y[k] = balanced_orthogonal(V[k], rng)
+        B = np.where(U >= 0, 1, -1).astype(np.int8)
+        D = np.where(V >= 0, 1, -1).astype(np.int8)
+        self.pred = predictions(self.indptr, self.indices, B, D, self.eta, self.xi)
+        return B, D, X, Y
+
+    def iterate(self, B, D, X, Y, rng: np.random.Generator) -> int:
+        """One outer iteration over the components; returns the bits flipped."""
+        flips = 0
+        for k in range(self.s.n_components):
+            flips += self._users(k, B, D, X, self.pred, relaxed=False)
+            flips += self._items(k, D, B, Y, self.pred, relaxed=False)
+            X[k] = balanced_orthogonal(B[k].astype(np.float64), rng)
+            Y[k] = balanced_orthogonal(D[k].astype(np.float64), rng)
+        return flips
+
+    def objective(self, B, D, X, Y) -> float:
+        """Σ_observed (r − r̂)² + α₁ Σ_k ‖B^(k) − X^(k)‖² + α₂ Σ_k ‖D^(k) − Y^(k)‖²."""
+        loss = float(np.sum((self.target - self.pred) ** 2))
+        return loss + self.s.alpha_user * float(np.sum((B - X) ** 2)) + self.s.alpha_item * float(np.sum((D - Y) ** 2))
+
+
+def pair_anchors(user_anchors: np.ndarray, item_anchors: np.ndarray) -> np.ndarray:
+    """The item anchors reordered so that component k pairs user anchor k with the item anchor
+    it rates highest overall: the assignment maximising Σ_k u′_kᵀ v′_k (the MF's predicted
+    rating of the anchor pair; scipy's linear_sum_assignment). The paper's anchors are
+    user–item pairs (i′_k, j′_k); clustering users and items apart leaves their pairing
+    arbitrary, and a component whose user and item anchors have nothing in common gives
+    its users and items no shared weight."""
+    _, order = linear_sum_assignment(-(user_anchors @ item_anchors.T))
+    return item_anchors[order]
+
+
+def _item_major(R: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(item_ptr, users, CSR position) of the stored entries in item-major order."""
+    rows = np.repeat(np.arange(R.shape[0]), np.diff(R.indptr))
+    order = np.lexsort((rows, R.indices))
+    item_ptr = np.zeros(R.shape[1] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(R.indices, minlength=R.shape[1]), out=item_ptr[1:])
+    return item_ptr, rows[order].astype(np.int64), order.astype(np.int64)
+
+
+def _rating_scale(R: sp.csr_matrix, declared: tuple[float, float] | None, owner: str) -> tuple[float, float]:
+    """(min, max) of the rating scale: declared (and checked against the data) or from the data."""
+    if R.nnz == 0:
+        raise DataFormatError(f"{owner} needs ratings: the matrix stores none.")
+    if declared is None:
+        lo, hi = float(R.data.min()), float(R.data.max())
+        if lo == hi:
+            raise DataFormatError(
+                f"Every stored rating is {lo:g}, so the rating scale taken from the data is empty; {owner} learns "
+                "from explicit ratings. Declare the scale, e.g. rating_scale=(1, 5), if these are ratings."
+            )
+        return lo, hi
+    lo, hi = declared
+    outside = np.flatnonzero((R.data < lo) | (R.data > hi))
+    if outside.size:
+        t = int(outside[0])
+        user = int(np.searchsorted(R.indptr, t, side="right") - 1)
+        raise DataFormatError(
+            f"The rating {R.data[t]:g} of user {user} for item {int(R.indices[t])} is outside the declared "
+            f"rating_scale=({lo:g}, {hi:g}) ({outside.size} rating(s) are)."
+        )
+    return float(lo), float(hi)
+
+
+def _check_scale(value: Any, owner: str) -> tuple[float, float] | None:
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or len(value) != 2:
+        raise ParameterTypeError(
+            f"The 'rating_scale' parameter of {owner} must be None or a pair (low, high); got {value!r}."
+        )
+    lo = check_real(value[0], "rating_scale[0]", owner)
+    hi = check_real(value[1], "rating_scale[1]", owner)
+    if not lo < hi:
+        raise ParameterError(f"The 'rating_scale' parameter of {owner} must have low < high; got {value!r}.")
+    return lo, hi
+
+
+def _common(model: Any, owner: str) -> dict[str, Any]:
+    return {
+        "n_bits": check_int(model.n_bits, "n_bits", owner, low=1),
+        "alpha_user": check_real(model.alpha_user, "alpha_user", owner, low=0.0),
+        "alpha_item": check_real(model.alpha_item, "alpha_item", owner, low=0.0),
+        "max_iter": check_int(model.max_iter, "max_iter", owner, low=1),
+        "tol": check_real(model.tol, "tol", owner, low=0.0),
+        "n_sweeps": check_int(model.n_sweeps, "n_sweeps", owner, low=1),
+        "init": check_choice(model.init, "init", owner, INITS),
+        "init_iter": check_int(model.init_iter, "init_iter", owner, low=1),
+        "rating_scale": _check_scale(model.rating_scale, owner),
+    }
+
+
+@register("recommender", "cccf")
+class CCCF(_CompositionalCodes):
+    """Compositional coding for collaborative filtering (Liu et al., SIGIR 2019); see
+    :mod:`ratkit.recsys.cccf` for the model, the weights' normalisation and the scaling.
+
+    ``fit(ratings)`` takes a users × items CSR matrix whose stored entries are explicit
+    ratings (a stored zero is no rating, by the sparse convention).
+
+    Parameters
+    ----------
+    n_components : int
+        G, the components per user and item (≥ 1).
+    n_bits : int
+        r, the bits of each component's code (≥ 1, below the numbers of users and items).
+    bandwidth : float
+        h > 0 of the smoothing kernel on the angular distance in [0, 2]; smaller is sparser.
+    alpha_user, alpha_item : float
+        α₁, α₂ ≥ 0 of the balance and decorrelation terms (the reference's 1e-3).
+    weight_scale : float or None
+        e > 0: score with the integer weights ⌊e·η⌉, ⌊e·ξ⌉ (the paper's §3.7); None keeps the
+        float weights.
+    max_iter : int
+        Most outer iterations (one pass over every component).
+    random_state : None, int or numpy Generator
+        Seeds the pre-training, anchors, initialisation and Gram–Schmidt completions.
+    kernel : {"epanechnikov", "uniform", "triangular"}
+        The smoothing kernel of the weights.
+    anchors : {"kmeans", "kmedoids"}
+        k-means centroids (the paper) or k-medoids (the reference code) of the MF vectors.
+    rating_scale : None or (low, high)
+        The rating scale; None takes the least and largest stored ratings.
+    tol : float
+        Stop when the objective changes by at most this fraction in an iteration.
+    n_sweeps : int
+        Most passes over the bits of a code per update (stops earlier when no bit flips).
+    init : {"relaxed", "random"}
+        The relaxed real-valued problem, then sign (the paper's §3.5), or random codes.
+    init_iter : int
+        Alternating passes of the relaxed initialisation.
+    pretrain_iter, pretrain_reg : int, float
+        ALS passes and ridge of the real-valued MF that places users and items.
+    show_progress : bool
+        A progress bar over the outer iterations.
+
+    Attributes
+    ----------
+    codes_user_, codes_item_ : ndarray of uint8, shape (n_users or n_items, G, ⌈r/8⌉)
+        The codes packed 8 bits to a byte (bit 1 for +1), :func:`numpy.packbits` order.
+    weights_user_, weights_item_ : ndarray of shape (n_users or n_items, G)
+        η and ξ, each row summing to 1.
+    objective_history_ : ndarray
+        The objective after the initialisation, then after every iteration.
+    rating_scale_ : [low, high]
+        The rating scale used.
+    """
+
+    def __init__(
+        self,
+        n_components: int = 8,
+        n_bits: int = 8,
+        bandwidth: float = 0.7,
+        alpha_user: float = 1e-3,
+        alpha_item: float = 1e-3,
+        weight_scale: float | None = None,
+        max_iter: int = 10,
+        random_state: Any = None,
+        *,
+        kernel: Literal["epanechnikov", "uniform", "triangular"] = "epanechnikov",
+        anchors: Literal["kmeans", "kmedoids"] = "kmeans",
+        rating_scale: tuple[float, float] | None = None,
+        tol: float = 1e-4,
+        n_sweeps: int = 5,
+        init: Literal["relaxed", "random"] = "relaxed",
+        init_iter: int = 5,
+        pretrain_iter: int = 10,
+        pretrain_reg: float = 0.1,
+        show_progress: bool = False,
+    ) -> None:
+        self.n_components = n_components
+        self.n_bits = n_bits
+        self.bandwidth = bandwidth
+        self.alpha_user = alpha_user
+        self.alpha_item = alpha_item
+        self.weight_scale = weight_scale
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.kernel = kernel
+        self.anchors = anchors
+        self.rating_scale = rating_scale
+        self.tol = tol
+        self.n_sweeps = n_sweeps
+        self.init = init
+        self.init_iter = init_iter
+        self.pretrain_iter = pretrain_iter
+        self.pretrain_reg = pretrain_reg
+        self.show_progress = show_progress
+
+    def _validate_params(self) -> None:
+        self._settings()
+        if self.weight_scale is not None:
+            check_real(self.weight_scale, "weight_scale", "CCCF", low=0.0, low_open=True)
+
+    def _settings(self) -> _Settings:
+        owner = "CCCF"
+        G = check_int(self.n_components, "n_components", owner, low=1)
+        return _Settings(
+            n_components=G,
+            uniform_weights=G == 1,  # one component: every normalised weight is 1
+            bandwidth=check_real(self.bandwidth, "bandwidth", owner, low=0.0, low_open=True),
+            kernel=check_choice(self.kernel, "kernel", owner, KERNELS),
+            anchors=check_choice(self.anchors, "anchors", owner, ANCHORS),
+            pretrain_iter=check_int(self.pretrain_iter, "pretrain_iter", owner, low=1),
+            pretrain_reg=check_real(self.pretrain_reg, "pretrain_reg", owner, low=0.0),
+            **_common(self, owner),
+        )
+
+
+@register("recommender", "dcf")
+class DCF(_CompositionalCodes):
+    """Discrete collaborative filtering (Zhang et al., SIGIR 2016): one component of r-bit
+    codes with every weight 1, so r̂_ij = ⟨b_i, d_j⟩ = r − 2·Hamming(b_i, d_j); the same code
+    as :class:`CCCF` with ``n_components=1`` (see :mod:`ratkit.recsys.cccf`). Ratings are
+    scaled to [−r, r].
+
+    Parameters are CCCF's that apply to one component: ``n_bits``, ``alpha_user``,
+    ``alpha_item``, ``max_iter``, ``random_state``, ``rating_scale``, ``tol``,
+    ``n_sweeps``, ``init``, ``init_iter``, ``show_progress``.
+    """
+
+    def __init__(
+        self,
+        n_bits: int = 8,
+        alpha_user: float = 1e-3,
+        alpha_item: float = 1e-3,
+        max_iter: int = 10,
+        random_state: Any = None,
+        *,
+        rating_scale: tuple[float, float] | None = None,
+        tol: float = 1e-4,
+        n_sweeps: int = 5,
+        init: Literal["relaxed", "random"] = "relaxed",
+        init_iter: int = 5,
+        show_progress: bool = False,
+    ) -> None:
+        self.n_bits = n_bits
+        self.alpha_user = alpha_user
+        self.alpha_item = alpha_item
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.rating_scale = rating_scale
+        self.tol = tol
+        self.n_sweeps = n_sweeps
+        self.init = init
+        self.init_iter = init_iter
+        self.show_progress = show_progress
+
+    def _validate_params(self) -> None:
+        self._settings()
+
+    def _settings(self) -> _Settings:
+        return _Settings(n_components=1, uniform_weights=True, **_common(self, "DCF"))

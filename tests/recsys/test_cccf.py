@@ -1,0 +1,256 @@
+"""CCCF and DCF (issue 17): the bitwise DCD against numpy oracles, the whole model against
+its objective, DCF as CCCF's one-component case, the packed path, bad input, the contract."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from ratkit.exceptions import DataFormatError, ParameterError
+from ratkit.recsys import CCCF, DCF
+from ratkit.recsys._code_dcd import predictions, sweep_bits, update_codes
+from ratkit.recsys.cccf import _item_major
+
+# -- the bit sweep ---------------------------------------------------------------------------------
+
+
+def _f(A: np.ndarray, c: np.ndarray, b: np.ndarray) -> float:
+    return float(b @ A @ b - 2 * c @ b)
+
+
+@pytest.mark.parametrize("r", [1, 2, 5, 8, 12])
+def test_a_sweep_never_increases_the_row_objective_and_ends_at_a_flip_minimum(r):
+    rng = np.random.default_rng(r)
+    for _ in range(50):
+        M = rng.standard_normal((r, r + 3))
+        A, c = M @ M.T, rng.standard_normal(r) * 3
+        b = rng.choice(np.array([-1, 1], dtype=np.int8), r)
+        before = _f(A, c, b.astype(float))
+        for _ in range(6):
+            prev = _f(A, c, b.astype(float))
+            sweep_bits(A, c, b, 1)
+            assert _f(A, c, b.astype(float)) <= prev + 1e-9
+        assert _f(A, c, b.astype(float)) <= before + 1e-9
+        passes = sweep_bits(A, c, b, 100)
+        assert passes >= 1
+        # converged: no single flip lowers f (brute force over the r neighbours)
+        here = _f(A, c, b.astype(float))
+        for q in range(r):
+            other = b.astype(float).copy()
+            other[q] = -other[q]
+            assert _f(A, c, other) >= here - 1e-9
+
+
+def test_a_zero_coefficient_keeps_the_bit():
+    A = np.eye(2)
+    b = np.array([-1, 1], dtype=np.int8)
+    sweep_bits(A, np.zeros(2), b, 3)  # b̂ = c − Σ_{p≠q} A_qp b_p = 0 for both bits
+    assert b.tolist() == [-1, 1]
+
+
+# -- one component's update against a numpy oracle ----------------------------------------------------
+
+
+def _random_problem(seed: int, m: int = 12, n: int = 9, G: int = 3, r: int = 5, density: float = 0.5):
+    rng = np.random.default_rng(seed)
+    R = sp.random(m, n, density=density, random_state=seed, format="csr", data_rvs=lambda k: rng.integers(1, 6, k))
+    R.sort_indices()
+    target = rng.standard_normal(R.nnz)
+    B = rng.choice(np.array([-1, 1], dtype=np.int8), (G, m, r))
+    D = rng.choice(np.array([-1, 1], dtype=np.int8), (G, n, r))
+    eta = rng.random((m, G)) * (rng.random((m, G)) < 0.7)
+    xi = rng.random((n, G)) * (rng.random((n, G)) < 0.7)
+    X, Y = rng.standard_normal((G, m, r)), rng.standard_normal((G, n, r))
+    return R, target, B, D, eta, xi, X, Y
+
+
+def _dense_prediction(B, D, eta, xi) -> np.ndarray:
+    return sum(np.outer(eta[:, k], xi[:, k]) * (B[k].astype(float) @ D[k].astype(float).T) for k in range(len(B)))
+
+
+def _user_objective(R, target, B, D, eta, xi, X, alpha, k, i) -> float:
+    """f_i(b_i^(k)) = Σ_j (r_ij − r̂_ij)² − 2α x_iᵀ b_i^(k), from dense matrices."""
+    P = _dense_prediction(B, D, eta, xi)
+    lo, hi = R.indptr[i], R.indptr[i + 1]
+    cols = R.indices[lo:hi]
+    return float(np.sum((target[lo:hi] - P[i, cols]) ** 2) - 2 * alpha * X[k, i] @ B[k, i])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_user_update_lowers_every_users_objective_and_keeps_predictions(seed):
+    R, target, B, D, eta, xi, X, _ = _random_problem(seed)
+    alpha = 0.3
+    pred = predictions(R.indptr, R.indices, B, D, eta, xi)
+    np.testing.assert_allclose(pred, _dense_prediction(B, D, eta, xi)[R.nonzero()], rtol=1e-12)
+    for k in range(B.shape[0]):
+        before = [_user_objective(R, target, B, D, eta, xi, X, alpha, k, i) for i in range(R.shape[0])]
+        update_codes(k, R.indptr, R.indices, np.arange(R.nnz), B, D, eta, xi, X, alpha, target, pred, 5)
+        after = [_user_objective(R, target, B, D, eta, xi, X, alpha, k, i) for i in range(R.shape[0])]
+        assert all(a <= b + 1e-9 for a, b in zip(after, before, strict=True))
+        np.testing.assert_allclose(pred, _dense_prediction(B, D, eta, xi)[R.nonzero()], rtol=1e-10, atol=1e-12)
+
+
+def test_the_item_update_works_through_the_item_major_order():
+    R, target, B, D, eta, xi, _, Y = _random_problem(7)
+    pred = predictions(R.indptr, R.indices, B, D, eta, xi)
+    ptr, users, pos = _item_major(R)
+    C = R.tocsc()
+    C.sort_indices()
+    np.testing.assert_array_equal(ptr, C.indptr)
+    np.testing.assert_array_equal(users, C.indices)
+    np.testing.assert_array_equal(R.data[pos], C.data)
+    total = lambda: float(np.sum((target - pred) ** 2) - 2 * 0.2 * np.sum(Y * D))  # noqa: E731
+    for k in range(D.shape[0]):
+        before = total()
+        update_codes(k, ptr, users, pos, D, B, xi, eta, Y, 0.2, target, pred, 5)
+        assert total() <= before + 1e-9
+        np.testing.assert_allclose(pred, _dense_prediction(B, D, eta, xi)[R.nonzero()], rtol=1e-10, atol=1e-12)
+
+
+# -- the model ---------------------------------------------------------------------------------------
+
+
+def _ratings(seed: int = 0, m: int = 40, n: int = 30, density: float = 0.3) -> sp.csr_matrix:
+    """Ratings 1–5 from a planted low-rank taste model, on a random pattern."""
+    rng = np.random.default_rng(seed)
+    P, Q = rng.standard_normal((m, 2)), rng.standard_normal((n, 2))
+    mask = rng.random((m, n)) < density
+    mask[np.arange(m), rng.integers(0, n, m)] = True
+    scores = P @ Q.T
+    ratings = np.clip(np.round(3 + 1.2 * scores), 1, 5)
+    return sp.csr_matrix(np.where(mask, ratings, 0.0))
+
+
+def test_the_objective_never_increases_after_the_initialisation():
+    R = _ratings()
+    for model in (CCCF(4, 6, bandwidth=1.0, random_state=0, max_iter=8, tol=0.0), DCF(6, random_state=0, tol=0.0)):
+        h = model.fit(R).objective_history_
+        assert len(h) >= 2
+        assert np.all(np.diff(h[1:]) <= 1e-9 * h[1]), h
+
+
+def test_cccf_with_one_component_is_dcf():
+    R = _ratings(1)
+    a = CCCF(n_components=1, n_bits=6, random_state=3).fit(R)
+    b = DCF(n_bits=6, random_state=3).fit(R)
+    np.testing.assert_array_equal(a.codes_user_, b.codes_user_)
+    np.testing.assert_array_equal(a.codes_item_, b.codes_item_)
+    np.testing.assert_array_equal(a.weights_user_, np.ones((R.shape[0], 1)))
+    users, items = np.meshgrid(np.arange(R.shape[0]), np.arange(R.shape[1]), indexing="ij")
+    np.testing.assert_array_equal(a.score(users, items), b.score(users, items))
+    np.testing.assert_allclose(a.objective_history_, b.objective_history_)
+
+
+def _unpacked(packed: np.ndarray, r: int) -> np.ndarray:
+    return np.unpackbits(packed, axis=-1)[..., :r].astype(np.float64) * 2 - 1
+
+
+def test_scores_are_the_compositional_sum_and_packed_equals_exact():
+    R = _ratings(2)
+    model = CCCF(3, 5, bandwidth=0.8, random_state=1).fit(R)
+    Bu, Dv = _unpacked(model.codes_user_, 5), _unpacked(model.codes_item_, 5)
+    eta, xi = model.weights_user_, model.weights_item_
+    oracle = np.einsum("ik,jk,ikq,jkq->ij", eta, xi, Bu, Dv)
+    users, items = np.meshgrid(np.arange(R.shape[0]), np.arange(R.shape[1]), indexing="ij")
+    np.testing.assert_allclose(model.score(users, items), oracle, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(model.score(users, items, exact=True), oracle, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(eta.sum(axis=1), 1.0)
+    np.testing.assert_allclose(xi.sum(axis=1), 1.0)
+
+
+def test_integer_weights_give_the_rounded_score_exactly():
+    R = _ratings(3)
+    e = 16.0
+    model = CCCF(4, 5, bandwidth=0.9, weight_scale=e, random_state=2).fit(R)
+    Bu, Dv = _unpacked(model.codes_user_, 5), _unpacked(model.codes_item_, 5)
+    iu, ii = np.round(e * model.weights_user_), np.round(e * model.weights_item_)
+    oracle = np.einsum("ik,jk,ikq,jkq->ij", iu, ii, Bu, Dv)  # integers, exact in float64
+    users, items = np.meshgrid(np.arange(R.shape[0]), np.arange(R.shape[1]), indexing="ij")
+    np.testing.assert_array_equal(model.score(users, items) * e**2, oracle)
+    err = model.integer_weight_error()
+    exact = model.score(users, items, exact=True)
+    assert err["max_abs"] == pytest.approx(float(np.max(np.abs(oracle / e**2 - exact))))
+    ids, _ = model.recommend(0, R, n=5)
+    ids_exact, _ = model.recommend(0, R, n=5, exact=True)
+    assert len(ids) == len(ids_exact) == 5
+
+
+def test_the_declared_scale_is_checked_and_used():
+    R = _ratings(4)
+    with pytest.raises(DataFormatError, match=r"outside the declared rating_scale=\(1, 4\)"):
+        CCCF(2, 4, rating_scale=(1, 4)).fit(R)
+    assert CCCF(2, 4, rating_scale=(0, 5), random_state=0).fit(R).rating_scale_ == [0.0, 5.0]
+    assert CCCF(2, 4, random_state=0).fit(R).rating_scale_ == [1.0, 5.0]
+
+
+@pytest.mark.parametrize(
+    "model, match",
+    [
+        (CCCF(n_components=0), "n_components"),
+        (CCCF(n_bits=0), "n_bits"),
+        (CCCF(bandwidth=0.0), "bandwidth"),
+        (CCCF(bandwidth=-1.0), "bandwidth"),
+        (CCCF(weight_scale=0.0), "weight_scale"),
+        (CCCF(weight_scale=-2.0), "weight_scale"),
+        (CCCF(weight_scale=float("nan")), "weight_scale"),
+        (CCCF(kernel="gauss"), "kernel"),
+        (CCCF(anchors="random"), "anchors"),
+        (CCCF(rating_scale=(5, 1)), "rating_scale"),
+        (CCCF(rating_scale="1-5"), "rating_scale"),
+        (DCF(n_bits=0), "n_bits"),
+        (DCF(alpha_user=-1.0), "alpha_user"),
+        (CCCF(n_bits=40), "more users than bits"),
+    ],
+)
+def test_bad_parameters_are_named(model, match):
+    with pytest.raises(ParameterError, match=match):
+        model.fit(_ratings(5))
+
+
+def test_bad_data_is_named():
+    with pytest.raises(DataFormatError, match="NaN"):
+        CCCF(2, 4).fit(sp.csr_matrix(np.array([[1.0, np.nan], [2.0, 3.0]])))
+    ones = sp.csr_matrix(np.eye(12))
+    with pytest.raises(DataFormatError, match="Every stored rating is 1"):
+        DCF(4).fit(ones)
+
+
+def test_users_and_items_without_ratings_are_scored():
+    R = _ratings(6).tolil()
+    R[3, :] = 0
+    R[:, 5] = 0
+    model = CCCF(3, 4, random_state=0).fit(sp.csr_matrix(R))
+    assert np.isfinite(model.score(np.arange(R.shape[0]), 5)).all()
+    assert np.isfinite(model.score(3, np.arange(R.shape[1]))).all()
+
+
+def test_fits_are_reproducible_and_seeded():
+    R = _ratings(8)
+    a, b = (CCCF(3, 4, random_state=5).fit(R) for _ in range(2))
+    np.testing.assert_array_equal(a.codes_user_, b.codes_user_)
+    np.testing.assert_array_equal(a.objective_history_, b.objective_history_)
+
+
+def test_every_pair_of_identical_weights_reduces_to_hamming_ranking():
+    """With one component and weight 1, ⟨b, d⟩ = r − 2·Hamming(b, d): the ranking is by
+    Hamming distance (brute force over the unpacked codes)."""
+    R = _ratings(9)
+    model = DCF(6, random_state=0).fit(R)
+    Bu, Dv = _unpacked(model.codes_user_, 6)[:, 0], _unpacked(model.codes_item_, 6)[:, 0]
+    for u, j in itertools.product(range(5), range(R.shape[1])):
+        hamming = int(np.sum(Bu[u] != Dv[j]))
+        assert model.score(u, j) == 6 - 2 * hamming
+
+
+def test_anchor_pairing_maximises_the_anchor_affinity():
+    from ratkit.recsys.cccf import pair_anchors
+
+    rng = np.random.default_rng(0)
+    for G in (1, 2, 4, 5):
+        Ua, Va = rng.standard_normal((G, 3)), rng.standard_normal((G, 3))
+        paired = pair_anchors(Ua, Va)
+        best = max(itertools.permutations(range(G)), key=lambda p: sum(Ua[k] @ Va[p[k]] for k in range(G)))
+        np.testing.assert_array_equal(paired, Va[list(best)])
