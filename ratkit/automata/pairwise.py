@@ -29,8 +29,9 @@ PDS (its feature map is the indicator of the element).
 and "cd", and a pair of token sequences is written ``(("a", "b"), ("c", "d"))``. A
 *collection of pairs* is a ``list`` (or any iterable other than a tuple, or an (n, 2) numpy
 array) of pairs. A tuple is always one pair, never a collection. δ compares elements by
-``==`` when they are hashable (a list of tokens as the tuple of its tokens) and by identity
-otherwise (``pynini.Fst`` lattices, graphs with arrays).
+``==`` when they are hashable (a list of tokens as the tuple of its tokens; a
+:class:`~ratkit.automata.graphs.Graph` by its content), lattices by their serialised
+machine (equal states, arcs and weights), anything else by identity.
 
 **Computation.** A Gram matrix [K(p_i, q_j)] is computed from one base Gram matrix over the
 *distinct* elements of the pairs — u × u for gram(P), u_P × u_Q for gram(P, Q) — and then
@@ -57,10 +58,12 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
+import pynini
 
 from ratkit._validation import check_choice
 from ratkit.automata.kernels.algebra import _finite, _Wrapper
 from ratkit.automata.kernels.base import Kernel
+from ratkit.automata.transducer import Transducer
 from ratkit.exceptions import ParameterTypeError
 from ratkit.plugins import register
 
@@ -122,10 +125,15 @@ def as_pairs(X: Any, what: str = "X") -> list[tuple[Any, Any]]:
 
 
 def _key(x: Any) -> Any:
-    """What δ compares: the element itself when hashable (a token list as its tuple),
-    else its identity."""
+    """What δ compares: the element itself when hashable (a token list as its tuple; a
+    graph by its content), a lattice by its serialised machine (so a lattice read back from
+    a model file equals the one saved), anything else by identity."""
     if isinstance(x, list):
         x = tuple(x)
+    if isinstance(x, (Transducer, pynini.Fst)):
+        t = x if isinstance(x, Transducer) else None
+        fst = x.fst if t is not None else x
+        return (3, fst.write_to_string(), None if t is None else (t.semiring.name, tuple(t.alphabet.symbols)))
     try:
         hash(x)
     except TypeError:

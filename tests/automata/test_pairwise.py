@@ -353,3 +353,24 @@ def test_a_pairwise_svm_survives_save_and_load(tmp_path):
     again = load_model(tmp_path / "model.zip")
     assert to_spec(again.kernel_) == to_spec(model.kernel_)
     np.testing.assert_array_equal(again.decision_function(Pt), before)
+
+
+def test_cartesian_delta_compares_graphs_and_lattices_by_content_not_identity():
+    """Regression: δ was identity for Graphs (unhashable) and lattices, so equal elements
+    read back from a model file counted as different (review of issue 16)."""
+    from ratkit.automata import acceptor
+    from ratkit.automata.graphs import Graph
+    from ratkit.automata.kernels import random_walk
+
+    a = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], dtype=float)
+    g1, g1_again, g2 = Graph(a, [1, 2, 1]), Graph(a.copy(), [1, 2, 1]), Graph(a[:2, :2], [1, 2])
+    assert g1 == g1_again and hash(g1) == hash(g1_again) and g1 is not g1_again
+    base = random_walk(0.1)
+    k = pairwise(base, "cartesian")
+    expected = base(g1, g1) + base(g2, g2)  # K(a,c)δ(b,d) + δ(a,c)K(b,d) with a = c, b = d
+    assert k((g1, g2), (g1_again, g2)) == pytest.approx(expected, rel=1e-12)
+    assert k((g1, g2), (g1_again, g2)) == pytest.approx(k((g1, g2), (g1, g2)), rel=1e-12)
+    x, x_again = acceptor("ab"), acceptor("ab")
+    lat = pairwise(K.ngram(1), "cartesian")
+    assert lat((x, "b"), (x_again, "b")) == pytest.approx(lat((x, "b"), (x, "b")))
+    assert lat((x, "b"), (x_again, "b")) > 0

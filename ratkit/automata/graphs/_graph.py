@@ -42,7 +42,7 @@ class Graph:
     equal.
     """
 
-    __slots__ = ("_adjacency", "_node_labels", "_edge_labels", "_directed")
+    __slots__ = ("_adjacency", "_node_labels", "_edge_labels", "_directed", "_hash")
 
     def __init__(
         self,
@@ -67,6 +67,7 @@ class Graph:
         self._node_labels = _as_node_labels(node_labels, n)
         self._edge_labels = _as_edge_labels(edge_labels, a)
         self._directed = _is_directed(a, self._edge_labels)
+        self._hash: int | None = None
 
     # -- properties ----------------------------------------------------------------
     @property
@@ -118,6 +119,7 @@ class Graph:
         new._node_labels = self._node_labels
         new._edge_labels = self._edge_labels
         new._directed = _is_directed(new._adjacency, new._edge_labels)
+        new._hash = None
         return new
 
     # -- value semantics -----------------------------------------------------------
@@ -130,7 +132,25 @@ class Graph:
             return False
         return self._node_labels == other._node_labels and self._edge_labels == other._edge_labels
 
-    __hash__ = None  # type: ignore[assignment]
+    def __hash__(self) -> int:
+        """A hash of the content, so that equal graphs are one key (δ of the Cartesian pairwise
+        kernel, sets, dict keys) whether or not they are the same object — e.g. after a model
+        file is read back. Graphs are immutable: the hash is computed once."""
+        cached = self._hash
+        if cached is None:
+            a = self._adjacency
+            edges = None if self._edge_labels is None else tuple(self._edge_labels.items())
+            cached = self._hash = hash(
+                (
+                    a.shape[0],
+                    a.indptr.astype(np.int64).tobytes(),
+                    a.indices.astype(np.int64).tobytes(),
+                    a.data.tobytes(),
+                    self._node_labels,
+                    edges,
+                )
+            )
+        return cached
 
     def __repr__(self) -> str:
         kind = "directed" if self._directed else "undirected"
@@ -283,7 +303,10 @@ def from_edges(
         if not (0 <= e[0] < n and 0 <= e[1] < n):
             raise ParameterError(f"Edge {k} {e!r} names a node outside 0 … {n - 1}.")
     m = len(pairs)
-    w = np.ones(m) if weights is None else np.asarray(weights, dtype=np.float64)
+    try:
+        w = np.ones(m) if weights is None else np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ParameterTypeError(f"weights must be {m} numbers, one per edge; got {weights!r:.80}.") from None
     if w.shape != (m,):
         raise ParameterError(f"weights has {w.size} entries for {m} edges; expected one per edge.")
     if edge_labels is not None and len(edge_labels) != m:
