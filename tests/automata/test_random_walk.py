@@ -333,3 +333,75 @@ class TestRationalRandomWalkContract(TestRandomWalkContract):
 
     def make_kernel(self):
         return random_walk(0.05, labels="both", adjacency="normalized", start="ones", method="rational")
+
+
+# -- regressions from the issue-16 review ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(decay=1e3, mu="exponential"),  # spectral (auto) returned inf
+        dict(decay=1e3, mu="exponential", method="direct"),
+        dict(decay=1e300, mu="exponential", method="sylvester"),  # a raw OverflowError from scipy
+        dict(decay=1e3, steps=200),  # nan (spectral), inf (direct)
+        dict(decay=1e3, steps=200, method="direct"),
+        dict(decay=1e300, steps=5, method="sylvester"),
+    ],
+)
+def test_an_overflowing_sum_is_an_error_not_inf_or_nan(kwargs):
+    from ratkit.automata.graphs import from_edges
+    from ratkit.exceptions import WeightOverflowError
+
+    tri = from_edges(3, [(0, 1), (1, 2), (0, 2)])
+    with pytest.raises(WeightOverflowError, match="overflows float64"):
+        random_walk(**kwargs)(tri, tri)
+
+
+def test_ill_conditioned_solves_agree_with_the_rational_form_and_do_not_hang():
+    """GMRES on I − λW× close to the bound failed (info=90), or ran for minutes (nilpotent W×
+    with λ = 10); the sparse solve's residual test refused a correct answer."""
+    import time
+
+    from ratkit.automata.graphs import from_edges
+
+    tri = from_edges(3, [(0, 1), (1, 2), (0, 2)])
+    path = from_edges(3, [(0, 1), (1, 2)], directed=True)
+    for G, lam in ((tri, 0.2499), (path, 1000.0), (path, 1e5)):
+        exact = random_walk(lam, method="rational")(G, G)
+        for method in ("direct", "sylvester"):
+            assert random_walk(lam, method=method)(G, G) == pytest.approx(exact, rel=1e-9), (method, lam)
+    rng = np.random.default_rng(3)
+    G, H = (Graph(np.triu((rng.random((n, n)) < 0.05).astype(float), 1)) for n in (80, 70))
+    start = time.perf_counter()
+    value = random_walk(10.0)(G, H)  # 5600 > DIRECT_MAX: auto picks sylvester
+    assert time.perf_counter() - start < 60
+    assert value == pytest.approx(random_walk(10.0, method="direct")(G, H), rel=1e-9)
+
+
+def test_one_array_of_start_or_stop_weights_serves_graphs_of_its_size():
+    G = Graph([[0, 1, 0], [1, 0, 1], [0, 1, 0]])
+    H = Graph([[0, 1, 1], [1, 0, 0], [1, 0, 0]])
+    p, q = np.array([1.0, 0.0, 1.0]), np.array([0.5, 0.5, 1.0])
+    A, B = G.adjacency.toarray(), H.adjacency.toarray()
+    expected = np.kron(p, p) @ np.linalg.solve(np.eye(9) - 0.1 * np.kron(A, B), np.kron(q, q))
+    assert random_walk(0.1, start=p, stop=list(q))(G, H) == pytest.approx(expected, rel=1e-12)
+    assert random_walk(0.1, start=p, stop=q, method="spectral")(G, H) == pytest.approx(expected, rel=1e-12)
+    with pytest.raises(ParameterError, match="one array serves only graphs of its length"):
+        random_walk(0.1, start=p)(G, Graph(np.ones((4, 4)) - np.eye(4)))
+    with pytest.raises(ParameterError, match="1-d array of finite non-negative weights"):
+        random_walk(0.1, start=[1.0, -1.0, 0.0])
+    again = from_spec(json.loads(json.dumps(to_spec(random_walk(0.1, start=p, stop=q)))))
+    assert again(G, H) == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_one_shot_iterator_for_mu_is_refused_by_name():
+    with pytest.raises(ParameterTypeError, match="one-shot generator"):
+        random_walk(0.1, mu=(x for x in [1.0, 0.5]))
+
+
+def test_edge_weights_that_are_not_numbers_are_refused_by_name():
+    from ratkit.automata.graphs import from_edges
+
+    with pytest.raises(ParameterTypeError, match="weights must be 1 numbers"):
+        from_edges(3, [(0, 1)], weights=["a"])

@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -67,7 +67,7 @@ from ratkit.automata.graphs._product import LABEL_MODES, check_label_kinds, prod
 from ratkit.automata.kernels._parallel import pair_matrix
 from ratkit.automata.kernels._walks_rational import rational_walk_value
 from ratkit.automata.kernels.base import Kernel
-from ratkit.exceptions import DivergentSumError, ParameterError, ParameterTypeError, SolverError
+from ratkit.exceptions import DivergentSumError, ParameterError, ParameterTypeError, SolverError, WeightOverflowError
 from ratkit.plugins import register
 
 __all__ = ["RandomWalkKernel", "random_walk", "METHODS", "DIRECT_MAX"]
@@ -78,7 +78,15 @@ _MU_KINDS = ("geometric", "exponential")
 DIRECT_MAX = 5000
 #: The largest product size whose spectral radius is computed densely (else by ARPACK).
 _DENSE_RADIUS_MAX = 1000
-_RTOL = 1e-13
+_RTOL = 1e-12
+#: GMRES restart length, and restart cycles allowed (CG: iterations per unknown) before the
+#: exact sparse solve takes over.
+_RESTART = 100
+_KRYLOV_CYCLES = 20
+#: Backward error accepted of a solve (:func:`_small_residual`).
+_BACKWARD = 1e-10
+#: The largest product size solved directly when a Krylov method does not converge.
+_FALLBACK_MAX = 200_000
 #: λ ρ(W×) ≥ 1 − _EDGE counts as divergent (ρ is computed to rounding error).
 _EDGE = 1e-10
 _OWNER = "random_walk"
@@ -121,10 +129,30 @@ class _Prepared:
 
 
 def _walk(G: Graph, spec: Any, what: str) -> np.ndarray:
-    """p or q of G: ``"uniform"``, ``"ones"``, or a callable G → n non-negative weights."""
+    """p or q of G: ``"uniform"``, ``"ones"``, a callable G → n non-negative weights, or one
+    array of n weights for graphs of n nodes."""
     if callable(spec):
         return walk_vector(G, spec(G), what)
+    if not isinstance(spec, str) and np.shape(spec) != (G.n_nodes,):
+        raise ParameterError(
+            f"{what} is an array of {np.size(spec)} weights, but a graph has {G.n_nodes} nodes: one array serves only "
+            f"graphs of its length. For graphs of several sizes give a callable, e.g. {what}=lambda G: weights_of(G)."
+        )
     return walk_vector(G, spec, what)
+
+
+def _weights_array(value: Any, name: str) -> None:
+    """Refuse a start/stop value that is neither a string, a callable nor a 1-d array of
+    finite non-negative numbers."""
+    try:
+        v = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        v = None
+    if v is None or v.ndim != 1 or v.size == 0 or not np.all(np.isfinite(v)) or np.any(v < 0):
+        raise ParameterError(
+            f"The '{name}' parameter of {_OWNER} must be 'uniform', 'ones', a callable Graph → weights, or a 1-d "
+            f"array of finite non-negative weights (one per node). Got {value!r:.80} instead."
+        )
 
 
 def _radius(A: sp.csr_matrix) -> float:
@@ -221,9 +249,9 @@ class RandomWalkKernel(Kernel):
         ``"raw"`` (the weights as given, GraKeL's convention) or ``"normalized"`` (each
         vertex's out-weights scaled to sum to one: the survey's A = ÃD⁻¹).
     start, stop
-        p and q: ``"uniform"`` (1/n), ``"ones"``, or a callable taking a Graph and returning
-        its n non-negative weights (not writable to a spec). p× = p ⊗ p′ and q× = q ⊗ q′ are not
-        filtered by labels.
+        p and q: ``"uniform"`` (1/n), ``"ones"``, a callable taking a Graph and returning its n
+        non-negative weights (not writable to a spec), or one array of n weights, used for
+        every graph (all of n nodes). p× = p ⊗ p′ and q× = q ⊗ q′ are not filtered by labels.
     method
         ``"auto"``, ``"direct"``, ``"sylvester"``, ``"cg"``, ``"spectral"`` or ``"rational"``
         (see the module).
@@ -267,8 +295,10 @@ class RandomWalkKernel(Kernel):
         check_choice(self.method, "method", _OWNER, METHODS)
         for name in ("start", "stop"):
             value = getattr(self, name)
-            if not callable(value):
+            if isinstance(value, str):
                 check_choice(value, name, _OWNER, ("uniform", "ones"))
+            elif not callable(value):
+                _weights_array(value, name)
         if self.method == "rational":
             coef = self._coefficients()
             if coef is None and self.mu == "exponential":
@@ -288,6 +318,11 @@ class RandomWalkKernel(Kernel):
         if isinstance(mu, str):
             check_choice(mu, "mu", _OWNER, _MU_KINDS)
             return None
+        if isinstance(mu, Iterator):
+            raise ParameterTypeError(
+                f"The 'mu' parameter of {_OWNER} must be a sequence (list, tuple or array) of μ(0), μ(1), …; got a "
+                f"one-shot {type(mu).__name__}, which would be used up by the first look. Pass list(...) of it."
+            )
         try:
             values = [v for v in mu]
         except TypeError:
@@ -491,16 +526,17 @@ def _pair(g: _Prepared, h: _Prepared, c: _Config) -> float:
         for mu_t in c.coef[1:]:
             y = mv(y)
             total += mu_t * float(px @ y)
-        return total
+        return _finite_value(total, c, method)
     op = spla.LinearOperator((size, size), matvec=mv, rmatvec=rmv, dtype=np.float64)
     if c.mu == "exponential":  # e^{λA×} q× by scipy's truncated Taylor with scaling (Al-Mohy & Higham)
-        if M is not None:
-            y = spla.expm_multiply(c.decay * sp.csc_matrix(M), qx)
-        else:
-            y = spla.expm_multiply(c.decay * op, qx, traceA=c.decay * trace)
-        if not np.all(np.isfinite(y)):
-            raise SolverError("expm_multiply gave a non-finite e^{λW×} q×; the value is not returned.")
-        return float(px @ y)
+        try:
+            if M is not None:
+                y = spla.expm_multiply(c.decay * sp.csc_matrix(M), qx)
+            else:
+                y = spla.expm_multiply(c.decay * op, qx, traceA=c.decay * trace)
+        except OverflowError:
+            y = np.array([np.inf])
+        return _finite_value(float(px @ y) if np.all(np.isfinite(y)) else math.inf, c, method)
 
     def exact() -> float:
         if M is not None and size <= _DENSE_RADIUS_MAX:
@@ -512,23 +548,54 @@ def _pair(g: _Prepared, h: _Prepared, c: _Config) -> float:
 
     _check_convergence(g, h, c, exact)
     lam = c.decay
-    if method == "direct":
-        system = sp.identity(size, format="csc") - lam * sp.csc_matrix(M)
-        y = spla.spsolve(system, qx)
-    else:
+    y = None
+    if method != "direct":
         system = spla.LinearOperator((size, size), matvec=lambda v: v - lam * mv(v), dtype=np.float64)
         solver = spla.cg if method == "cg" else spla.gmres
-        extra = {} if method == "cg" else {"restart": min(size, 100)}
-        y, info = solver(system, qx, rtol=_RTOL, atol=0.0, maxiter=10 * size, **extra)
-        if info != 0:
-            raise SolverError(f"{method} did not converge on (I − λW×) y = q× (info={info}, size {size}).")
-    residual = float(np.linalg.norm(y - lam * mv(y) - qx))
-    if not np.all(np.isfinite(y)) or residual > 1e-9 * max(float(np.linalg.norm(qx)), 1e-300):
-        raise SolverError(
-            f"The solve of (I − λW×) y = q× by {method} left the relative residual "
-            f"{residual / float(np.linalg.norm(qx)):.3g}; the value is not returned."
-        )
-    return float(px @ y)
+        extra = {} if method == "cg" else {"restart": min(size, _RESTART)}
+        cap = _KRYLOV_CYCLES if method == "sylvester" else _KRYLOV_CYCLES * _RESTART  # GMRES counts restart cycles
+        y, info = solver(system, qx, rtol=_RTOL, atol=0.0, maxiter=cap, **extra)
+        if info != 0 or not _small_residual(y, lam, mv, qx):
+            if size > _FALLBACK_MAX:
+                raise SolverError(
+                    f"{method} did not reach a backward error of {_BACKWARD:g} on (I − λW×) y = q× (size {size}, "
+                    f"λ = {lam!r}: I − λW× is ill-conditioned this close to the bound), and the product is too "
+                    f"large ({size} > {_FALLBACK_MAX}) to solve directly; use a smaller decay or a truncation (steps)."
+                )
+            y = None  # fall back to the exact sparse solve
+    if y is None:
+        if M is None:
+            M = product_adjacency(g.graph, h.graph, c.labels)
+        y = spla.spsolve(sp.identity(size, format="csc") - lam * sp.csc_matrix(M), qx)
+        if not _small_residual(y, lam, M.__matmul__, qx):
+            raise SolverError(
+                f"The sparse solve of (I − λW×) y = q× (size {size}, λ = {lam!r}) left a backward error above "
+                f"{_BACKWARD:g}: I − λW× is numerically singular this close to the bound 1/ρ(W×); the value is not "
+                "returned. Use a smaller decay or a truncation (steps)."
+            )
+    return _finite_value(float(px @ y), c, method)
+
+
+def _small_residual(y: np.ndarray, lam: float, mv: Callable, q: np.ndarray) -> bool:
+    """‖y − λW×y − q‖ ≤ _BACKWARD·(‖y‖ + λ‖W×y‖ + ‖q‖): the backward error of a solution of
+    (I − λW×) y = q at the level of a stable solve (the residual is measured against the
+    sizes of the terms, not of q alone, so a large y near the bound is judged fairly)."""
+    if not np.all(np.isfinite(y)):
+        return False
+    Wy = mv(y)
+    scale = float(np.linalg.norm(y)) + lam * float(np.linalg.norm(Wy)) + float(np.linalg.norm(q))
+    return float(np.linalg.norm(y - lam * Wy - q)) <= _BACKWARD * max(scale, 1e-300)
+
+
+def _finite_value(value: float, c: _Config, method: str) -> float:
+    """``value`` unless it overflowed float64 (a huge decay, many steps): then an error."""
+    if math.isfinite(value):
+        return value
+    raise WeightOverflowError(
+        f"The random-walk sum overflows float64 (method {method!r}, decay λ = {c.decay!r}"
+        f"{'' if c.coef is None else f', {len(c.coef) - 1} steps'}): the value is not returned. "
+        "Use a smaller decay or fewer steps."
+    )
 
 
 def _spectral(g: _Prepared, h: _Prepared, c: _Config) -> float:
@@ -544,7 +611,9 @@ def _spectral(g: _Prepared, h: _Prepared, c: _Config) -> float:
     else:
         _check_convergence(g, h, c, lambda: g.radius * h.radius)
         f = 1.0 / (1.0 - c.decay * x)
-    return float(cg_ @ f @ ch)
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = float(cg_ @ f @ ch)
+    return _finite_value(value, c, "spectral")
 
 
 def _rational(g: _Prepared, h: _Prepared, c: _Config) -> float:
@@ -552,8 +621,10 @@ def _rational(g: _Prepared, h: _Prepared, c: _Config) -> float:
     the other methods, so a divergent λ is named the same way."""
     if c.coef is None:
         _check_convergence(g, h, c, lambda: _dense_radius(product_adjacency(g.graph, h.graph, c.labels)))
-        return rational_walk_value(g.graph, h.graph, c.labels, (g.p, h.p), (g.q, h.q), decay=c.decay)
-    return rational_walk_value(g.graph, h.graph, c.labels, (g.p, h.p), (g.q, h.q), coefficients=c.coef)
+        value = rational_walk_value(g.graph, h.graph, c.labels, (g.p, h.p), (g.q, h.q), decay=c.decay)
+    else:
+        value = rational_walk_value(g.graph, h.graph, c.labels, (g.p, h.p), (g.q, h.q), coefficients=c.coef)
+    return _finite_value(value, c, "rational")
 
 
 def _dense_radius(M: sp.csr_matrix) -> float:
