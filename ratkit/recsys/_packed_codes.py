@@ -47,6 +47,7 @@ __all__ = [
     "ItemTable",
     "item_table",
     "table_scores",
+    "table_top_k",
     "top_k",
 ]
 
@@ -276,6 +277,45 @@ def table_scores(
     _score_rows(rows, users_codes, users_weights, table.codes, table.weights, table.n_bits,
                 _LAST_MASKS[8 * n_w - table.n_bits], out)  # fmt: skip
     return out
+
+
+@njit
+def _top_k_rows(scores, k, ids, values):  # pragma: no cover - compiled
+    """Per row of ``scores``, the k largest entries best first, ties to the smaller index: one
+    pass keeping a sorted buffer of k (an entry enters only if it beats the k-th best)."""
+    n = scores.shape[1]
+    for t in range(scores.shape[0]):
+        row, bi, bv = scores[t], ids[t], values[t]
+        filled = 0
+        for j in range(n):
+            x = row[j]
+            if filled == k and not x > bv[k - 1]:
+                continue
+            p = filled if filled < k else k - 1
+            while p > 0 and x > bv[p - 1]:  # strict: an equal earlier entry stays ahead
+                if p < k:
+                    bv[p] = bv[p - 1]
+                    bi[p] = bi[p - 1]
+                p -= 1
+            bv[p] = x
+            bi[p] = j
+            if filled < k:
+                filled += 1
+
+
+def table_top_k(
+    table: ItemTable, users_codes: np.ndarray, users_weights: np.ndarray, rows: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(ids, scores), shape (len(rows), k): the k best items of each user of ``rows`` by
+    :func:`table_scores`, best first, ties to the smaller item id — scoring and selection
+    compiled, in one pass over the items (no sort of the n scores)."""
+    n = table.codes.shape[2]
+    k = check_int(k, "k", _OWNER, low=1, high=n)
+    scores = table_scores(table, users_codes, users_weights, rows=rows)
+    ids = np.empty((scores.shape[0], k), dtype=np.int64)
+    values = np.empty((scores.shape[0], k), dtype=scores.dtype)
+    _top_k_rows(scores, k, ids, values)
+    return ids, values
 
 
 def packed_scores(

@@ -263,3 +263,20 @@ def test_integer_scores_accumulate_in_int32_only_when_they_fit():
         got = table_scores(table, pack_codes(b), eta)
         expected = np.einsum("ik,jk,ikq,jkq->ij", eta.astype(object), xi.astype(object), b, d)  # exact integers
         np.testing.assert_array_equal(got.astype(object), expected)
+
+
+@pytest.mark.parametrize("k", [1, 3, 10, 60])
+def test_the_compiled_top_k_equals_a_stable_sort(k):
+    from ratkit.recsys._packed_codes import item_table, table_scores, table_top_k
+
+    b, d, eta, xi = problem(11, 4, 5)
+    for weights in (np.round(eta * 3).astype(np.int64), eta):  # integer scores: many ties
+        items = np.round(xi * 3).astype(np.int64) if weights.dtype.kind == "i" else xi
+        table = item_table(pack_codes(d), items, 5, user_bound=float(np.abs(weights).max()))
+        w = np.ascontiguousarray(weights, dtype=table.weights.dtype)
+        rows = np.arange(len(b))
+        ids, values = table_top_k(table, pack_codes(b), w, rows, k)
+        scores = table_scores(table, pack_codes(b), w)
+        order = np.argsort(-scores, axis=1, kind="stable")[:, :k]  # ties to the smaller id
+        np.testing.assert_array_equal(ids, order)
+        np.testing.assert_array_equal(values, np.take_along_axis(scores, order, axis=1))
