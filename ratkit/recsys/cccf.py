@@ -18,11 +18,14 @@ Learning (Liu et al. 2019, §3; the authors' code settles what the paper leaves 
    user farther than h from every anchor gets weight 1 on its nearest anchor (the
    reference code would leave it all zero and score it 0 everywhere). A small h gives
    sparse weights.
-2. *Ratings* are scaled to [−r, r], s ↦ 2r(s − min)/(max − min) − r, as in DCF. (The
-   reference CCCF code also divides by G; on MovieLens 100K that gave NDCG@10 0.598 against
-   0.624 at h = 0.7 and 0.720 against 0.719 at h = 1.5, 2 seeds, so ratkit does not.) The
-   scale (min, max) is ``rating_scale`` when declared (a rating outside it is an error),
-   else the least and largest stored rating.
+2. *Ratings* are scaled to s ↦ ω̄·(2r(s − min)/(max − min) − r): [−r, r] as in DCF, times
+   ω̄, the mean over the observed pairs of Σ_k η_i^(k) ξ_j^(k), the largest |r̂_ij| is r·Σ_k
+   η_i^(k) ξ_j^(k), so the targets are scaled into the range the scores can reach. With
+   uniform weights ω̄ = 1/G, the reference code's division by G; with one component
+   (DCF) ω̄ = 1. On MovieLens 100K (5 seeds, NDCG@10) it gives 0.594 at h = 0.7 and 0.721
+   at h = 1.5, against 0.616 and 0.711 for the unscaled [−r, r]. The scale (min, max) is
+   ``rating_scale`` when declared (a rating outside it is an error), else the least and
+   largest stored rating.
 3. *Codes* minimise Σ_{(i,j) observed} (r_ij − r̂_ij)² + α₁ Σ_k ‖B^(k) − X^(k)‖² +
    α₂ Σ_k ‖D^(k) − Y^(k)‖² (the softened objective (3.3)), X^(k) ranging over the
    balanced, decorrelated matrices {1ᵀX = 0, XᵀX = m I}. Alternating over components:
@@ -138,6 +141,10 @@ class _CompositionalCodes(Recommender):
             item_anchors = pair_anchors(user_anchors, select_anchors(V, G, rng, method=s.anchors))
             eta = component_weights(U, user_anchors, s.bandwidth, kernel=s.kernel)
             xi = component_weights(V, item_anchors, s.bandwidth, kernel=s.kernel)
+        rows = np.repeat(np.arange(m), np.diff(R.indptr))
+        mass = float(np.einsum("tk,tk->", eta[rows], xi[R.indices])) / R.nnz  # ω̄: mean Σ_k η_ik ξ_jk, observed
+        if mass > 0:
+            target = target * mass
         csc = _item_major(R)
         problem = _Problem(R.indptr, R.indices, *csc, target, eta, xi, s)
         B, D, X, Y = problem.initialise(rng)

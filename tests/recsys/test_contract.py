@@ -44,7 +44,7 @@ class TestCCCFContract(RecommenderContract):
     def make_model(self):
         # h = 2 (the largest angular distance): every weight non-zero, so no user–item pair scores
         # exactly 0 for want of a shared component (sparse weights tie such pairs at 0)
-        return CCCF(n_components=2, n_bits=8, bandwidth=2.0, random_state=0)
+        return CCCF(n_components=4, n_bits=8, bandwidth=2.0, random_state=0)
 
 
 class TestDCFContract(RecommenderContract):
