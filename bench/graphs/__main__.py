@@ -1,0 +1,5 @@
+import sys
+
+from bench.graphs import main
+
+sys.exit(main())
