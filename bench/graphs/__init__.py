@@ -1,6 +1,7 @@
 """Random-walk graph-kernel benchmarks (issue 16): MUTAG accuracy and Gram speed against GraKeL
 (``python -m bench.graphs.mutag --help``), Gram cost as graphs grow on ENZYMES and PROTEINS
-(``python -m bench.graphs.scaling --help``).
+(``python -m bench.graphs.scaling --help``), and the rational form against the linear-algebra
+one on MUTAG graphs (``python -m bench.graphs.equivalence``).
 
 Run both with their defaults: ``python -m bench.graphs`` (or ``python -m bench graphs``).
 The data root (``--data``, default ``../shared/data`` relative to the repository root) holds
@@ -126,10 +127,10 @@ def machine_note() -> str:
 
 def main() -> int:
     """Both benchmarks with their default options (what ``python -m bench graphs`` runs)."""
-    from bench.graphs import mutag, scaling
+    from bench.graphs import equivalence, mutag, scaling
 
     status = 0
-    for suite in (mutag, scaling):
+    for suite in (equivalence, mutag, scaling):
         try:
             status |= suite.main([])
         except SystemExit as missing:  # data not found: say so and let the other suites run
