@@ -254,3 +254,20 @@ def test_anchor_pairing_maximises_the_anchor_affinity():
         paired = pair_anchors(Ua, Va)
         best = max(itertools.permutations(range(G)), key=lambda p: sum(Ua[k] @ Va[p[k]] for k in range(G)))
         np.testing.assert_array_equal(paired, Va[list(best)])
+
+
+def test_kmeans_anchors_are_shared_directions_and_kmedoids_anchors_are_paired_rows():
+    from ratkit.recsys.cccf import _anchors
+
+    rng = np.random.default_rng(0)
+    U, V = rng.standard_normal((40, 3)), rng.standard_normal((30, 3)) * 5
+    a_users, a_items = _anchors(U, V, 4, np.random.default_rng(1), "kmeans")
+    assert a_users is a_items and a_users.shape == (4, 3)
+    unit = np.vstack([U, V]) / np.linalg.norm(np.vstack([U, V]), axis=1, keepdims=True)
+    # each centroid is the mean of the unit vectors nearest to it (k-means' fixed point)
+    nearest = np.argmin(((unit[:, None, :] - a_users[None]) ** 2).sum(-1), axis=1)
+    for k in range(4):
+        np.testing.assert_allclose(a_users[k], unit[nearest == k].mean(axis=0), atol=1e-6)
+    m_users, m_items = _anchors(U, V, 4, np.random.default_rng(1), "kmedoids")
+    assert all(any(np.array_equal(a, u) for u in U) for a in m_users)
+    assert all(any(np.array_equal(a, v) for v in V) for a in m_items)
