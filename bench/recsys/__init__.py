@@ -1,4 +1,5 @@
-"""Recommender benchmarks (issue 7): ``python -m bench.recsys.ml100k --help``."""
+"""Recommender benchmarks (issues 7 and 17): ``python -m bench.recsys.ml100k --help`` (MFAUC) and
+``python -m bench.recsys.cccf --help`` (CCCF/DCF)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ __all__ = ["main"]
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The MovieLens 100K comparison with its default options (what ``python -m bench`` runs)."""
+    """The MovieLens 100K comparisons with their default options (what ``python -m bench`` runs)."""
+    from bench.recsys.cccf import main as run_cccf
     from bench.recsys.ml100k import main as run
 
-    return run(argv)
+    status = run(argv)
+    status |= run_cccf(argv)
+    return status
