@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal
 
@@ -126,6 +127,14 @@ class _Prepared:
             for k, x in enumerate(lab):
                 groups.setdefault(x, []).append(k)
             self.edge_mats = {x: sp.csr_matrix((w[ks], (src[ks], dst[ks])), shape=(n, n)) for x, ks in groups.items()}
+
+
+def _exp_term(lam: float, k: int) -> float:
+    """λᵏ/k!, ∞ when it leaves float64 (then the sum reports the overflow)."""
+    try:
+        return lam**k / math.factorial(k)
+    except OverflowError:
+        return math.inf
 
 
 def _walk(G: Graph, spec: Any, what: str) -> np.ndarray:
@@ -351,9 +360,10 @@ class RandomWalkKernel(Kernel):
         if self.steps is None:
             return None
         t = np.arange(self.steps + 1)
-        if self.mu == "geometric":
-            return lam**t
-        return np.array([lam**k / math.factorial(k) for k in t], dtype=np.float64)
+        with np.errstate(over="ignore"):  # an overflowing μ(t) is reported by the sum (WeightOverflowError)
+            if self.mu == "geometric":
+                return lam**t
+            return np.array([_exp_term(lam, int(k)) for k in t], dtype=np.float64)
 
     # -- inputs ------------------------------------------------------------------------------
     @staticmethod
@@ -507,6 +517,15 @@ def _check_convergence(g: _Prepared, h: _Prepared, c: _Config, exact: Callable[[
 
 
 def _pair(g: _Prepared, h: _Prepared, c: _Config) -> float:
+    """k(G, H) by the method chosen. numpy's and scipy's overflow warnings are silenced: an
+    overflow is reported once, as the WeightOverflowError of :func:`_finite_value`, and a
+    NaN or ∞ in a solve fails its residual check."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return _pair_value(g, h, c)
+
+
+def _pair_value(g: _Prepared, h: _Prepared, c: _Config) -> float:
     method = _method(g, h, c)
     if method == "spectral":
         return _spectral(g, h, c)
