@@ -347,6 +347,7 @@ class TestRationalRandomWalkContract(TestRandomWalkContract):
         dict(decay=1e3, steps=200),  # nan (spectral), inf (direct)
         dict(decay=1e3, steps=200, method="direct"),
         dict(decay=1e300, steps=5, method="sylvester"),
+        dict(decay=1e300, mu="exponential", steps=4),  # λᵏ/k! raised a raw OverflowError
     ],
 )
 def test_an_overflowing_sum_is_an_error_not_inf_or_nan(kwargs):
