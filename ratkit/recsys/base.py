@@ -187,13 +187,18 @@ class Recommender(BaseEstimator, abc.ABC):
             matrix = check_user_items(user_items, name="user_items")  # stored zeros are not liked items
             check_shape_matches(matrix, self.n_users_, self.n_items_, name="user_items", fitted_on="the fitted model")
             exclude_rows(scores, matrix, users)
-        ids, values = top_n(scores, n)
+        ids, values = self._top_n(scores, n)
         missing = np.isneginf(values)
         ids[missing] = -1
         if single:
             keep = ~missing[0]
             return ids[0][keep], values[0][keep]
         return ids, values
+
+    def _top_n(self, scores: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ``n`` best (ids, scores) of each row, best first, ties to the smaller id (a model
+        with a faster selection for its scores overrides this; the order must be the same)."""
+        return top_n(scores, n)
 
     # ------------------------------------------------------------ persistence
     def __repr__(self, N_CHAR_MAX: int = 700) -> str:
