@@ -48,6 +48,7 @@ __all__ = [
     "item_table",
     "table_scores",
     "table_top_k",
+    "top_k_rows",
     "top_k",
 ]
 
@@ -280,7 +281,7 @@ def table_scores(
 
 
 @njit
-def _top_k_rows(scores, k, ids, values):  # pragma: no cover - compiled
+def top_k_rows(scores, k, ids, values):  # pragma: no cover - compiled
     """Per row of ``scores``, the k largest entries best first, ties to the smaller index: one
     pass keeping a sorted buffer of k (an entry enters only if it beats the k-th best)."""
     n = scores.shape[1]
@@ -314,7 +315,7 @@ def table_top_k(
     scores = table_scores(table, users_codes, users_weights, rows=rows)
     ids = np.empty((scores.shape[0], k), dtype=np.int64)
     values = np.empty((scores.shape[0], k), dtype=scores.dtype)
-    _top_k_rows(scores, k, ids, values)
+    top_k_rows(scores, k, ids, values)
     return ids, values
 
 

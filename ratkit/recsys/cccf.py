@@ -68,7 +68,15 @@ from ratkit.plugins import register
 from ratkit.recsys._balanced import balanced_orthogonal
 from ratkit.recsys._code_dcd import predictions, relax_rows, update_codes
 from ratkit.recsys._component_weights import component_weights, pretrain_factors, select_anchors
-from ratkit.recsys._packed_codes import ItemTable, integer_weights, item_table, pack_codes, table_scores, unpack_codes
+from ratkit.recsys._packed_codes import (
+    ItemTable,
+    integer_weights,
+    item_table,
+    pack_codes,
+    table_scores,
+    top_k_rows,
+    unpack_codes,
+)
 from ratkit.recsys.base import Recommender
 
 __all__ = ["CCCF", "DCF"]
@@ -189,6 +197,14 @@ class _CompositionalCodes(Recommender):
         if self.weight_scale_ is None:
             return scores
         return scores / self.weight_scale_**2
+
+    def _top_n(self, scores: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """The compiled one-pass selection (a sorted buffer of n; ties to the smaller id, as the
+        base class's stable sort orders them) instead of sorting every row."""
+        ids = np.empty((scores.shape[0], n), dtype=np.int64)
+        values = np.empty((scores.shape[0], n), dtype=scores.dtype)
+        top_k_rows(np.ascontiguousarray(scores), n, ids, values)
+        return ids, values
 
     def _exact_users(self, users: np.ndarray) -> np.ndarray:
         """Σ_k η ξ ⟨b, d⟩ with float weights and ±1 float codes (no packing, no rounding)."""

@@ -271,3 +271,16 @@ def test_kmeans_anchors_are_shared_directions_and_kmedoids_anchors_are_paired_ro
     m_users, m_items = _anchors(U, V, 4, np.random.default_rng(1), "kmedoids")
     assert all(any(np.array_equal(a, u) for u in U) for a in m_users)
     assert all(any(np.array_equal(a, v) for v in V) for a in m_items)
+
+
+def test_recommend_ranks_like_a_stable_sort_of_the_scores_with_ties_to_the_smaller_id():
+    R = _ratings(10)
+    for model in (CCCF(3, 4, weight_scale=4.0, random_state=0).fit(R), DCF(4, random_state=0).fit(R)):  # many ties
+        users = np.arange(R.shape[0])
+        grid_u, grid_i = np.meshgrid(users, np.arange(R.shape[1]), indexing="ij")
+        scores = model.score(grid_u, grid_i)
+        scores[R.toarray() != 0] = -np.inf
+        expected = np.argsort(-scores, axis=1, kind="stable")[:, :6]
+        ids, values = model.recommend(users, R, n=6)
+        np.testing.assert_array_equal(ids, expected)
+        np.testing.assert_array_equal(values, np.take_along_axis(scores, expected, axis=1))
