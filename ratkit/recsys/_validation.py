@@ -22,18 +22,20 @@ __all__ = [
 ]
 
 
-def check_user_items(user_items: Any, *, name: str = "user_items") -> sp.csr_matrix:
+def check_user_items(user_items: Any, *, name: str = "user_items", ratings: bool = False) -> sp.csr_matrix:
     """Return ``user_items`` as a new float64 CSR matrix (users × items), checked.
 
     Accepts any :mod:`scipy.sparse` matrix or array, or a
     :class:`~ratkit.recsys.datasets.Interactions` (its ``matrix`` is used). Duplicate
     entries are summed and explicit zeros dropped. The argument is never mutated.
+    ``ratings=True`` (explicit ratings): a duplicate (user, item) entry is an error instead
+    of a sum (two ratings do not add up to one), and negative values are ratings too.
 
     Raises
     ------
     DataFormatError
-        Not sparse, not two-dimensional, not numeric, NaN/inf or negative values, or no
-        interaction at all.
+        Not sparse, not two-dimensional, not numeric, NaN/inf or negative values (unless
+        ratings), duplicate entries (ratings), or no interaction at all.
     """
     matrix = getattr(user_items, "matrix", user_items)
     if not sp.issparse(matrix):
@@ -47,6 +49,8 @@ def check_user_items(user_items: Any, *, name: str = "user_items") -> sp.csr_mat
     if not np.issubdtype(dtype, np.number) or np.issubdtype(dtype, np.complexfloating):
         raise DataFormatError(f"{name} must hold real numbers (interaction strengths); got dtype {matrix.dtype}.")
     csr = sp.csr_matrix(matrix, dtype=np.float64, copy=True)
+    if ratings:
+        _refuse_duplicates(matrix, name)
     csr.sum_duplicates()
     bad = ~np.isfinite(csr.data)
     if bad.any():
@@ -56,7 +60,7 @@ def check_user_items(user_items: Any, *, name: str = "user_items") -> sp.csr_mat
             f"{user}, item {item}). Drop or impute them before using the matrix."
         )
     negative = csr.data < 0
-    if negative.any():
+    if negative.any() and not ratings:
         user, item = _locate(csr, int(np.flatnonzero(negative)[0]))
         raise DataFormatError(
             f"{name} contains {int(negative.sum())} negative value(s) (the first at user {user}, "
@@ -70,6 +74,20 @@ def check_user_items(user_items: Any, *, name: str = "user_items") -> sp.csr_mat
         )
     csr.sort_indices()
     return csr
+
+
+def _refuse_duplicates(matrix: Any, name: str) -> None:
+    """DataFormatError naming the first (user, item) stored twice (COO, CSR, ... alike)."""
+    coo = sp.coo_matrix(matrix)
+    keys = coo.row.astype(np.int64) * coo.shape[1] + coo.col
+    unique, counts = np.unique(keys, return_counts=True)
+    if (counts > 1).any():
+        first = int(unique[np.flatnonzero(counts > 1)[0]])
+        raise DataFormatError(
+            f"{name} stores {int((counts > 1).sum())} (user, item) pair(s) more than once (the first: user "
+            f"{first // coo.shape[1]}, item {first % coo.shape[1]}); a rating is given once, and two ratings "
+            "do not add up to one. Keep one entry per pair."
+        )
 
 
 def _locate(csr: sp.csr_matrix, position: int) -> tuple[int, int]:

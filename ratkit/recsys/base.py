@@ -76,7 +76,7 @@ class Recommender(BaseEstimator, abc.ABC):
         self
         """
         self._validate_params()
-        matrix = check_user_items(user_items)
+        matrix = check_user_items(user_items, ratings=self.feedback == "explicit")
         self.n_users_, self.n_items_ = (int(d) for d in matrix.shape)
         log.debug("fitting %r on %d users × %d items (%d interactions)", self, self.n_users_, self.n_items_, matrix.nnz)
         self._fit(matrix)
@@ -184,7 +184,8 @@ class Recommender(BaseEstimator, abc.ABC):
                     "filter_already_liked_items=True needs the users × items matrix: pass it "
                     "as user_items, or set filter_already_liked_items=False."
                 )
-            matrix = check_user_items(user_items, name="user_items")  # stored zeros are not liked items
+            # stored zeros are not liked items; a model of ratings also takes negative ones
+            matrix = check_user_items(user_items, name="user_items", ratings=self.feedback == "explicit")
             check_shape_matches(matrix, self.n_users_, self.n_items_, name="user_items", fitted_on="the fitted model")
             exclude_rows(scores, matrix, users)
         ids, values = self._top_n(scores, n)

@@ -272,7 +272,7 @@ def prepare_leave_k_out(
     trained_on = ""
     if feedback == "explicit":
         rows = users_with(check_user_items(positives, name="positives"), min_positives)
-        ratings = check_user_items(data, name="data")[rows]
+        ratings = check_user_items(data, name="data", ratings=True)[rows]
         train = ratings - ratings.multiply(test > 0)
         train.eliminate_zeros()
         trained_on = ", trained on every other rating"
