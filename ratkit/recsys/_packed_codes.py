@@ -173,6 +173,11 @@ def item_table(item_codes: np.ndarray, item_weights: np.ndarray, n_bits: int, *,
     item_weights = _check_weights(item_weights, "item_weights", (n, g))
     if item_weights.dtype.kind in "biu":
         largest = float(np.abs(item_weights).max(initial=0)) * float(user_bound) * n_bits * g
+        if largest >= 2.0**63:
+            raise ParameterError(
+                f"Integer scores would overflow int64: the largest |score| is up to {largest:.3g} ≥ 2⁶³ "
+                "(r·G·max|η̃|·max|ξ̃|); use smaller integer weights (a smaller weight_scale)."
+            )
         dtype = np.int32 if 0 < largest <= _INT32_SAFE else np.int64
     else:
         dtype = np.float64

@@ -84,6 +84,8 @@ __all__ = ["CCCF", "DCF"]
 log = logging.getLogger(__name__)
 
 KERNELS = ("epanechnikov", "uniform", "triangular")
+#: Integer scores are exact below this (int64).
+_INT64_SAFE = float(2**63 - 1)
 ANCHORS = ("kmeans", "kmedoids")
 INITS = ("relaxed", "random")
 
@@ -142,6 +144,12 @@ class _CompositionalCodes(Recommender):
         R.sort_indices()
         lo, hi = _rating_scale(R, s.rating_scale, owner)
         G, r = s.n_components, s.n_bits
+        e = getattr(self, "weight_scale", None)
+        if e is not None and float(e) * float(e) * r * G >= _INT64_SAFE:
+            raise ParameterError(
+                f"weight_scale={e!r} would overflow the integer scores: Σ_k ⌊eη⌉⌊eξ⌉⟨b, d⟩ reaches "
+                f"e²·r·G and must stay below 2⁶³, so e < {math.sqrt(_INT64_SAFE / (r * G)):.4g} for r = {r}, G = {G}."
+            )
         target = 2.0 * r * (R.data - lo) / (hi - lo) - r
         if s.uniform_weights:
             eta, xi = np.ones((m, G)), np.ones((n, G))
@@ -324,13 +332,19 @@ def _anchors(U: np.ndarray, V: np.ndarray, G: int, rng: np.random.Generator, met
     directions are clustered; users and the items they rate highly point alike in the MF
     space, so they share components). ``"kmedoids"``: as the reference code, k-medoids of
     the user vectors and of the item vectors apart, paired by :func:`pair_anchors`."""
-    if method == "kmeans":
-        both = np.vstack([U, V])
-        both = both / np.maximum(np.linalg.norm(both, axis=1, keepdims=True), 1e-300)
-        shared = select_anchors(both, G, rng, method="kmeans")
-        return shared, shared
-    users = select_anchors(U, G, rng, method=method)
-    return users, pair_anchors(users, select_anchors(V, G, rng, method=method))
+    try:
+        if method == "kmeans":
+            both = np.vstack([U, V])
+            both = both / np.maximum(np.linalg.norm(both, axis=1, keepdims=True), 1e-300)
+            shared = select_anchors(both, G, rng, method="kmeans")
+            return shared, shared
+        users = select_anchors(U, G, rng, method=method)
+        return users, pair_anchors(users, select_anchors(V, G, rng, method=method))
+    except ParameterError as exc:
+        raise ParameterError(
+            f"n_components={G} is more than the distinct MF directions of the users and items ({exc}); lower "
+            "n_components. (Ratings that are all equal give one direction: there is nothing to cluster.)"
+        ) from None
 
 
 def pair_anchors(user_anchors: np.ndarray, item_anchors: np.ndarray) -> np.ndarray:
@@ -388,6 +402,12 @@ def _check_scale(value: Any, owner: str) -> tuple[float, float] | None:
     hi = check_real(value[1], "rating_scale[1]", owner)
     if not lo < hi:
         raise ParameterError(f"The 'rating_scale' parameter of {owner} must have low < high; got {value!r}.")
+    if lo <= 0 <= hi:
+        raise ParameterError(
+            f"The 'rating_scale' parameter of {owner} is {value!r}, which holds the rating 0; a sparse matrix "
+            "drops stored zeros (they mean 'no rating'), so those ratings would be lost. Shift the ratings and "
+            f"the scale above 0, e.g. ratings + {1 - lo:g} and rating_scale=({1:g}, {hi - lo + 1:g})."
+        )
     return lo, hi
 
 

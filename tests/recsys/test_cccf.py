@@ -182,7 +182,7 @@ def test_the_declared_scale_is_checked_and_used():
     R = _ratings(4)
     with pytest.raises(DataFormatError, match=r"outside the declared rating_scale=\(1, 4\)"):
         CCCF(2, 4, rating_scale=(1, 4)).fit(R)
-    assert CCCF(2, 4, rating_scale=(0, 5), random_state=0).fit(R).rating_scale_ == [0.0, 5.0]
+    assert CCCF(2, 4, rating_scale=(0.5, 5), random_state=0).fit(R).rating_scale_ == [0.5, 5.0]
     assert CCCF(2, 4, random_state=0).fit(R).rating_scale_ == [1.0, 5.0]
 
 
@@ -284,3 +284,38 @@ def test_recommend_ranks_like_a_stable_sort_of_the_scores_with_ties_to_the_small
         ids, values = model.recommend(users, R, n=6)
         np.testing.assert_array_equal(ids, expected)
         np.testing.assert_array_equal(values, np.take_along_axis(scores, expected, axis=1))
+
+
+# -- regressions from the issue-17 review ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("e", [3e9, 1e15, 1e300])
+def test_a_weight_scale_that_would_overflow_the_integer_scores_is_refused(e):
+    """Integer scores overflowed int64 silently from e ≈ 3e9 (errors as large as the scores)."""
+    with pytest.raises(ParameterError, match="would overflow the integer scores"):
+        CCCF(2, 4, weight_scale=e, random_state=0).fit(_ratings(11))
+
+
+def test_a_rating_given_twice_is_refused_not_summed():
+    """Two ratings 4 and 5 of one pair were summed into a rating 9, which also stretched the scale."""
+    R = _ratings(12).tocoo()
+    dup = sp.coo_matrix((np.r_[R.data, 4.0], (np.r_[R.row, R.row[0]], np.r_[R.col, R.col[0]])), shape=R.shape)
+    for model in (CCCF(2, 4, random_state=0), DCF(4, random_state=0)):
+        with pytest.raises(DataFormatError, match=r"more than once \(the first: user"):
+            model.fit(dup)
+
+
+def test_negative_ratings_are_ratings_and_a_scale_holding_zero_is_refused():
+    R = _ratings(13)
+    shifted = R.copy()
+    shifted.data = np.where(shifted.data >= 3, shifted.data - 2, shifted.data - 4)  # −3 … −1 and 1 … 3
+    model = CCCF(2, 4, random_state=0).fit(shifted)
+    assert model.rating_scale_ == [-3.0, 3.0]
+    with pytest.raises(ParameterError, match="holds the rating 0"):
+        CCCF(2, 4, rating_scale=(0, 5)).fit(R)
+
+
+def test_too_many_components_are_named_as_n_components():
+    R = _ratings(14, m=12, n=10, density=0.6)  # 22 users and items: at most 22 distinct directions
+    with pytest.raises(ParameterError, match="n_components=30 is more than the distinct MF directions"):
+        CCCF(30, 2, random_state=0).fit(R)
