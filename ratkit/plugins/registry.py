@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import logging
+import re
 import sys
 import warnings
 from collections.abc import Callable, Iterable
@@ -213,7 +214,18 @@ def _summary(obj: Any) -> str:
     if not isinstance(doc, str):
         return ""
     paragraph = inspect.cleandoc(doc).strip().split("\n\n", 1)[0]
-    return " ".join(paragraph.split())
+    return _plain_rst(" ".join(paragraph.split()))
+
+
+#: A Sphinx cross-reference, :role:`target`, :role:`~a.b.target` or :role:`text <target>`.
+_ROLE = re.compile(r":[a-z]+(?::[a-z]+)?:`(~)?([^`<]+?)(?: <[^`>]+>)?`")
+
+
+def _plain_rst(text: str) -> str:
+    """reStructuredText markup read as Sphinx shows it, in plain text: ``code`` → code,
+    :func:`a.b.f` → a.b.f, :func:`~a.b.f` → f, :mod:`text <target>` → text."""
+    text = _ROLE.sub(lambda m: m.group(2).rsplit(".", 1)[-1] if m.group(1) else m.group(2), text)
+    return text.replace("``", "")
 
 
 def _distribution_of(obj: Any) -> str | None:

@@ -169,3 +169,15 @@ def test_plugins_list_kind_keeps_only_that_kind(third_party, capsys):
     assert {r[0] for r in rows[1:]} == {"kernel"}
     assert [r[1] for r in rows[1:]] == plugins.available("kernel")
     assert "tp-kernel" in [r[1] for r in rows]
+
+
+def test_summaries_read_sphinx_markup_as_plain_text():
+    """The listing printed raw reStructuredText (``code``, :func:`~a.b.f`) in the terminal."""
+    from ratkit.plugins.registry import _plain_rst
+
+    assert _plain_rst("see :mod:`ratkit.recsys.cccf`") == "see ratkit.recsys.cccf"
+    assert _plain_rst("T of :func:`~ratkit.automata.kernels.count_based.pattern_counter`.") == "T of pattern_counter."
+    assert _plain_rst(":class:`Graph <ratkit.automata.graphs.Graph>` inputs") == "Graph inputs"
+    assert _plain_rst("``S = UVᵀ`` by :meth:`CCCF.fit`") == "S = UVᵀ by CCCF.fit"
+    for info in plugins.describe_all():
+        assert "``" not in info.summary and ":func:" not in info.summary and ":class:" not in info.summary, info
