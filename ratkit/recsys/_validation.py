@@ -22,7 +22,9 @@ __all__ = [
 ]
 
 
-def check_user_items(user_items: Any, *, name: str = "user_items", ratings: bool = False) -> sp.csr_matrix:
+def check_user_items(
+    user_items: Any, *, name: str = "user_items", ratings: bool = False, allow_empty: bool = False
+) -> sp.csr_matrix:
     """Return ``user_items`` as a new float64 CSR matrix (users × items), checked.
 
     Accepts any :mod:`scipy.sparse` matrix or array, or a
@@ -30,6 +32,7 @@ def check_user_items(user_items: Any, *, name: str = "user_items", ratings: bool
     entries are summed and explicit zeros dropped. The argument is never mutated.
     ``ratings=True`` (explicit ratings): a duplicate (user, item) entry is an error instead
     of a sum (two ratings do not add up to one), and negative values are ratings too.
+    ``allow_empty=True`` accepts a matrix with no entry (e.g. no examined item at all).
 
     Raises
     ------
@@ -68,7 +71,7 @@ def check_user_items(user_items: Any, *, name: str = "user_items", ratings: bool
             f"ratkit.recsys.feedback.to_one_class first."
         )
     csr.eliminate_zeros()
-    if csr.nnz == 0:
+    if csr.nnz == 0 and not allow_empty:
         raise DataFormatError(
             f"{name} of shape {csr.shape} has no interaction (no non-zero entry); a recommender needs at least one."
         )

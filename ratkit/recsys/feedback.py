@@ -13,11 +13,11 @@ from typing import Any, TypeVar
 import numpy as np
 import scipy.sparse as sp
 
-from ratkit._validation import check_int, check_real
+from ratkit._validation import check_choice, check_int, check_real
 from ratkit.recsys._validation import check_user_items
 from ratkit.recsys.datasets import Interactions
 
-__all__ = ["to_one_class", "preferred_examined", "keep_users_with", "users_with"]
+__all__ = ["to_one_class", "preferred_examined", "to_heterogeneous", "keep_users_with", "users_with"]
 
 D = TypeVar("D", Interactions, sp.csr_matrix)
 
@@ -55,10 +55,31 @@ def preferred_examined(data: D, threshold: float) -> tuple[D, D]:
     ``E`` holds the items the user rated (so examined) but below ``threshold``; ``P`` and
     ``E`` are disjoint and their union is the rated set. Both are 0/1 matrices.
     """
-    threshold = check_real(threshold, "threshold", "preferred_examined")
+    return to_heterogeneous(data, check_real(threshold, "threshold", "preferred_examined"))
+
+
+def to_heterogeneous(data: D, preferred: float | str = 5) -> tuple[D, D]:
+    """Heterogeneous one-class feedback (P, E) from ratings or play counts: P the preferred
+    items, E the other items the user rated or played (examined), disjoint 0/1 matrices
+    whose union is the stored entries.
+
+    ``preferred`` is the rule: a number t (P = entries ≥ t, e.g. 5 for "rating 5" on
+    MovieLens), or ``"user-median"`` (P = a user's entries strictly above that user's median,
+    e.g. Last.fm artists played more than the user's median play count; a user whose entries
+    are all equal has none preferred).
+    """
     matrix = check_user_items(data, name="data")
-    preferred = matrix.tocoo().data >= threshold
-    return (_rewrap(data, _select(matrix, preferred)), _rewrap(data, _select(matrix, ~preferred)))
+    if isinstance(preferred, str):
+        check_choice(preferred, "preferred", "to_heterogeneous", ("user-median",))
+        rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
+        medians = np.array(
+            [np.median(matrix.data[a:b]) if b > a else 0.0 for a, b in zip(matrix.indptr[:-1], matrix.indptr[1:])]
+        )
+        keep = matrix.data > medians[rows]
+    else:
+        threshold = check_real(preferred, "preferred", "to_heterogeneous")
+        keep = matrix.data >= threshold
+    return (_rewrap(data, _select(matrix, keep)), _rewrap(data, _select(matrix, ~keep)))
 
 
 def keep_users_with(data: D, min_items: int) -> D:
