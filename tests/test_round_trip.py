@@ -22,7 +22,7 @@ from ratkit.automata.graphs import Graph
 from ratkit.automata.io import write_att
 from ratkit.automata.kernels.spec import FAMILIES
 from ratkit.learners import KernelLearner, LinearDCDSVC, RationalSVC, load_model
-from ratkit.recsys import CCCF, DCF, MFAUC, PureSVD, Recommender
+from ratkit.recsys import CCCF, DCF, FISM, MFAUC, TJSL, PureSVD, Recommender
 from ratkit.recsys.baselines import Popularity
 from ratkit.testing._planted import planted_blocks, planted_ratings
 
@@ -226,6 +226,12 @@ CASES: list[tuple[str, list[str], Run]] = [
         _recommender(lambda: CCCF(n_components=3, n_bits=6, weight_scale=20.0, random_state=0)),
     ),
     ("dcf", ["recommender:dcf"], _recommender(lambda: DCF(n_bits=8, random_state=0))),
+    ("fism", ["recommender:fism"], _recommender(lambda: FISM(n_factors=4, n_epochs=5, random_state=0))),
+    (
+        "tjsl",
+        ["recommender:tjsl"],
+        _recommender(lambda: TJSL(n_factors=4, n_rounds=2, n_average=2, n_epochs=3, random_state=0)),
+    ),
 ]
 
 

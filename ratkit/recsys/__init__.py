@@ -2,7 +2,8 @@
 
 Every model follows :class:`~ratkit.recsys.base.Recommender` (users as rows of a CSR
 matrix) and registers itself as a ``"recommender"`` plugin: ``mfauc``, ``popularity``,
-``puresvd``, ``cccf``, ``dcf`` (CCCF and DCF learn from explicit ratings).
+``puresvd``, ``cccf``, ``dcf`` (CCCF and DCF learn from explicit ratings), ``tjsl``, ``fism``
+(preferred and examined items).
 """
 
 from ratkit.recsys import datasets, evaluation, feedback, metrics
@@ -11,6 +12,7 @@ from ratkit.recsys.baselines import Popularity, PureSVD
 from ratkit.recsys.cccf import CCCF, DCF
 from ratkit.recsys.datasets import Interactions
 from ratkit.recsys.mfauc import MFAUC
+from ratkit.recsys.tjsl import FISM, TJSL
 
 __all__ = [
     "Recommender",
@@ -18,6 +20,8 @@ __all__ = [
     "MFAUC",
     "CCCF",
     "DCF",
+    "TJSL",
+    "FISM",
     "Popularity",
     "PureSVD",
     "Interactions",

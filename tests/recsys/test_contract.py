@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ratkit import plugins
-from ratkit.recsys import CCCF, DCF, MFAUC, Popularity, PureSVD
+from ratkit.recsys import CCCF, DCF, FISM, MFAUC, TJSL, Popularity, PureSVD
 from ratkit.testing import RecommenderContract
 
 
@@ -54,6 +54,23 @@ class TestDCFContract(RecommenderContract):
         # 16 bits: 8-bit Hamming scores take 9 values, and the contract's strict "block items
         # above cold items" then meets a tie for one user
         return DCF(n_bits=16, random_state=0)
+
+
+
+class TestFISMContract(RecommenderContract):
+    def make_model(self):
+        return FISM(n_factors=8, n_epochs=20, learning_rate=0.05, random_state=0)
+
+
+class TestTJSLContract(RecommenderContract):
+    def make_model(self):  # with no examined items given (the contract fits on one matrix)
+        return TJSL(n_factors=8, n_rounds=2, n_average=2, n_epochs=10, learning_rate=0.05, random_state=0)
+
+    def changed_params(self):
+        changed = super().changed_params()
+        changed["tau_decay"] = 0.8  # the default ×1.5 would leave (0, 1]
+        changed["n_average"] = 1  # n_average + 1 would exceed n_rounds
+        return changed
 
 
 def test_every_builtin_recommender_runs_the_contract():

@@ -1,0 +1,334 @@
+"""TJSL, transfer by joint similarity learning for heterogeneous one-class CF, and FISM, its case E = ∅.
+
+Each user u has preferred items P_u and examined items E_u (E_u ∩ P_u = ∅). TJSL learns item
+factors V (candidates), P (preferred) and E (examined) and biases b, and predicts
+
+    r̂_ui = b_u + b_i + Ū_u^{−i} V_iᵀ + Ũ_u V_iᵀ,
+
+Ū_u^{−i} the normalised sum of the P factors of P_u∖{i} (the target excluded from its own
+profile) and Ũ_u that of the E factors of the examinations E_u^(ℓ) selected in round ℓ (eq. (4)).
+Round ℓ = 1 … L trains by SGD (:mod:`ratkit.recsys._tjsl_sgd`) for ``n_epochs`` epochs over
+P ∪ A, A ⊂ R∖P of size ρ|P| drawn again every epoch; the model of round ℓ then scores every
+examined item and keeps the ⌈τ_ℓ |E_u|⌉ best as E_u^(ℓ+1), τ_1 = 1, τ_{ℓ+1} = τ_ℓ · tau_decay
+("likely to prefer"). Each round continues from the previous one's parameters. The prediction
+is the mean of the last L₀ rounds' predictions. With one round, TJSL is TJSL(1,1) (every
+examination); with E = ∅ it is FISM_rmse (Kabbur et al., KDD 2013).
+
+A user with examinations but no preferences has Ū = 0 and is scored through Ũ and the
+biases; a user with neither gets b_u + b_i. ``fit(preferred, examined=E)`` takes two CSR
+matrices of one shape; stored entries are the items (their values are ignored).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+from tqdm.auto import tqdm
+
+from ratkit._validation import check_int, check_random_state, check_real
+from ratkit.exceptions import DataFormatError, ParameterError
+from ratkit.plugins import register
+from ratkit.recsys._tjsl_sgd import sample_negatives, sgd_epoch
+from ratkit.recsys._validation import check_user_items
+from ratkit.recsys.base import Recommender
+
+__all__ = ["TJSL", "FISM"]
+
+
+def _pattern(matrix: sp.csr_matrix) -> sp.csr_matrix:
+    """The 0/1 pattern of a checked CSR matrix, sorted indices."""
+    out = sp.csr_matrix((np.ones(matrix.nnz), matrix.indices, matrix.indptr), shape=matrix.shape)
+    out.sort_indices()
+    return out
+
+
+class _JointSimilarity(Recommender):
+    """What TJSL and FISM share: fitting, the round schedule, scoring, model files."""
+
+    _fitted_attributes: ClassVar[tuple[str, ...]] = (
+        "user_bias_",
+        "item_bias_",
+        "candidate_factors_",
+        "preferred_factors_",
+        "examined_factors_",
+        "preferred_",
+        "selected_",
+        "tau_schedule_",
+    )
+
+    # -- parameters ---------------------------------------------------------------------
+    def _validate_params(self) -> None:
+        owner = type(self).__name__
+        check_int(self.n_factors, "n_factors", owner, low=1)
+        check_real(self.learning_rate, "learning_rate", owner, low=0.0, low_open=True)
+        check_real(self.rho, "rho", owner, low=0.0, low_open=True)
+        check_int(self.n_epochs, "n_epochs", owner, low=1)
+        for name in ("alpha_v", "alpha_p", "alpha_e", "beta_u", "beta_v"):
+            check_real(getattr(self, name), name, owner, low=0.0)
+        check_real(self.init_scale, "init_scale", owner, low=0.0)
+        L = check_int(self._rounds(), "n_rounds", owner, low=1)
+        L0 = check_int(self._averaged(), "n_average", owner, low=1)
+        if L0 > L:
+            raise ParameterError(
+                f"n_average={L0} is more than n_rounds={L}: the prediction averages the last n_average of the "
+                f"n_rounds models; use n_average ≤ {L}."
+            )
+        check_real(self._decay(), "tau_decay", owner, low=0.0, high=1.0, low_open=True)
+
+    def _rounds(self) -> int:
+        return self.n_rounds
+
+    def _averaged(self) -> int:
+        return self.n_average
+
+    def _decay(self) -> float:
+        return self.tau_decay
+
+    # -- fitting --------------------------------------------------------------------------
+    def fit(self, preferred: Any, examined: Any = None) -> _JointSimilarity:
+        """Learn from the preferred items ``preferred`` (users × items, CSR) and the examined
+        items ``examined`` (same shape; None: none). An entry in both raises DataFormatError."""
+        self._examined = None if examined is None else check_user_items(examined, name="examined", allow_empty=True)
+        try:
+            return super().fit(preferred)
+        finally:
+            del self._examined
+
+    def _fit(self, user_items: sp.csr_matrix) -> None:
+        owner = type(self).__name__
+        P = _pattern(user_items)
+        m, n = P.shape
+        E = sp.csr_matrix((m, n)) if self._examined is None else _pattern(self._examined)
+        if E.shape != P.shape:
+            raise DataFormatError(
+                f"examined has shape {E.shape} but preferred has {P.shape}; both are users × items of one data set."
+            )
+        overlap = P.multiply(E)
+        if overlap.nnz:
+            u, i = (int(x[0]) for x in overlap.nonzero())
+            raise DataFormatError(
+                f"{overlap.nnz} (user, item) pair(s) are both preferred and examined (the first: user {u}, item {i}); "
+                "P and E must be disjoint (an examined item is one the user did not prefer)."
+            )
+        rng = check_random_state(self.random_state)
+        d = int(self.n_factors)
+        scale = float(self.init_scale)
+        bu, bi = np.zeros(m), np.zeros(n)
+        V, Pf, Ef = (rng.normal(0.0, scale, (n, d)) for _ in range(3))
+        keys = P.tocoo()
+        keys = np.sort(keys.row.astype(np.int64) * n + keys.col)
+        pu = np.repeat(np.arange(m), np.diff(P.indptr)).astype(np.int64)
+        pi = P.indices.astype(np.int64)
+        n_neg = int(math.ceil(float(self.rho) * P.nnz))
+        L, L0, decay = self._rounds(), self._averaged(), float(self._decay())
+        selected, tau, taus = E, 1.0, []
+        kept: list[tuple] = []
+        bar = tqdm(total=L * int(self.n_epochs), desc=owner, disable=not self.show_progress, leave=False)
+        for ell in range(1, L + 1):
+            taus.append(tau)
+            for _ in range(int(self.n_epochs)):
+                nu, ni = sample_negatives(rng, keys, m, n, n_neg)
+                users = np.concatenate([pu, nu])
+                items = np.concatenate([pi, ni])
+                targets = np.concatenate([np.ones(pu.size), np.zeros(nu.size)])
+                order = rng.permutation(users.size)
+                sgd_epoch(
+                    users[order], items[order], targets[order], P.indptr, P.indices, selected.indptr,
+                    selected.indices, bu, bi, V, Pf, Ef, float(self.learning_rate), float(self.alpha_v),
+                    float(self.alpha_p), float(self.alpha_e), float(self.beta_u), float(self.beta_v),
+                )  # fmt: skip
+                bar.update(1)
+            if not (np.all(np.isfinite(V)) and np.all(np.isfinite(Pf)) and np.all(np.isfinite(Ef))):
+                raise ParameterError(
+                    f"{owner}: SGD diverged in round {ell} (non-finite factors); lower learning_rate "
+                    f"(now {self.learning_rate!r})."
+                )
+            if ell > L - L0:
+                kept.append((bu.copy(), bi.copy(), V.copy(), Pf.copy(), Ef.copy(), selected))
+            if ell < L:
+                tau *= decay
+                selected = _select(E, P, selected, (bu, bi, V, Pf, Ef), tau)
+        bar.close()
+        self.user_bias_ = np.stack([k[0] for k in kept])
+        self.item_bias_ = np.stack([k[1] for k in kept])
+        self.candidate_factors_ = np.stack([k[2] for k in kept])
+        self.preferred_factors_ = np.stack([k[3] for k in kept])
+        self.examined_factors_ = np.stack([k[4] for k in kept])
+        self.preferred_ = P
+        self.selected_ = sp.vstack([k[5] for k in kept], format="csr")  # model t's E^(ℓ): rows t·m … (t+1)·m − 1
+        self.tau_schedule_ = np.array(taus)
+
+    # -- scoring ---------------------------------------------------------------------------
+    def _score_users(self, users: np.ndarray) -> np.ndarray:
+        """The mean over the kept models of b_u + b_i + Ū_u^{−i}V_iᵀ + Ũ_u^(ℓ)V_iᵀ for every item."""
+        return np.mean([self.model_scores(t, users) for t in range(self.user_bias_.shape[0])], axis=0)
+
+    def model_scores(self, t: int, users: np.ndarray) -> np.ndarray:
+        """Scores (len(users), n_items) of kept model t (0 = round L − L₀ + 1, …, L₀ − 1 = round L)."""
+        m = self.n_users_
+        bu, bi = self.user_bias_[t], self.item_bias_[t]
+        V, Pf, Ef = self.candidate_factors_[t], self.preferred_factors_[t], self.examined_factors_[t]
+        selected = self.selected_[t * m : (t + 1) * m]
+        return _scores(self.preferred_[users], selected[users], bu[users], bi, V, Pf, Ef)
+
+
+def _scores(P: sp.csr_matrix, E: sp.csr_matrix, bu: np.ndarray, bi: np.ndarray, V, Pf, Ef) -> np.ndarray:
+    """b_u + b_i + Ū_u^{−i}V_iᵀ + Ũ_u V_iᵀ for the rows of P, E and every item i."""
+    n_p = np.asarray(P.sum(axis=1)).ravel()
+    n_e = np.asarray(E.sum(axis=1)).ravel()
+    sum_p = P @ Pf  # Σ_{i′ ∈ P_u} P_{i′}
+    tilde = (E @ Ef) / np.sqrt(np.maximum(n_e, 1))[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv = np.where(n_p > 0, 1.0 / np.sqrt(n_p), 0.0)
+    out = bu[:, None] + bi[None, :] + (sum_p * inv[:, None] + tilde) @ V.T
+    # i ∈ P_u: its own factor leaves the profile, which is then normalised by |P_u| − 1
+    rows, cols = P.nonzero()
+    if rows.size:
+        own = np.einsum("td,td->t", sum_p[rows] - Pf[cols], V[cols])
+        left = n_p[rows] - 1
+        fixed = np.where(left > 0, own / np.sqrt(np.maximum(left, 1)), 0.0)
+        out[rows, cols] += fixed - np.einsum("td,td->t", sum_p[rows], V[cols]) * inv[rows]
+    return out
+
+
+def _select(E: sp.csr_matrix, P: sp.csr_matrix, selected, params, tau: float) -> sp.csr_matrix:
+    """E^(ℓ+1): per user the ⌈τ|E_u|⌉ examined items scored highest by the current model (its
+    prediction rule with the current selection), ties to the smaller item id."""
+    bu, bi, V, Pf, Ef = params
+    m, n = E.shape
+    rows, cols = [], []
+    for u in range(m):
+        items = E.indices[E.indptr[u] : E.indptr[u + 1]]
+        if items.size == 0:
+            continue
+        scores = _scores(P[u], selected[u], bu[u : u + 1], bi, V, Pf, Ef)[0, items]
+        keep = int(math.ceil(tau * items.size - 1e-12))
+        best = items[np.lexsort((items, -scores))[:keep]]
+        rows.append(np.full(best.size, u))
+        cols.append(best)
+    if not rows:
+        return sp.csr_matrix((m, n))
+    r, c = np.concatenate(rows), np.concatenate(cols)
+    out = sp.csr_matrix((np.ones(r.size), (r, c)), shape=(m, n))
+    out.sort_indices()
+    return out
+
+
+@register("recommender", "tjsl")
+class TJSL(_JointSimilarity):
+    """Transfer by joint similarity learning (Pan, Liu and Ming, IEEE Intelligent Systems 2016)
+    for preferred and examined items; see :mod:`ratkit.recsys.tjsl`.
+
+    Parameters
+    ----------
+    n_factors : int
+        d, the dimension of the item factors V, P and E.
+    learning_rate : float
+        γ > 0 of the SGD steps.
+    rho : float
+        ρ > 0: each epoch samples ρ|P| pairs of R∖P as negatives.
+    n_rounds, n_average : int
+        L ≥ 1 rounds of training and selection; the prediction averages the last L₀ = n_average
+        (1 ≤ L₀ ≤ L) rounds' models.
+    tau_decay : float
+        τ ← τ · tau_decay after each round, in (0, 1] (the paper's 0.9).
+    random_state : None, int or numpy Generator
+        Seeds the initialisation, the negatives and the visiting order.
+    n_epochs : int
+        SGD epochs per round (the paper's T).
+    alpha_v, alpha_p, alpha_e, beta_u, beta_v : float
+        The regularisers of V, P, E and the user and item biases.
+    init_scale : float
+        Standard deviation of the Gaussian initial factors.
+    show_progress : bool
+        A progress bar over the epochs.
+    """
+
+    def __init__(
+        self,
+        n_factors: int = 20,
+        learning_rate: float = 0.01,
+        rho: float = 3.0,
+        n_rounds: int = 3,
+        n_average: int = 1,
+        tau_decay: float = 0.9,
+        random_state: Any = None,
+        *,
+        n_epochs: int = 20,
+        alpha_v: float = 0.01,
+        alpha_p: float = 0.01,
+        alpha_e: float = 0.01,
+        beta_u: float = 0.01,
+        beta_v: float = 0.01,
+        init_scale: float = 0.01,
+        show_progress: bool = False,
+    ) -> None:
+        self.n_factors = n_factors
+        self.learning_rate = learning_rate
+        self.rho = rho
+        self.n_rounds = n_rounds
+        self.n_average = n_average
+        self.tau_decay = tau_decay
+        self.random_state = random_state
+        self.n_epochs = n_epochs
+        self.alpha_v = alpha_v
+        self.alpha_p = alpha_p
+        self.alpha_e = alpha_e
+        self.beta_u = beta_u
+        self.beta_v = beta_v
+        self.init_scale = init_scale
+        self.show_progress = show_progress
+
+
+@register("recommender", "fism")
+class FISM(_JointSimilarity):
+    """FISM_rmse (Kabbur, Ning and Karypis, KDD 2013): r̂_ui = b_u + b_i + Ū_u^{−i} V_iᵀ, the
+    target item left out of the user's profile; TJSL's code with no examined items and one
+    round. Parameters as :class:`TJSL`'s (without the rounds and alpha_e)."""
+
+    def __init__(
+        self,
+        n_factors: int = 20,
+        learning_rate: float = 0.01,
+        rho: float = 3.0,
+        random_state: Any = None,
+        *,
+        n_epochs: int = 20,
+        alpha_v: float = 0.01,
+        alpha_p: float = 0.01,
+        beta_u: float = 0.01,
+        beta_v: float = 0.01,
+        init_scale: float = 0.01,
+        show_progress: bool = False,
+    ) -> None:
+        self.n_factors = n_factors
+        self.learning_rate = learning_rate
+        self.rho = rho
+        self.random_state = random_state
+        self.n_epochs = n_epochs
+        self.alpha_v = alpha_v
+        self.alpha_p = alpha_p
+        self.beta_u = beta_u
+        self.beta_v = beta_v
+        self.init_scale = init_scale
+        self.show_progress = show_progress
+
+    alpha_e = 0.0  # no examined items: its regulariser never acts
+
+    def _rounds(self) -> int:
+        return 1
+
+    def _averaged(self) -> int:
+        return 1
+
+    def _decay(self) -> float:
+        return 1.0
+
+    def fit(self, preferred: Any, examined: Any = None) -> FISM:
+        """Learn from the preferred items alone (FISM has no examined items)."""
+        if examined is not None:
+            raise ParameterError("FISM learns from preferred items only; use TJSL for examined items too.")
+        return super().fit(preferred)
