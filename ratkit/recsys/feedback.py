@@ -66,9 +66,10 @@ def to_heterogeneous(data: D, preferred: float | str = 5) -> tuple[D, D]:
     ``preferred`` is the rule: a number t (P = entries ≥ t, e.g. 5 for "rating 5" on
     MovieLens), or ``"user-median"`` (P = a user's entries strictly above that user's median,
     e.g. Last.fm artists played more than the user's median play count; a user whose entries
-    are all equal has none preferred).
+    are all equal has none preferred). A (user, item) pair stored twice is refused; a
+    stored zero is no entry (the sparse convention), negative values are entries.
     """
-    matrix = check_user_items(data, name="data")
+    matrix = check_user_items(data, name="data", ratings=True)  # a pair rated twice is an error, not a sum
     if isinstance(preferred, str):
         check_choice(preferred, "preferred", "to_heterogeneous", ("user-median",))
         rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))

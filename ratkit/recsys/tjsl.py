@@ -38,6 +38,17 @@ from ratkit.recsys.base import Recommender
 __all__ = ["TJSL", "FISM"]
 
 
+def _check_same_ids(preferred: Any, examined: Any) -> None:
+    """Two :class:`~ratkit.recsys.datasets.Interactions` must number users and items alike."""
+    for what in ("user_ids", "item_ids"):
+        a, b = getattr(preferred, what, None), getattr(examined, what, None)
+        if a is not None and b is not None and not np.array_equal(np.asarray(a), np.asarray(b)):
+            raise DataFormatError(
+                f"preferred and examined number their {what[:4]}s differently ({what} differ), so their rows or "
+                "columns do not line up; build both from one data set (feedback.to_heterogeneous)."
+            )
+
+
 def _pattern(matrix: sp.csr_matrix) -> sp.csr_matrix:
     """The 0/1 pattern of a checked CSR matrix, sorted indices."""
     out = sp.csr_matrix((np.ones(matrix.nnz), matrix.indices, matrix.indptr), shape=matrix.shape)
@@ -68,7 +79,7 @@ class _JointSimilarity(Recommender):
         check_int(self.n_epochs, "n_epochs", owner, low=1)
         for name in ("alpha_v", "alpha_p", "alpha_e", "beta_u", "beta_v"):
             check_real(getattr(self, name), name, owner, low=0.0)
-        check_real(self.init_scale, "init_scale", owner, low=0.0)
+        check_real(self.init_scale, "init_scale", owner, low=0.0, low_open=True)  # 0: the factors never move
         L = check_int(self._rounds(), "n_rounds", owner, low=1)
         L0 = check_int(self._averaged(), "n_average", owner, low=1)
         if L0 > L:
@@ -91,6 +102,7 @@ class _JointSimilarity(Recommender):
     def fit(self, preferred: Any, examined: Any = None) -> _JointSimilarity:
         """Learn from the preferred items ``preferred`` (users × items, CSR) and the examined
         items ``examined`` (same shape; None: none). An entry in both raises DataFormatError."""
+        _check_same_ids(preferred, examined)
         self._examined = None if examined is None else check_user_items(examined, name="examined", allow_empty=True)
         try:
             return super().fit(preferred)
@@ -123,6 +135,11 @@ class _JointSimilarity(Recommender):
         pu = np.repeat(np.arange(m), np.diff(P.indptr)).astype(np.int64)
         pi = P.indices.astype(np.int64)
         n_neg = int(math.ceil(float(self.rho) * P.nnz))
+        if P.nnz == m * n:
+            raise DataFormatError(
+                f"Every (user, item) pair of the {m} × {n} matrix is preferred, so there is no pair to sample as a "
+                "negative (A ⊂ R∖P is empty); a one-class model needs unobserved pairs."
+            )
         L, L0, decay = self._rounds(), self._averaged(), float(self._decay())
         selected, tau, taus = E, 1.0, []
         kept: list[tuple] = []

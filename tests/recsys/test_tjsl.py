@@ -174,3 +174,27 @@ def test_to_heterogeneous_by_threshold_and_by_user_median():
     assert (P.multiply(E)).nnz == 0 and (P + E != (ratings > 0)).nnz == 0
     with pytest.raises(ParameterError, match="preferred"):
         to_heterogeneous(ratings, preferred="median")
+
+
+# -- regressions from the issue-18 review ---------------------------------------------------------------
+
+
+def test_review_regressions_ids_init_scale_full_matrix_and_duplicate_ratings():
+    from ratkit.recsys.datasets import from_triples
+
+    rng = np.random.default_rng(0)
+    users, items = np.repeat(np.arange(6), 4), np.tile(np.arange(4), 6)
+    data = from_triples(users, items, rng.integers(1, 6, 24).astype(float), source="toy")
+    P, E = to_heterogeneous(data, preferred=4)
+    shuffled = E.replace(E.matrix[::-1], np.arange(6)[::-1])  # the same data with its users in another order
+    with pytest.raises(DataFormatError, match="user_ids differ"):
+        TJSL(n_epochs=1).fit(P, examined=shuffled)
+    with pytest.raises(ParameterError, match="init_scale"):
+        TJSL(init_scale=0.0).fit(P.matrix)
+    with pytest.raises(DataFormatError, match="no pair to sample as a negative"):
+        FISM(n_epochs=1).fit(sp.csr_matrix(np.ones((3, 4))))  # hung before
+    dup = sp.coo_matrix((np.array([3.0, 4.0, 5.0]), (np.array([0, 0, 1]), np.array([1, 1, 2]))), shape=(2, 3))
+    with pytest.raises(DataFormatError, match="more than once"):
+        to_heterogeneous(dup, preferred=5)  # 3 + 4 was summed into a preferred 7
+    P2, E2 = to_heterogeneous(sp.csr_matrix(np.array([[-3.0, 2.0, 0.0]])), preferred=1)
+    assert P2.toarray().tolist() == [[0, 1, 0]] and E2.toarray().tolist() == [[1, 0, 0]]
