@@ -1,5 +1,6 @@
-"""Recommender benchmarks (issues 7 and 17): ``python -m bench.recsys.ml100k --help`` (MFAUC) and
-``python -m bench.recsys.cccf --help`` (CCCF/DCF)."""
+"""Recommender benchmarks (issues 7, 17 and 18): ``python -m bench.recsys.ml100k --help`` (MFAUC),
+``python -m bench.recsys.cccf --help`` (CCCF/DCF) and ``python -m bench.recsys.tjsl --help``
+(TJSL/FISM)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ __all__ = ["main"]
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The MovieLens 100K comparisons with their default options (what ``python -m bench`` runs)."""
+    """The recommender comparisons with their default options (what ``python -m bench`` runs)."""
     from bench.recsys.cccf import main as run_cccf
-    from bench.recsys.ml100k import main as run
+    from bench.recsys.ml100k import main as run_ml100k
+    from bench.recsys.tjsl import main as run_tjsl
 
-    status = run(argv)
-    status |= run_cccf(argv)
+    status = 0
+    for run in (run_ml100k, run_cccf, run_tjsl):
+        status |= run(argv)
     return status
