@@ -54,6 +54,7 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
+from bench.recsys._splits import split_by_rank
 from ratkit.recsys import CCCF, DCF, MFAUC, FactorRecommender, Popularity, PureSVD
 from ratkit.recsys._component_weights import pretrain_factors
 from ratkit.recsys._packed_codes import integer_weights, item_table, packed_scores, table_scores, table_top_k
@@ -97,19 +98,7 @@ class RatingMF(FactorRecommender):
 
 def split_half(ratings: sp.csr_matrix, seed: int) -> tuple[sp.csr_matrix, sp.csr_matrix]:
     """Per user, a random ⌊n/2⌋ of the ratings to test, the rest to train (seeded)."""
-    rng = np.random.default_rng(seed)
-    counts = np.diff(ratings.indptr)
-    rows = np.repeat(np.arange(ratings.shape[0]), counts)
-    order = np.lexsort((rng.random(ratings.nnz), rows))
-    rank = np.empty(ratings.nnz, dtype=np.int64)
-    rank[order] = np.arange(ratings.nnz) - ratings.indptr[rows[order]]
-    in_test = rank < counts[rows] // 2
-    coo = ratings.tocoo()
-
-    def part(mask: np.ndarray) -> sp.csr_matrix:
-        return sp.csr_matrix((coo.data[mask], (coo.row[mask], coo.col[mask])), shape=ratings.shape)
-
-    return part(~in_test), part(in_test)
+    return split_by_rank(ratings, seed, np.diff(ratings.indptr) // 2)
 
 
 def ndcg_at(users: np.ndarray, scores: np.ndarray, gains: np.ndarray, ks: Sequence[int]) -> dict[int, np.ndarray]:

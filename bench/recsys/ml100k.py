@@ -66,8 +66,7 @@ class ImplicitModel(FactorRecommender):
 
     plugin_name: ClassVar[str] = ""
 
-    def __init__(self, *, kind: str = "bpr", params: dict | None = None,
-                 random_state: int = 0) -> None:
+    def __init__(self, *, kind: str = "bpr", params: dict | None = None, random_state: int = 0) -> None:
         self.kind = kind
         self.params = params
         self.random_state = random_state
@@ -77,9 +76,7 @@ class ImplicitModel(FactorRecommender):
             from implicit.cpu.als import AlternatingLeastSquares
             from implicit.cpu.bpr import BayesianPersonalizedRanking
         except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise ImportError(
-                "The BPR/ALS rows need the 'implicit' package: .venv/bin/pip install implicit"
-            ) from exc
+            raise ImportError("The BPR/ALS rows need the 'implicit' package: .venv/bin/pip install implicit") from exc
         cls = BayesianPersonalizedRanking if self.kind == "bpr" else AlternatingLeastSquares
         model = cls(**(self.params or {}), random_state=self.random_state)
         model.fit(user_items.astype(np.float32), show_progress=False)
@@ -101,19 +98,20 @@ def model_factories() -> dict[str, Callable[[int], Any]]:
         "PureSVD (d=20)": lambda seed: PureSVD(n_factors=20, random_state=seed),
     }
     for name, settings in MFAUC_SETTINGS.items():
-        factories[f"MFAUC {name}"] = (
-            lambda seed, s=settings: MFAUC(**{**MFAUC_COMMON, **s}, random_state=seed))
+        factories[f"MFAUC {name}"] = lambda seed, s=settings: MFAUC(**{**MFAUC_COMMON, **s}, random_state=seed)
     if implicit_available():
         for kind in ("bpr", "als"):
-            factories[f"implicit {kind.upper()} (defaults)"] = (
-                lambda seed, kind=kind: ImplicitModel(kind=kind, random_state=seed))
+            factories[f"implicit {kind.upper()} (defaults)"] = lambda seed, kind=kind: ImplicitModel(
+                kind=kind, random_state=seed
+            )
         for kind, params in IMPLICIT_TUNED.items():
-            factories[f"implicit {kind.upper()} {params}"] = (
-                lambda seed, kind=kind, params=params: ImplicitModel(
-                    kind=kind, params=params, random_state=seed))
+            factories[f"implicit {kind.upper()} {params}"] = lambda seed, kind=kind, params=params: ImplicitModel(
+                kind=kind, params=params, random_state=seed
+            )
     else:
-        print("implicit is not installed: skipping its BPR and ALS rows "
-              "(.venv/bin/pip install implicit)", file=sys.stderr)
+        print(
+            "implicit is not installed: skipping its BPR and ALS rows (.venv/bin/pip install implicit)", file=sys.stderr
+        )
     return factories
 
 
@@ -133,8 +131,7 @@ def compare(data_path: str, seeds: int) -> None:
     fit_seconds: dict[str, list[float]] = {name: [] for name in factories}
     protocol = None
     for seed in range(seeds):
-        train, test, protocol = prepare_leave_k_out(
-            data, threshold=4, min_positives=10, n_test=5, random_state=seed)
+        train, test, protocol = prepare_leave_k_out(data, threshold=4, min_positives=10, n_test=5, random_state=seed)
         for name, factory in factories.items():
             start = time.perf_counter()
             model = factory(seed).fit(train)
@@ -142,9 +139,11 @@ def compare(data_path: str, seeds: int) -> None:
             results[name].append(score(model, train, test))
             logging.info("seed %d %s: %s", seed, name, results[name][-1])
     assert protocol is not None
-    print(f"Protocol: {protocol.dataset}; positives {protocol.positives}; {protocol.split}; "
-          f"{int(np.diff(train.indptr).size)} users evaluated per seed; seeds 0..{seeds - 1} "
-          f"(split and model), mean ± std over seeds.\n")
+    print(
+        f"Protocol: {protocol.dataset}; positives {protocol.positives}; {protocol.split}; "
+        f"{int(np.diff(train.indptr).size)} users evaluated per seed; seeds 0..{seeds - 1} "
+        f"(split and model), mean ± std over seeds.\n"
+    )
     print("| model | " + " | ".join(COLUMNS) + " | fit s |")
     print("|---" * (len(COLUMNS) + 2) + "|")
     for name in factories:
@@ -159,25 +158,27 @@ def tune_grid(stage: int) -> list[dict[str, Any]]:
     """Stage 1: loss × learning rate × initialisation, then variants of hinge and logistic.
     Stage 2: the weaker regulariser that won stage 1 for every loss, and longer runs."""
     grid: list[dict[str, Any]] = []
-    losses = (("square", {}), ("squared_hinge", {}), ("hinge", {}), ("logistic", {"beta": 4.0}),
-              ("sigmoid", {"beta": [2.0, 4.0, 8.0]}))
+    losses = (
+        ("square", {}),
+        ("squared_hinge", {}),
+        ("hinge", {}),
+        ("logistic", {"beta": 4.0}),
+        ("sigmoid", {"beta": [2.0, 4.0, 8.0]}),
+    )
     if stage == 1:
         for loss, extra in losses:
             for learning_rate in (0.5, 1.0):
                 for init in ("gaussian", "svd"):
                     grid.append(dict(loss=loss, learning_rate=learning_rate, init=init, **extra))
         for loss in ("hinge", "logistic"):
-            for variant in (dict(rho=1.0), dict(lam=3e-4), dict(lam=3e-5), dict(n_factors=32),
-                            dict(tau=0.5)):
+            for variant in (dict(rho=1.0), dict(lam=3e-4), dict(lam=3e-5), dict(n_factors=32), dict(tau=0.5)):
                 grid.append(dict(loss=loss, learning_rate=0.5, init="svd", **variant))
     else:
         for loss, extra in losses:
             for max_iter in (50, 100):
-                grid.append(dict(loss=loss, learning_rate=0.5, init="svd", lam=3e-5,
-                                 max_iter=max_iter, **extra))
+                grid.append(dict(loss=loss, learning_rate=0.5, init="svd", lam=3e-5, max_iter=max_iter, **extra))
         grid.append(dict(loss="hinge", learning_rate=0.5, init="svd", max_iter=100))
-        grid.append(dict(loss="logistic", learning_rate=0.5, init="svd", lam=3e-5, rho=1.0,
-                         beta=4.0))
+        grid.append(dict(loss="logistic", learning_rate=0.5, init="svd", lam=3e-5, rho=1.0, beta=4.0))
     return grid
 
 
@@ -187,8 +188,17 @@ def implicit_grid() -> list[tuple[str, dict[str, Any]]]:
     for regularization in (0.01, 0.1):
         for learning_rate in (0.01, 0.05):
             for iterations in (100, 300):
-                grid.append(("bpr", dict(factors=64, learning_rate=learning_rate,
-                                         regularization=regularization, iterations=iterations)))
+                grid.append(
+                    (
+                        "bpr",
+                        dict(
+                            factors=64,
+                            learning_rate=learning_rate,
+                            regularization=regularization,
+                            iterations=iterations,
+                        ),
+                    )
+                )
     for alpha in (1.0, 10.0):
         for regularization in (1.0, 10.0, 30.0, 100.0):
             grid.append(("als", dict(factors=64, alpha=alpha, regularization=regularization)))
@@ -205,20 +215,25 @@ def tune(data_path: str, stage: int) -> None:
     print("|---|---|---|---|---|")
     for name, reference in references.items():
         metrics = ranking_metrics(reference.fit(fit_part), fit_part, validation, k=5)
-        print(f"| {name} | {metrics['precision']:.4f} | {metrics['recall']:.4f} | "
-              f"{metrics['auc']:.4f} | |", flush=True)
+        print(f"| {name} | {metrics['precision']:.4f} | {metrics['recall']:.4f} | {metrics['auc']:.4f} | |", flush=True)
     if stage == 3:
         for kind, params in implicit_grid():
             model = ImplicitModel(kind=kind, params=params, random_state=0).fit(fit_part)
             metrics = ranking_metrics(model, fit_part, validation, k=5)
-            print(f"| implicit {kind} {params} | {metrics['precision']:.4f} | "
-                  f"{metrics['recall']:.4f} | {metrics['auc']:.4f} | |", flush=True)
+            print(
+                f"| implicit {kind} {params} | {metrics['precision']:.4f} | "
+                f"{metrics['recall']:.4f} | {metrics['auc']:.4f} | |",
+                flush=True,
+            )
         return
     for params in tune_grid(stage):
         model = MFAUC(**{**MFAUC_COMMON, **params}, random_state=0).fit(fit_part)
         metrics = ranking_metrics(model, fit_part, validation, k=5)
-        print(f"| {params} | {metrics['precision']:.4f} | {metrics['recall']:.4f} | "
-              f"{metrics['auc']:.4f} | {model.n_iter_} |", flush=True)
+        print(
+            f"| {params} | {metrics['precision']:.4f} | {metrics['recall']:.4f} | "
+            f"{metrics['auc']:.4f} | {model.n_iter_} |",
+            flush=True,
+        )
 
 
 def timing(data_path: str, repeats: int = 5) -> None:
@@ -230,33 +245,36 @@ def timing(data_path: str, repeats: int = 5) -> None:
     train, _, _ = prepare_leave_k_out(data, threshold=4, min_positives=10, n_test=5, random_state=0)
     rng = np.random.default_rng(0)
     order = rng.permutation(train.shape[0])
-    print("| loss | users m | items n | positives | max(m, n) | s / iteration "
-          "| s / iteration per 10k positives |")
+    print("| loss | users m | items n | positives | max(m, n) | s / iteration | s / iteration per 10k positives |")
     print("|---|---|---|---|---|---|---|")
     for loss, lr in (("hinge", 0.5), ("square", 0.2)):
         for fraction in (0.25, 0.5, 1.0):
             part = train[np.sort(order[: int(round(fraction * train.shape[0]))])]
             seconds = []
             for r in range(repeats):
-                model = MFAUC(loss=loss, learning_rate=lr, n_factors=64, max_iter=3, tol=0.0,
-                              random_state=r)
+                model = MFAUC(loss=loss, learning_rate=lr, n_factors=64, max_iter=3, tol=0.0, random_state=r)
                 start = time.perf_counter()
                 model.fit(part)
                 seconds.append((time.perf_counter() - start) / model.n_iter_)
             per_iter = float(np.min(seconds))
             m, n = part.shape
-            print(f"| {loss} | {m} | {n} | {part.nnz} | {max(m, n)} | {per_iter:.3f} | "
-                  f"{per_iter / part.nnz * 1e4:.4f} |", flush=True)
+            print(
+                f"| {loss} | {m} | {n} | {part.nnz} | {max(m, n)} | {per_iter:.3f} | {per_iter / part.nnz * 1e4:.4f} |",
+                flush=True,
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.recsys.ml100k", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", default=DEFAULT_DATA,
-                        help=f"MovieLens 100K folder or u.data (default {DEFAULT_DATA})")
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.recsys.ml100k", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--data", default=DEFAULT_DATA, help=f"MovieLens 100K folder or u.data (default {DEFAULT_DATA})"
+    )
     parser.add_argument("--seeds", type=int, default=5, help="number of seeded refits (default 5)")
-    parser.add_argument("--tune", type=int, choices=(1, 2, 3),
-                        help="run stage 1 or 2 (MFAUC) or 3 (implicit) of the validation grid")
+    parser.add_argument(
+        "--tune", type=int, choices=(1, 2, 3), help="run stage 1 or 2 (MFAUC) or 3 (implicit) of the validation grid"
+    )
     parser.add_argument("--timing", action="store_true", help="run the timing table instead")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)

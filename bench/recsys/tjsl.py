@@ -52,6 +52,7 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
+from bench.recsys._splits import split_by_rank
 from ratkit.recsys import FISM, TJSL, Popularity
 from ratkit.recsys._tjsl_sgd import sample_negatives, sgd_epoch
 from ratkit.recsys.base import Recommender
@@ -133,20 +134,9 @@ def split_preferred(
 ) -> tuple[sp.csr_matrix, sp.csr_matrix]:
     """Per user with |P_u| ≥ min_preferred, max(1, round(share·|P_u|)) random preferred items
     (seeded) to test; the rest, and every other user's items, to train."""
-    rng = np.random.default_rng(seed)
     counts = np.diff(P.indptr)
-    rows = np.repeat(np.arange(P.shape[0]), counts)
-    order = np.lexsort((rng.random(P.nnz), rows))
-    position = np.empty(P.nnz, dtype=np.int64)
-    position[order] = np.arange(P.nnz) - P.indptr[rows[order]]
-    n_test = np.maximum(1, np.round(share * counts)).astype(np.int64)
-    in_test = (position < n_test[rows]) & (counts[rows] >= min_preferred)
-    coo = P.tocoo()
-
-    def part(mask: np.ndarray) -> sp.csr_matrix:
-        return sp.csr_matrix((np.ones(int(mask.sum())), (coo.row[mask], coo.col[mask])), shape=P.shape)
-
-    return part(~in_test), part(in_test)
+    n_test = np.where(counts >= min_preferred, np.maximum(1, np.round(share * counts)), 0).astype(np.int64)
+    return split_by_rank(P, seed, n_test, keep_values=False)
 
 
 # ------------------------------------------------------------------------------------------
