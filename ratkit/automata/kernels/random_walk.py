@@ -170,7 +170,7 @@ def _radius(A: sp.csr_matrix) -> float:
     if A.nnz == 0:
         return 0.0
     if n <= _DENSE_RADIUS_MAX:
-        return float(np.max(np.abs(np.linalg.eigvals(A.toarray()))))
+        return _dense_radius(A)
     return _arpack_radius(spla.aslinearoperator(A), n, "the adjacency")
 
 
@@ -558,11 +558,8 @@ def _pair_value(g: _Prepared, h: _Prepared, c: _Config) -> float:
         return _finite_value(float(px @ y) if np.all(np.isfinite(y)) else math.inf, c, method)
 
     def exact() -> float:
-        if M is not None and size <= _DENSE_RADIUS_MAX:
-            return _dense_radius(M)
-        if size <= _DENSE_RADIUS_MAX:
-            dense = np.column_stack([mv(e) for e in np.eye(size)])
-            return float(np.max(np.abs(np.linalg.eigvals(dense)))) if dense.any() else 0.0
+        if size <= _DENSE_RADIUS_MAX:  # W× itself, or built column by column from its products
+            return _dense_radius(M if M is not None else np.column_stack([mv(e) for e in np.eye(size)]))
         return _arpack_radius(op, size, "the product graph's W×")
 
     _check_convergence(g, h, c, exact)
@@ -646,6 +643,7 @@ def _rational(g: _Prepared, h: _Prepared, c: _Config) -> float:
     return _finite_value(value, c, "rational")
 
 
-def _dense_radius(M: sp.csr_matrix) -> float:
-    """ρ(M) of a sparse non-negative matrix, densely."""
-    return float(np.max(np.abs(np.linalg.eigvals(M.toarray())))) if M.nnz else 0.0
+def _dense_radius(M: sp.csr_matrix | np.ndarray) -> float:
+    """ρ(M) of a non-negative matrix (sparse or dense), by a dense eigendecomposition."""
+    dense = M.toarray() if sp.issparse(M) else M
+    return float(np.max(np.abs(np.linalg.eigvals(dense)))) if dense.any() else 0.0
