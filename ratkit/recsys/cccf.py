@@ -277,17 +277,19 @@ class _Problem:
         self.target, self.eta, self.xi, self.s = target, eta, xi, s
         self.m, self.n = eta.shape[0], xi.shape[0]
 
-    def _users(self, k, rows, cols, aux, pred, relaxed: bool):
-        args = (k, self.indptr, self.indices, self.user_pos, rows, cols, self.eta, self.xi, aux, self.s.alpha_user)
-        if relaxed:
-            return relax_rows(*args, self.target, pred)
-        return update_codes(*args, self.target, pred, self.s.n_sweeps)
+    def _side(self, by_user: bool) -> tuple:
+        """(row pointers, column ids, CSR positions, own weights, other weights, α) of the users
+        (their rows of the ratings) or of the items (the item-major view)."""
+        if by_user:
+            return self.indptr, self.indices, self.user_pos, self.eta, self.xi, self.s.alpha_user
+        return self.item_ptr, self.item_users, self.item_pos, self.xi, self.eta, self.s.alpha_item
 
-    def _items(self, k, rows, cols, aux, pred, relaxed: bool):
-        args = (k, self.item_ptr, self.item_users, self.item_pos, rows, cols, self.xi, self.eta, aux, self.s.alpha_item)
-        if relaxed:
-            return relax_rows(*args, self.target, pred)
-        return update_codes(*args, self.target, pred, self.s.n_sweeps)
+    def _update(self, by_user: bool, k, rows, cols, aux, pred, relaxed: bool):
+        """Component k of the users' (or items') codes against the other side's: the relaxed
+        ridge step, or bitwise DCD (returns the bits flipped)."""
+        ptr, idx, pos, w_rows, w_cols, alpha = self._side(by_user)
+        args = (k, ptr, idx, pos, rows, cols, w_rows, w_cols, aux, alpha, self.target, pred)
+        return relax_rows(*args) if relaxed else update_codes(*args, self.s.n_sweeps)
 
     def initialise(self, rng: np.random.Generator):
         """(B, D, X, Y): relaxed real U, V (ridge towards X, Y) then sign, or random signs."""
@@ -299,8 +301,8 @@ class _Problem:
             pred = predictions(self.indptr, self.indices, U, V, self.eta, self.xi)
             for _ in range(self.s.init_iter):
                 for k in range(G):
-                    self._users(k, U, V, X, pred, relaxed=True)
-                    self._items(k, V, U, Y, pred, relaxed=True)
+                    self._update(True, k, U, V, X, pred, relaxed=True)
+                    self._update(False, k, V, U, Y, pred, relaxed=True)
                     X[k] = balanced_orthogonal(U[k], rng)
                     Y[k] = balanced_orthogonal(V[k], rng)
         B = np.where(U >= 0, 1, -1).astype(np.int8)
@@ -312,8 +314,8 @@ class _Problem:
         """One outer iteration over the components; returns the bits flipped."""
         flips = 0
         for k in range(self.s.n_components):
-            flips += self._users(k, B, D, X, self.pred, relaxed=False)
-            flips += self._items(k, D, B, Y, self.pred, relaxed=False)
+            flips += self._update(True, k, B, D, X, self.pred, relaxed=False)
+            flips += self._update(False, k, D, B, Y, self.pred, relaxed=False)
             X[k] = balanced_orthogonal(B[k].astype(np.float64), rng)
             Y[k] = balanced_orthogonal(D[k].astype(np.float64), rng)
         return flips
