@@ -38,6 +38,8 @@ __all__ = [
     "WeightOverflowError",
     "ResourceLimitError",
     "VocabularyError",
+    "MissingDependencyError",
+    "DistributedError",
 ]
 
 
@@ -155,3 +157,12 @@ class VocabularyError(RatkitError, ValueError):
     """A vocabulary does not belong to a kernel: another kind of vocabulary, columns whose
     patterns the kernel cannot produce (see :meth:`~ratkit.automata.kernels.Kernel.check_vocabulary`),
     or a malformed vocabulary state."""
+
+
+class MissingDependencyError(RatkitError, ImportError):
+    """An optional dependency a feature needs is not installed; the message names the extra."""
+
+
+class DistributedError(RatkitError, RuntimeError):
+    """Parallel or distributed work failed outside the computation itself: a scheduler that
+    cannot be reached, or a worker lost for good."""

@@ -7,7 +7,7 @@ import os
 import joblib
 import pytest
 
-from ratkit.automata.kernels._parallel import map_chunks
+from ratkit._parallel import map_chunks
 from ratkit.exceptions import ParameterError, RatkitError
 
 

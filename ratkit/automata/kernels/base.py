@@ -35,6 +35,7 @@ import pynini
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
+from ratkit._parallel import map_chunks, pair_matrix
 from ratkit.automata._fstbytes import fst_to_arrays
 from ratkit.automata.alphabet import Alphabet, as_symbols, distinct_characters
 from ratkit.automata.construct import _chain, from_pynini
@@ -48,7 +49,6 @@ from ratkit.automata.kernels._features import (
     row_sq_norms,
     vocabulary_matrix,
 )
-from ratkit.automata.kernels._parallel import map_chunks, pair_matrix
 from ratkit.automata.kernels._paths import TooManyPaths, enumerate_paths
 from ratkit.automata.operations import compose, invert
 from ratkit.automata.semirings import PROBABILITY, Semiring, get_semiring
@@ -99,6 +99,40 @@ def as_collection(X: Any, what: str = "X") -> list[Any]:
     return [x.item() if isinstance(x, np.ndarray) and x.ndim == 0 else x for x in out]
 
 
+def _with_blocked_output(gram: Any) -> Any:
+    """``gram`` with the keywords every kernel's Gram takes (see :class:`Kernel`): ``n_jobs``,
+    ``out``, ``block_bytes``, ``resume``, ``overwrite``. Without ``out`` or ``block_bytes`` the
+    family's own ``gram`` runs (given ``n_jobs`` when it takes it); otherwise, or when the
+    family does not take ``n_jobs``, :func:`~ratkit.automata.kernels._blocked.blocked_gram`."""
+    parameters = inspect.signature(gram).parameters
+    takes_n_jobs = "n_jobs" in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+
+    @functools.wraps(gram)
+    def with_blocks(
+        self: Any,
+        X: Any,
+        Y: Any = None,
+        *,
+        n_jobs: int | None = None,
+        out: Any = None,
+        block_bytes: int | None = None,
+        resume: bool = False,
+        overwrite: bool = False,
+        **options: Any,
+    ) -> np.ndarray:
+        blocked = out is not None or block_bytes is not None or resume or overwrite
+        if not blocked and (n_jobs is None or takes_n_jobs):
+            return gram(self, X, Y, **options) if n_jobs is None else gram(self, X, Y, n_jobs=n_jobs, **options)
+        from ratkit.automata.kernels._blocked import blocked_gram
+
+        return blocked_gram(
+            self, X, Y, n_jobs=n_jobs, out=out, block_bytes=block_bytes, resume=resume, overwrite=overwrite, **options
+        )
+
+    with_blocks.__ratkit_blocked__ = True  # type: ignore[attr-defined]
+    return with_blocks
+
+
 def _is_lattice(x: Any) -> bool:
     return isinstance(x, (Transducer, pynini.Fst))
 
@@ -130,9 +164,27 @@ class Kernel(BaseEstimator):
       :class:`TooManyPaths`, no finite feature map;
     - :meth:`check_vocabulary`: no check;
     - :meth:`feature_automata`: None, no feature automata Φ′_i;
+    - :meth:`gram_features`: the feature map of :meth:`fit_features` when there is one,
+      for Gram matrices computed block by block;
     - the spec form, :attr:`_spec_required`, :meth:`_spec_keys`, :meth:`_spec_params` and
       :meth:`_from_spec_params`: the ``__init__`` parameters as they are.
+
+    **Every** ``gram`` — a family's own, a plugin's — also takes the keywords
+    ``gram(X, Y=None, *, n_jobs=None, out=None, block_bytes=None, resume=False,
+    overwrite=False)``, added when the class is defined: with ``out="gram.npy"`` the matrix
+    is computed in row blocks of at most ``block_bytes`` bytes, each written into a
+    memory-mapped file as it arrives (resumable with ``resume=True``; an existing file is
+    replaced only with ``overwrite=True``), on local processes or, under
+    ``joblib.parallel_config(backend="dask")``, on the Dask cluster
+    (:mod:`ratkit.automata.kernels._blocked`). A family whose ``gram`` does not take
+    ``n_jobs`` is given it the same way, in memory.
     """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        gram = cls.__dict__.get("gram")
+        if gram is not None and not getattr(gram, "__ratkit_blocked__", False):
+            cls.gram = _with_blocked_output(gram)
 
     #: True when the kernel is PDS by construction, False when known not to be, None unknown.
     is_pds: bool | None = None
@@ -225,6 +277,24 @@ class Kernel(BaseEstimator):
         features outside it are dropped, which leaves every inner product with a fitted row
         unchanged. Raises :class:`VocabularyError` for a vocabulary of another kernel."""
         raise TooManyPaths(f"{self!r} has no finite feature map")
+
+    def gram_features(
+        self, X: Any, Y: Any = None, *, n_jobs: int | None = None, show_progress: bool | None = None
+    ) -> tuple[sp.csr_matrix, sp.csr_matrix] | None:
+        """(F, G), feature rows of X and of Y (Y None: G is F) with K(x_i, y_j) = ⟨F_i, G_j⟩, for
+        a Gram matrix computed block by block from one feature extraction; None when the
+        kernel has no finite feature map (the blocks then call :meth:`gram_with`).
+
+        The default: :meth:`fit_features` on X and :meth:`transform_features` on Y, None on
+        :class:`TooManyPaths`. A family whose own Gram algorithm is cheaper than its features
+        (a dynamic programme) returns None.
+        """
+        try:
+            vocabulary, F = self.fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
+            G = F if Y is None else self.transform_features(vocabulary, Y, n_jobs=n_jobs, show_progress=show_progress)
+        except TooManyPaths:
+            return None
+        return F, G
 
     def check_vocabulary(self, vocabulary: Vocabulary, columns: np.ndarray) -> None:
         """Raise :class:`VocabularyError` (a ValueError) when the features of these columns of

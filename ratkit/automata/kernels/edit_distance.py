@@ -108,6 +108,10 @@ class EditDistanceKernel(RationalKernel):
     def _build_transducer(self, alphabet: Alphabet) -> Transducer:
         return edit_transducer(alphabet, self.semiring, **self.costs())
 
+    def gram_features(self, X: Any, Y: Any = None, **options: Any) -> None:
+        """None: blocks of a Gram matrix use the dynamic programme, not an explicit feature map."""
+        return None
+
     def _specialized_gram(self, X: list, Ys: list, alphabet: Alphabet) -> np.ndarray:
         """The alignment DP, D[i][j] = ⊕(D[i−1][j] ⊗ del, D[i][j−1] ⊗ ins, D[i−1][j−1] ⊗ match/sub),
         compiled: O(|x|·|y|) time and O(|y|) memory per pair (see :func:`_alignment_gram`)."""

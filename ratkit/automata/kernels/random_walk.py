@@ -61,11 +61,11 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from ratkit._parallel import pair_matrix
 from ratkit._validation import check_choice, check_int, check_real
 from ratkit.automata.graphs import Graph
 from ratkit.automata.graphs._automaton import walk_vector
 from ratkit.automata.graphs._product import LABEL_MODES, check_label_kinds, product_adjacency
-from ratkit.automata.kernels._parallel import pair_matrix
 from ratkit.automata.kernels._walks_rational import rational_walk_value
 from ratkit.automata.kernels.base import Kernel
 from ratkit.exceptions import DivergentSumError, ParameterError, ParameterTypeError, SolverError, WeightOverflowError

@@ -118,6 +118,10 @@ class SubsequenceKernel(RationalKernel):
         w = min(v, n)
         return w * (w + 1) * (2 * w + 1) // 6 + (n - w) * v * (v + 1)
 
+    def gram_features(self, X: Any, Y: Any = None, **options: Any) -> None:
+        """None: blocks of a Gram matrix use the dynamic programme, not an explicit feature map."""
+        return None
+
     def _specialized_gram(self, X: list, Ys: list, alphabet: Alphabet) -> np.ndarray:
         """K(x_i, y_j) for every pair by the DP of :func:`_count_common` (Y = X: j ≥ i only).
 

@@ -1,0 +1,289 @@
+"""ratkit's one parallel layer: every ``n_jobs`` path goes through joblib.
+
+By default the work runs on local processes (joblib's loky backend: pynini holds the GIL,
+so threads do not help). Under ``joblib.parallel_config(backend="dask")`` with a
+``distributed.Client`` — or inside :func:`compute_on`, which the command line's
+``--scheduler`` / ``--n-jobs`` use — the very same calls run on the Dask cluster, as do
+scikit-learn's own joblib loops (``GridSearchCV`` over ratkit estimators).
+
+Whatever a task needs travels by pickling: pynini FSTs as their binary serialisation,
+kernels as their parameters. An argument every task reads is passed as one
+:class:`Shared` object, so that joblib's Dask backend scatters it to the workers once per
+call instead of sending it with every task (it scatters weak-referenceable arguments
+larger than 1 kB; a plain list is not weak-referenceable).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
+
+import joblib
+import numpy as np
+from tqdm.auto import tqdm
+
+from ratkit.exceptions import DistributedError, MissingDependencyError, ParameterError, ParameterTypeError
+
+__all__ = [
+    "Shared",
+    "effective_jobs",
+    "parallel_map",
+    "map_chunks",
+    "pair_matrix",
+    "sequential",
+    "compute_on",
+    "connect",
+]
+
+T = TypeVar("T")
+
+#: Seconds :func:`connect` waits for a scheduler before it gives up.
+CONNECT_TIMEOUT = 10.0
+
+
+class Shared:
+    """One large argument read by every task of a :func:`parallel_map` call (see the module
+    docstring): ``Shared(value).value`` is ``value``."""
+
+    __slots__ = ("value", "__weakref__")
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def effective_jobs(n_jobs: int | None) -> int:
+    """:func:`joblib.effective_n_jobs`: None → 1, or the ``n_jobs`` of an enclosing
+    :func:`joblib.parallel_config`, or every worker core of the current Dask backend;
+    −1 → all cores, −2 → all but one, k → k. 0 and non-integers are refused."""
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer))):
+        raise ParameterTypeError(
+            f"The 'n_jobs' parameter must be an int (a number of processes, -1 for one per core) or None. "
+            f"Got {n_jobs!r} of type {type(n_jobs).__name__} instead."
+        )
+    if n_jobs == 0:  # joblib's own refusal is a bare ValueError that does not say what is expected
+        raise ParameterError(
+            "The 'n_jobs' parameter must be a number of processes: an int ≥ 1, -1 for one per core, "
+            "-2 for all but one, ..., or None for 1. Got 0 instead."
+        )
+    return joblib.effective_n_jobs(None if n_jobs is None else int(n_jobs))
+
+
+def _call(func: Callable[..., T], n_shared: int, *args: Any) -> T:
+    """func(*shared values, *task) inside a worker, with nested parallelism switched off: a
+    task is one unit of work and must not fan out again (on Dask it would submit from a worker)."""
+    values = [a.value if isinstance(a, Shared) else a for a in args[:n_shared]]
+    with sequential():
+        return func(*values, *args[n_shared:])
+
+
+def _indexed(func: Callable[..., T], index: int, n_shared: int, *args: Any) -> tuple[int, T]:
+    return index, _call(func, n_shared, *args)
+
+
+def _lost_worker_errors() -> tuple[type[BaseException], ...]:
+    """The exceptions that mean a worker process died (not that the task raised)."""
+    errors: list[type[BaseException]] = []
+    with contextlib.suppress(ImportError):
+        from joblib.externals.loky.process_executor import TerminatedWorkerError
+
+        errors.append(TerminatedWorkerError)
+    with contextlib.suppress(ImportError):
+        from distributed.scheduler import KilledWorker
+
+        errors.append(KilledWorker)
+    return tuple(errors)
+
+
+def parallel_map(
+    func: Callable[..., T],
+    tasks: Sequence[tuple[Any, ...]],
+    *,
+    shared: Sequence[Shared] = (),
+    n_jobs: int | None = None,
+    ordered: bool = True,
+    show_progress: bool = False,
+    desc: str = "",
+    unit: str = "task",
+    sizes: Sequence[int] | None = None,
+) -> Iterator[Any]:
+    """func(*shared values, *task) for every task, over ``n_jobs`` processes (or the active
+    joblib backend, e.g. Dask).
+
+    Yields the results in task order when ``ordered``, else (task index, result) pairs as
+    the tasks finish. The progress bar counts ``sizes[t]`` units per task (1 by default).
+    A worker that dies for good raises :class:`~ratkit.exceptions.DistributedError`; an
+    exception raised by ``func`` propagates unchanged.
+    """
+    jobs = effective_jobs(n_jobs)
+    n_shared = len(shared)
+    total = int(sum(sizes)) if sizes is not None else len(tasks)
+    bar = tqdm(total=total, desc=desc, disable=not show_progress, unit=unit, leave=False)
+    if ordered:
+        calls = (joblib.delayed(_call)(func, n_shared, *shared, *task) for task in tasks)
+    else:
+        calls = (joblib.delayed(_indexed)(func, t, n_shared, *shared, *task) for t, task in enumerate(tasks))
+    lost = _lost_worker_errors()
+    try:
+        if jobs == 1 and _active_backend_is_local():
+            results: Iterator[Any] = (
+                _call(func, n_shared, *shared, *task) if ordered else _indexed(func, t, n_shared, *shared, *task)
+                for t, task in enumerate(tasks)
+            )
+        else:
+            results = joblib.Parallel(n_jobs=n_jobs, return_as="generator" if ordered else "generator_unordered")(calls)
+        for position, result in enumerate(results):
+            index = position if ordered else result[0]
+            bar.update(1 if sizes is None else sizes[index])
+            yield result
+    except lost as exc:
+        raise DistributedError(
+            f"A worker process died while running {desc or 'a parallel task'} ({type(exc).__name__}: {exc}). "
+            "Check the workers' memory limit; a Gram matrix written to a file can be resumed with resume=True."
+        ) from exc
+    finally:
+        bar.close()
+
+
+def _active_backend_is_local() -> bool:
+    """Whether the joblib backend in force runs in this machine's processes (not Dask)."""
+    backend, _ = joblib.parallel.get_active_backend()
+    return type(backend).__name__ != "DaskDistributedBackend"
+
+
+def map_chunks(
+    func: Callable[[Sequence[Any]], T],
+    items: Sequence[Any],
+    *,
+    n_jobs: int | None = None,
+    chunk_size: int | None = None,
+    show_progress: bool = False,
+    desc: str = "",
+) -> list[T]:
+    """[func(chunk) for chunk in chunks(items)], in order, over ``n_jobs`` processes (joblib's convention)."""
+    jobs = effective_jobs(n_jobs)
+    n = len(items)
+    if chunk_size is None:
+        chunk_size = max(1, min(256, -(-n // (jobs * 8)))) if jobs > 1 else max(1, min(256, n))
+    chunks = [items[i : i + chunk_size] for i in range(0, n, chunk_size)]
+    return list(
+        parallel_map(
+            func,
+            [(chunk,) for chunk in chunks],
+            n_jobs=n_jobs,
+            show_progress=show_progress,
+            desc=desc,
+            unit="seq",
+            sizes=[len(chunk) for chunk in chunks],
+        )
+    )
+
+
+def pair_matrix(
+    value: Callable[[Any, Any], float],
+    left: Sequence[Any],
+    right: Sequence[Any],
+    *,
+    symmetric: bool,
+    n_jobs: int | None = None,
+    show_progress: bool = False,
+    desc: str = "",
+) -> np.ndarray:
+    """[value(left_i, right_j)] by rows over ``n_jobs`` processes; with ``symmetric`` (``right``
+    is ``left`` and value(a, b) = value(b, a)) only the upper triangle is computed and mirrored.
+    ``value`` must be picklable (a module-level function, or a partial of one); ``right`` is
+    sent to each worker once."""
+    jobs = effective_jobs(n_jobs)
+    items = list(enumerate(left))
+    n = len(items)
+    chunk_size = max(1, min(256, -(-n // (jobs * 8)))) if jobs > 1 else max(1, min(256, n))
+    chunks = [items[i : i + chunk_size] for i in range(0, n, chunk_size)]
+    work = functools.partial(_pair_rows, value=value, symmetric=symmetric)
+    parts = list(
+        parallel_map(
+            work,
+            [(chunk,) for chunk in chunks],
+            shared=(Shared(right),),
+            n_jobs=n_jobs,
+            show_progress=show_progress,
+            desc=desc,
+            unit="seq",
+            sizes=[len(chunk) for chunk in chunks],
+        )
+    )
+    out = np.vstack(parts) if parts else np.zeros((0, len(right)))
+    return np.where(np.isnan(out), out.T, out) if symmetric else out
+
+
+def _pair_rows(
+    right: Sequence[Any], chunk: Sequence[tuple[int, Any]], value: Callable[[Any, Any], float], symmetric: bool
+) -> np.ndarray:
+    """Rows of :func:`pair_matrix` for a chunk of (i, left_i); NaN below the diagonal when symmetric."""
+    out = np.full((len(chunk), len(right)), np.nan)
+    for r, (i, a) in enumerate(chunk):
+        for j, b in enumerate(right):
+            if symmetric and j < i:
+                continue
+            out[r, j] = value(a, b)
+    return out
+
+
+def sequential() -> Any:
+    """A context in which every joblib loop (ratkit's and scikit-learn's) runs in this process."""
+    return joblib.parallel_config(backend="sequential")
+
+
+def _distributed() -> Any:
+    try:
+        import distributed
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise MissingDependencyError(
+            "Running on a Dask cluster needs dask.distributed, an optional dependency: pip install 'ratkit[dask]'."
+        ) from None
+    return distributed
+
+
+def connect(scheduler: str, *, timeout: float = CONNECT_TIMEOUT) -> Any:
+    """A ``distributed.Client`` connected to the scheduler at ``scheduler`` (e.g.
+    ``"tcp://10.0.0.5:8786"``), or a :class:`~ratkit.exceptions.DistributedError` naming the
+    address when none answers within ``timeout`` seconds."""
+    if not isinstance(scheduler, str) or not scheduler.strip():
+        raise ParameterTypeError(
+            f"The scheduler address must be a non-empty string such as 'tcp://host:8786'; got {scheduler!r}."
+        )
+    distributed = _distributed()
+    try:
+        return distributed.Client(scheduler, timeout=timeout, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise DistributedError(
+            f"Cannot reach a Dask scheduler at {scheduler!r} within {timeout:g} s ({type(exc).__name__}: {exc}). "
+            "Check the address (tcp://host:port) and that the scheduler is running."
+        ) from exc
+
+
+@contextlib.contextmanager
+def compute_on(*, scheduler: str | None = None, client: Any = None, n_jobs: int | None = None) -> Iterator[Any]:
+    """Run every joblib loop inside the block on a Dask cluster — the ``client`` given, or a
+    client connected to ``scheduler`` (closed on exit) — or, with neither, on ``n_jobs``
+    local processes (None leaves the current joblib configuration alone). Yields the client
+    (None locally)."""
+    if scheduler is not None and client is not None:
+        raise ParameterError("Give either scheduler= (an address) or client= (a distributed.Client), not both.")
+    if scheduler is None and client is None:
+        if n_jobs is None:
+            yield None
+            return
+        effective_jobs(n_jobs)
+        with joblib.parallel_config(n_jobs=n_jobs):
+            yield None
+        return
+    _distributed()
+    own = client is None
+    active = connect(scheduler) if own else client
+    try:
+        with joblib.parallel_config(backend="dask", client=active):
+            yield active
+    finally:
+        if own:
+            active.close()
