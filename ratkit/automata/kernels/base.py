@@ -35,7 +35,7 @@ import pynini
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from ratkit._parallel import map_chunks, pair_matrix
+from ratkit._parallel import Shared, effective_jobs, map_chunks, pair_matrix, parallel_map
 from ratkit.automata._fstbytes import fst_to_arrays
 from ratkit.automata.alphabet import Alphabet, as_symbols, distinct_characters
 from ratkit.automata.construct import _chain, from_pynini
@@ -627,7 +627,7 @@ class RationalKernel(Kernel):
         index = {s: i + 1 for i, s in enumerate(symbols)}
         if strategy in ("auto", "specialized") and not any(map(_is_lattice, sequences)):
             seqs = [x if isinstance(x, str) else as_symbols(x) for x in sequences]
-            out = self._specialized_features(seqs, index)
+            out = self._specialized_in_blocks(seqs, index, n_jobs, show_progress)
             if out is not None:
                 return out
             if strategy == "specialized":
@@ -649,6 +649,32 @@ class RationalKernel(Kernel):
         codes = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int64)
         vals = np.concatenate([p[2] for p in parts]) if parts else np.zeros(0)
         return rows, codes, vals
+
+    def _specialized_in_blocks(
+        self, sequences: list[str | tuple[str, ...]], symbols: dict[str, int], n_jobs: int | None, show_progress: bool
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """:meth:`_specialized_features` of blocks of sequences as parallel tasks (one call in
+        this process when there is one job), rows renumbered into the whole collection."""
+        jobs = effective_jobs(n_jobs)
+        if jobs == 1 or len(sequences) < 2:
+            return self._specialized_features(sequences, symbols)
+        size = -(-len(sequences) // (4 * jobs))
+        starts = range(0, len(sequences), size)
+        parts = list(
+            parallel_map(
+                _specialized_block,
+                [(start, sequences[start : start + size]) for start in starts],
+                shared=(Shared(self), Shared(symbols)),
+                n_jobs=n_jobs,
+                show_progress=show_progress,
+                desc="features",
+                unit="seq",
+                sizes=[len(sequences[start : start + size]) for start in starts],
+            )
+        )
+        if any(part is None for part in parts):
+            return None
+        return tuple(np.concatenate([part[field] for part in parts]) for field in range(3))  # type: ignore[return-value]
 
     def fit_features(
         self, X: Any, *, strategy: Strategy | None = None, n_jobs: int | None = None, show_progress: bool | None = None
@@ -822,6 +848,17 @@ class RationalKernel(Kernel):
             total, left, right, symmetric=symmetric, n_jobs=n_jobs, show_progress=show_progress, desc=f"Gram by {how}"
         )
         return self._psi(native)
+
+
+def _specialized_block(
+    kernel: RationalKernel, symbols: dict[str, int], start: int, sequences: list[Any]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """One task of :meth:`RationalKernel._specialized_in_blocks`: rows offset by ``start``."""
+    out = kernel._specialized_features(sequences, symbols)
+    if out is None:
+        return None
+    rows, codes, vals = out
+    return np.asarray(rows, dtype=np.int64) + start, codes, vals
 
 
 def check_factor_arcs(n_arcs: int, what: str, hint: str) -> None:

@@ -1,0 +1,162 @@
+"""ratkit on a real Dask cluster: a LocalCluster of 2 worker processes, through joblib.
+
+Every result is compared with the one computed in this process, and the task stream of
+the cluster is checked to show that the work did run on the workers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+
+import joblib
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip("distributed", reason="the 'dask' extra (dask[distributed]) is not installed")
+
+from sklearn.model_selection import GridSearchCV, StratifiedKFold  # noqa: E402
+
+from ratkit._parallel import compute_on, connect  # noqa: E402
+from ratkit.automata.kernels import edit_distance, ngram, random_walk  # noqa: E402
+from ratkit.automata.kernels._blocked import manifest_path  # noqa: E402
+from ratkit.exceptions import DistributedError  # noqa: E402
+from ratkit.learners import RationalSVC  # noqa: E402
+
+from .test_gram_blocked import _graphs, _rows  # noqa: E402
+
+RNG = np.random.default_rng(11)
+SEQS = ["".join(RNG.choice(list("abcd"), size=int(RNG.integers(5, 40)))) for _ in range(60)]
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+    )
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def _on_cluster(client, work):
+    """work() under the Dask backend, and the number of tasks the cluster ran for it."""
+    with distributed.get_task_stream(client) as stream, joblib.parallel_config(backend="dask"):
+        result = work()
+    return result, len(stream.data)
+
+
+@pytest.mark.parametrize("strategy", ["auto", "features"], ids=["vectorised extractor", "pynini feature automata"])
+def test_features_equal_the_single_process_ones(client, strategy):
+    k = ngram(3)
+    vocabulary, F = k.fit_features(SEQS, strategy=strategy)
+    (vocabulary_c, F_c), tasks = _on_cluster(client, lambda: k.fit_features(SEQS, strategy=strategy))
+    assert tasks > 0
+    assert np.array_equal(vocabulary.codes, vocabulary_c.codes)
+    assert (F != F_c).nnz == 0
+
+
+def test_gram_by_intersection_ships_fsts_to_the_workers(client):
+    k = ngram(2)
+    reference = k.gram(SEQS[:20], strategy="intersection")
+    G, tasks = _on_cluster(client, lambda: k.gram(SEQS[:20], strategy="intersection"))
+    assert tasks > 0
+    np.testing.assert_allclose(G, reference, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "kernel, data",
+    [(ngram(3), SEQS), (edit_distance(insertion=0.2, deletion=0.9), SEQS), (random_walk(0.05), _graphs(12))],
+    ids=["ngram", "asymmetric edit distance", "random walk"],
+)
+def test_gram_in_memory_and_in_a_file_equal_the_single_process_one(client, tmp_path, kernel, data):
+    reference = kernel.gram(data)
+    block = _rows(len(data), 5)
+    G, tasks = _on_cluster(client, lambda: kernel.gram(data, block_bytes=block))
+    assert tasks > 0
+    np.testing.assert_allclose(G, reference, rtol=1e-12)
+    out = tmp_path / "g.npy"
+    M, _ = _on_cluster(client, lambda: kernel.gram(data, out=out, block_bytes=block))
+    np.testing.assert_allclose(np.load(out), reference, rtol=1e-12)
+    assert isinstance(M, np.memmap)
+
+
+def test_grid_search_over_kernel_specs_equals_the_single_process_search(client):
+    rng = np.random.default_rng(5)
+    X, y = [], []
+    for i in range(40):
+        label = i % 2
+        body = rng.choice(["ab", "ba"] if label else ["cd", "dc"], size=6)
+        noise = rng.choice(list("abcd"), size=4)
+        X.append("".join(np.concatenate([body, noise])))
+        y.append(label)
+    y = np.array(y)
+    grid = {"kernel": [{"family": "ngram", "n": 1}, {"family": "ngram", "n": 2}], "C": [0.1, 1.0]}
+
+    def search():
+        cv = StratifiedKFold(3, shuffle=True, random_state=0)
+        return GridSearchCV(RationalSVC(random_state=0), grid, cv=cv).fit(X, y)
+
+    local = search()
+    remote, tasks = _on_cluster(client, search)
+    assert tasks >= 4 * 3  # every (candidate, fold) fit ran on the cluster
+    assert remote.best_params_ == local.best_params_
+    np.testing.assert_array_equal(remote.cv_results_["mean_test_score"], local.cv_results_["mean_test_score"])
+
+
+def test_compute_on_a_given_client_runs_there(client):
+    with distributed.get_task_stream(client) as stream, compute_on(client=client) as active:
+        G = ngram(2).gram(SEQS, block_bytes=_rows(len(SEQS), 10))
+    assert active is client and len(stream.data) > 0
+    np.testing.assert_allclose(G, ngram(2).gram(SEQS), rtol=1e-12)
+
+
+def test_an_unreachable_scheduler_is_a_clear_error_within_the_timeout():
+    start = time.monotonic()
+    with pytest.raises(DistributedError, match=r"tcp://127\.0\.0\.1:1"):
+        connect("tcp://127.0.0.1:1", timeout=2)
+    assert time.monotonic() - start < 15
+
+
+def test_a_worker_killed_in_the_middle_of_a_gram_never_leaves_a_silently_incomplete_file(client, tmp_path):
+    """Dask reschedules the lost blocks on the surviving (or restarted) worker: the run either
+    finishes with the right matrix or fails with a DistributedError, and only a finished run
+    leaves gram.npy."""
+    seqs = ["".join(np.random.default_rng(i).choice(list("acgt"), size=250)) for i in range(60)]
+    k = edit_distance()
+    reference = k.gram(seqs)
+    out = tmp_path / "g.npy"
+    outcome = {}
+
+    def run():
+        try:
+            with joblib.parallel_config(backend="dask"):
+                outcome["G"] = np.array(k.gram(seqs, out=out, block_bytes=_rows(len(seqs), 1), show_progress=False))
+        except Exception as exc:  # noqa: BLE001 - the outcome is inspected below
+            outcome["error"] = exc
+
+    worker_pids = client.run(os.getpid)
+    thread = threading.Thread(target=run)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and thread.is_alive():
+        try:
+            if len(json.loads(manifest_path(out).read_text())["done"]) >= 2:
+                break
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.01)
+    assert thread.is_alive(), "the Gram finished before a worker could be killed"
+    os.kill(next(iter(worker_pids.values())), signal.SIGKILL)
+    thread.join(180)
+    assert not thread.is_alive()
+    if "error" in outcome:
+        assert isinstance(outcome["error"], DistributedError), repr(outcome["error"])
+        assert not out.exists()
+    else:
+        np.testing.assert_allclose(outcome["G"], reference, rtol=1e-12)
+        np.testing.assert_allclose(np.load(out), reference, rtol=1e-12)
+    client.wait_for_workers(2, timeout=60)

@@ -1,0 +1,292 @@
+"""kernel.gram(X, Y, *, n_jobs, out, block_bytes, resume, overwrite): block by block, in a file.
+
+The oracle is the kernel's own in-memory ``gram`` (one call, one process). Interrupted runs
+are simulated by a kernel that raises after a number of blocks (a module-level counter, so
+its parameters — and the manifest's fingerprint — stay the same), and by killing a process
+with SIGKILL in the middle of a run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+from ratkit.automata.graphs import Graph, from_edges
+from ratkit.automata.kernels import Kernel, edit_distance, exp_kernel, ngram, random_walk
+from ratkit.automata.kernels._blocked import manifest_path, partial_path
+from ratkit.exceptions import DataFormatError, OutputPathError, ParameterError, ParameterTypeError, RatkitError
+
+RNG = np.random.default_rng(7)
+SEQS = ["".join(RNG.choice(list("abc"), size=int(RNG.integers(3, 15)))) for _ in range(23)]
+OTHER = ["".join(RNG.choice(list("abc"), size=int(RNG.integers(3, 15)))) for _ in range(9)]
+
+
+def _graphs(n: int) -> list[Graph]:
+    rng = np.random.default_rng(3)
+    out = []
+    for _ in range(n):
+        size = int(rng.integers(3, 6))
+        edges = [(i, j) for i in range(size) for j in range(i + 1, size) if rng.random() < 0.6] or [(0, 1)]
+        out.append(from_edges(size, edges, node_labels=[int(v) for v in rng.integers(0, 2, size=size)]))
+    return out
+
+
+def _rows(n_cols: int, rows: int) -> int:
+    """block_bytes holding exactly ``rows`` rows of an n_cols-column float64 matrix."""
+    return n_cols * 8 * rows
+
+
+KERNELS = {
+    "ngram (features)": (ngram(2), SEQS, OTHER),
+    "sum of ngrams (features)": (ngram(1) + 0.5 * ngram(3), SEQS, OTHER),
+    "exp of ngram (tiles, PDS)": (exp_kernel(ngram(2), 0.1), SEQS, OTHER),
+    # insertion ≠ deletion: K(x, y) ≠ K(y, x), so no block may be mirrored
+    "asymmetric edit distance (tiles)": (edit_distance(insertion=0.3, deletion=0.7), SEQS, OTHER),
+    "random walk on graphs (tiles, PDS)": (random_walk(0.05, method="direct"), _graphs(13), _graphs(5)),
+}
+
+
+@pytest.mark.parametrize("name", list(KERNELS))
+@pytest.mark.parametrize("rows_per_block", [1, 4, 100])
+def test_blocks_in_memory_equal_the_kernels_own_gram(name, rows_per_block):
+    k, X, Y = KERNELS[name]
+    reference = k.gram(X)
+    blocked = k.gram(X, block_bytes=_rows(len(X), rows_per_block))
+    np.testing.assert_allclose(blocked, reference, rtol=1e-12, atol=1e-14)
+    cross = k.gram(X, Y, block_bytes=_rows(len(Y), rows_per_block))
+    np.testing.assert_allclose(cross, k.gram(X, Y), rtol=1e-12, atol=1e-14)
+
+
+def test_asymmetric_kernel_really_is_asymmetric_here():
+    """The edit-distance case above would not catch a wrong mirror if its Gram were symmetric."""
+    k = KERNELS["asymmetric edit distance (tiles)"][0]
+    G = k.gram(SEQS)
+    assert np.abs(G - G.T).max() > 1e-3
+
+
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_a_file_holds_the_same_matrix_and_is_returned_memory_mapped(tmp_path, name):
+    k, X, _ = KERNELS[name]
+    out = tmp_path / "gram.npy"
+    G = k.gram(X, out=out, block_bytes=_rows(len(X), 3))
+    assert isinstance(G, np.memmap) and not G.flags.writeable
+    np.testing.assert_allclose(np.load(out), k.gram(X), rtol=1e-12, atol=1e-14)
+    assert not partial_path(out).exists()
+    manifest = json.loads(manifest_path(out).read_text())
+    assert manifest["complete"] and sorted(manifest["done"]) == list(range(-(-len(X) // 3)))
+
+
+def test_a_symmetric_file_is_exactly_symmetric(tmp_path):
+    G = ngram(3).gram(SEQS, out=tmp_path / "g.npy", block_bytes=_rows(len(SEQS), 5))
+    assert np.array_equal(G, G.T)
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_local_processes_give_the_same_file(tmp_path, n_jobs):
+    k = edit_distance()
+    G = k.gram(SEQS, out=tmp_path / "g.npy", block_bytes=_rows(len(SEQS), 2), n_jobs=n_jobs)
+    np.testing.assert_allclose(G, k.gram(SEQS), rtol=1e-12)
+
+
+def test_n_jobs_reaches_a_family_whose_gram_does_not_take_it():
+    """random_walk's gram(X, Y) has no n_jobs: the keyword runs the blocks in parallel."""
+    k = random_walk(0.05, method="direct")
+    graphs = _graphs(9)
+    np.testing.assert_allclose(k.gram(graphs, n_jobs=2), k.gram(graphs), rtol=1e-12)
+
+
+def test_a_plugin_kernel_gets_the_keywords_without_declaring_them(tmp_path):
+    class Dot(Kernel):
+        is_pds = True
+
+        def gram(self, X, Y=None):
+            Y = X if Y is None else Y
+            return np.array([[float(len(x) * len(y)) for y in Y] for x in X])
+
+    out = tmp_path / "dot.npy"
+    G = Dot().gram(SEQS, out=out, block_bytes=_rows(len(SEQS), 4))
+    lengths = np.array([len(s) for s in SEQS], dtype=float)
+    np.testing.assert_array_equal(G, np.outer(lengths, lengths))
+
+
+# -- interruption and resumption ---------------------------------------------------------
+
+_CALLS = {"left": None}
+
+
+class Flaky(Kernel):
+    """x·y lengths; raises once _CALLS["left"] blocks have been computed (None: never)."""
+
+    is_pds = True
+
+    def gram(self, X, Y=None):
+        if _CALLS["left"] is not None:
+            if _CALLS["left"] == 0:
+                raise RuntimeError("interrupted")
+            _CALLS["left"] -= 1
+        Y = X if Y is None else Y
+        return np.array([[float(len(x) * len(y) + (x == y)) for y in Y] for x in X])
+
+
+def test_resuming_an_interrupted_file_computes_only_the_missing_blocks(tmp_path):
+    out = tmp_path / "g.npy"
+    k = Flaky()
+    block = _rows(len(SEQS), 2)
+    reference = k.gram(SEQS)
+    _CALLS["left"] = 4
+    try:
+        with pytest.raises(RuntimeError, match="interrupted"):
+            k.gram(SEQS, out=out, block_bytes=block)
+        assert not out.exists(), "an interrupted run must not leave a file that looks complete"
+        assert partial_path(out).exists()
+        manifest = json.loads(manifest_path(out).read_text())
+        assert len(manifest["done"]) == 4 and not manifest["complete"]
+        with pytest.raises(OutputPathError, match="resume=True"):
+            k.gram(SEQS, out=out, block_bytes=block)
+        n_blocks = -(-len(SEQS) // 2)
+        _CALLS["left"] = n_blocks - 4  # exactly the missing blocks may run; one more would raise
+        G = k.gram(SEQS, out=out, block_bytes=block, resume=True)
+        assert _CALLS["left"] == 0
+    finally:
+        _CALLS["left"] = None
+    np.testing.assert_array_equal(G, reference)
+    # a finished file resumed is returned as it is: nothing is computed again
+    _CALLS["left"] = 0
+    try:
+        np.testing.assert_array_equal(k.gram(SEQS, out=out, resume=True), reference)
+    finally:
+        _CALLS["left"] = None
+
+
+def test_a_run_killed_with_sigkill_resumes_to_the_uninterrupted_matrix(tmp_path):
+    out = tmp_path / "g.npy"
+    seqs = ["".join(np.random.default_rng(i).choice(list("acgt"), size=300)) for i in range(80)]
+    (tmp_path / "seqs.json").write_text(json.dumps(seqs))
+    script = textwrap.dedent(
+        f"""
+        import json, sys
+        from ratkit.automata.kernels import edit_distance
+        seqs = json.load(open({str(tmp_path / "seqs.json")!r}))
+        edit_distance().gram(seqs, out={str(out)!r}, block_bytes={_rows(len(seqs), 1)}, show_progress=False)
+        """
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        deadline = time.monotonic() + 120
+        done = 0
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                done = len(json.loads(manifest_path(out).read_text())["done"])
+            except (OSError, ValueError):
+                done = 0
+            if done >= 3:
+                break
+            time.sleep(0.005)
+        if proc.poll() is not None:
+            pytest.fail(f"the run finished before it could be interrupted (rc {proc.returncode})")
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert not out.exists()
+    listed = json.loads(manifest_path(out).read_text())["done"]
+    assert 3 <= len(listed) < len(seqs)
+    G = edit_distance().gram(seqs, out=out, resume=True, show_progress=False)
+    np.testing.assert_allclose(G, edit_distance().gram(seqs), rtol=1e-12)
+
+
+# -- refusals -----------------------------------------------------------------------------
+
+
+def test_an_existing_file_is_never_overwritten_silently(tmp_path):
+    out = tmp_path / "g.npy"
+    np.save(out, np.arange(4.0))
+    before = out.read_bytes()
+    with pytest.raises(OutputPathError, match="already exists.*resume=True.*overwrite=True"):
+        ngram(2).gram(SEQS, out=out)
+    assert out.read_bytes() == before
+    with pytest.raises(OutputPathError, match="no manifest"):
+        ngram(2).gram(SEQS, out=out, resume=True)
+    assert out.read_bytes() == before
+    G = ngram(2).gram(SEQS, out=out, overwrite=True)
+    np.testing.assert_allclose(G, ngram(2).gram(SEQS), rtol=1e-12)
+
+
+def test_overwrite_keeps_the_old_file_until_the_new_one_is_complete(tmp_path):
+    out = tmp_path / "g.npy"
+    np.save(out, np.arange(4.0))
+    before = out.read_bytes()
+    _CALLS["left"] = 2
+    try:
+        with pytest.raises(RuntimeError, match="interrupted"):
+            Flaky().gram(SEQS, out=out, block_bytes=_rows(len(SEQS), 3), overwrite=True)
+    finally:
+        _CALLS["left"] = None
+    assert out.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda: (ngram(3), SEQS), "fingerprint"),
+        (lambda: (ngram(2), SEQS[:-1] + ["zzz"]), "fingerprint"),
+        (lambda: (ngram(2), SEQS[:-1]), "shape"),
+    ],
+    ids=["another kernel", "other data", "other size"],
+)
+def test_a_manifest_for_another_gram_is_refused(tmp_path, change, message):
+    out = tmp_path / "g.npy"
+    _CALLS["left"] = None
+    ngram(2).gram(SEQS, out=out)
+    kernel, data = change()
+    with pytest.raises(DataFormatError, match=message):
+        kernel.gram(data, out=out, resume=True)
+
+
+def test_resuming_with_another_block_size_is_refused(tmp_path):
+    out = tmp_path / "g.npy"
+    _CALLS["left"] = 1
+    try:
+        with pytest.raises(RuntimeError):
+            Flaky().gram(SEQS, out=out, block_bytes=_rows(len(SEQS), 2))
+    finally:
+        _CALLS["left"] = None
+    with pytest.raises(DataFormatError, match="rows per block"):
+        Flaky().gram(SEQS, out=out, block_bytes=_rows(len(SEQS), 5), resume=True)
+
+
+def test_bad_requests_are_refused_before_any_work(tmp_path):
+    k = ngram(2)
+    with pytest.raises(ParameterError, match="at least one row.*23 columns"):
+        k.gram(SEQS, block_bytes=23 * 8 - 1)
+    with pytest.raises(ParameterTypeError, match="block_bytes"):
+        k.gram(SEQS, block_bytes=1.5e6)
+    with pytest.raises(OutputPathError, match="does not exist"):
+        k.gram(SEQS, out=tmp_path / "missing" / "g.npy")
+    with pytest.raises(ParameterError, match=r"\.npy"):
+        k.gram(SEQS, out=tmp_path / "g.txt")
+    with pytest.raises(ParameterError, match="not both"):
+        k.gram(SEQS, out=tmp_path / "g.npy", resume=True, overwrite=True)
+    with pytest.raises(ParameterError, match="n_jobs"):
+        k.gram(SEQS, n_jobs=0)
+    with pytest.raises(OutputPathError, match="folder"):
+        k.gram(SEQS, out=tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_corrupt_manifest_is_a_clear_error(tmp_path):
+    out = tmp_path / "g.npy"
+    ngram(2).gram(SEQS, out=out)
+    manifest_path(out).write_text("{not json")
+    with pytest.raises(DataFormatError, match="manifest") as info:
+        ngram(2).gram(SEQS, out=out, resume=True)
+    assert isinstance(info.value, RatkitError)
