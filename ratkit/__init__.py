@@ -3,7 +3,9 @@
 The four parts: :mod:`ratkit.automata` (the WFST algebra on pynini),
 :mod:`ratkit.learners`, :mod:`ratkit.recsys` and :mod:`ratkit.plugins`.
 :func:`load_model` reads back any model file, of a learner or a recommender, built-in or
-a third party's; :func:`save_model` writes one (``model.save(path)`` does the same).
+a third party's; :func:`save_model` writes one (``model.save(path)`` does the same). :func:`compute_on`
+runs every parallel loop inside it on a Dask cluster (``scheduler=`` / ``client=``) or on
+``n_jobs`` local processes.
 """
 
 from __future__ import annotations
@@ -12,10 +14,10 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "load_model", "save_model"]
+__all__ = ["__version__", "load_model", "save_model", "compute_on"]
 
 # imported when first used, so that ``import ratkit`` stays light
-_LAZY = {"load_model": "ratkit._persistence", "save_model": "ratkit._persistence"}
+_LAZY = {"load_model": "ratkit._persistence", "save_model": "ratkit._persistence", "compute_on": "ratkit._parallel"}
 
 
 def __getattr__(name: str) -> Any:

@@ -1,0 +1,61 @@
+"""ratkit._parallel: the one joblib layer (argument checks, local processes, the Dask extra)."""
+
+from __future__ import annotations
+
+import sys
+
+import joblib
+import pytest
+
+import ratkit
+from ratkit._parallel import Shared, compute_on, connect, effective_jobs, parallel_map
+from ratkit.exceptions import MissingDependencyError, ParameterError, ParameterTypeError
+
+
+def _add(shared, x):
+    return shared + x
+
+
+@pytest.mark.parametrize("bad", ["2", 1.5, True])
+def test_n_jobs_of_the_wrong_type_is_refused_naming_it(bad):
+    with pytest.raises(ParameterTypeError, match="'n_jobs'"):
+        effective_jobs(bad)
+
+
+def test_compute_on_n_jobs_sets_the_default_number_of_processes():
+    assert effective_jobs(None) == 1
+    with compute_on(n_jobs=2) as client:
+        assert client is None and effective_jobs(None) == 2
+    assert effective_jobs(None) == 1
+    assert ratkit.compute_on is compute_on
+
+
+def test_compute_on_takes_an_address_or_a_client_not_both():
+    with pytest.raises(ParameterError, match="not both"), compute_on(scheduler="tcp://127.0.0.1:1", client=object()):
+        pass
+
+
+@pytest.mark.parametrize("ordered", [True, False])
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_shared_arguments_reach_every_task(ordered, n_jobs):
+    out = list(parallel_map(_add, [(i,) for i in range(7)], shared=(Shared(100),), n_jobs=n_jobs, ordered=ordered))
+    if ordered:
+        assert out == [100 + i for i in range(7)]
+    else:
+        assert sorted(out) == [(i, 100 + i) for i in range(7)]
+
+
+def test_without_distributed_a_scheduler_is_an_error_naming_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed now raises ImportError
+    with pytest.raises(MissingDependencyError, match=r"ratkit\[dask\]"):
+        connect("tcp://127.0.0.1:8786")
+    with pytest.raises(MissingDependencyError, match=r"ratkit\[dask\]"), compute_on(scheduler="tcp://127.0.0.1:8786"):
+        pass
+    assert isinstance(MissingDependencyError("x"), ImportError)
+
+
+def test_a_bad_address_is_refused_before_connecting():
+    with pytest.raises(ParameterTypeError, match="scheduler address"):
+        connect("")
+    with joblib.parallel_config(n_jobs=1):
+        assert effective_jobs(None) == 1
