@@ -156,12 +156,14 @@ def map_chunks(
     func: Callable[[Sequence[Any]], T],
     items: Sequence[Any],
     *,
+    shared: Sequence[Shared] = (),
     n_jobs: int | None = None,
     chunk_size: int | None = None,
     show_progress: bool = False,
     desc: str = "",
 ) -> list[T]:
-    """[func(chunk) for chunk in chunks(items)], in order, over ``n_jobs`` processes (joblib's convention)."""
+    """[func(*shared values, chunk) for chunk in chunks(items)], in order, over ``n_jobs``
+    processes (joblib's convention)."""
     jobs = effective_jobs(n_jobs)
     n = len(items)
     if chunk_size is None:
@@ -171,6 +173,7 @@ def map_chunks(
         parallel_map(
             func,
             [(chunk,) for chunk in chunks],
+            shared=shared,
             n_jobs=n_jobs,
             show_progress=show_progress,
             desc=desc,

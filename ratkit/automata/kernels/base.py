@@ -641,9 +641,14 @@ class RationalKernel(Kernel):
         if t is None or t.semiring.name not in ("probability", "log"):
             raise TooManyPaths("no finite feature map for this kernel")
         self._check_feature_automata(sequences, held=False)
-        work = functools.partial(_phi_features_chunk, t=t, n_labels=len(symbols))
+        work = functools.partial(_phi_features_chunk, n_labels=len(symbols))
         parts = map_chunks(
-            work, list(enumerate(sequences)), n_jobs=n_jobs, show_progress=show_progress, desc="feature automata"
+            work,
+            list(enumerate(sequences)),
+            shared=(Shared(t),),
+            n_jobs=n_jobs,
+            show_progress=show_progress,
+            desc="feature automata",
         )
         rows = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int64)
         codes = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int64)
@@ -933,7 +938,7 @@ def _phi_fst(x: Any, t: Transducer, tf: pynini.Fst, sort: bool = True) -> pynini
     return f.arcsort(sort_type="ilabel") if sort else f
 
 
-def _phi_features_chunk(chunk: Sequence[tuple[int, Any]], t: Transducer, n_labels: int):
+def _phi_features_chunk(t: Transducer, chunk: Sequence[tuple[int, Any]], n_labels: int):
     """COO triplets of the enumerated feature automata of a chunk of (row, sequence)."""
     tf = _sorted(t)
     rows, codes, vals = [], [], []
