@@ -35,6 +35,8 @@ LONG_SPEC = json.dumps({"family": "sum", "kernels": [{"family": "ngram", "n": n}
 
 # (case id, argv with {d} for the fixture folder, what the error line must say)
 CASES = [
+    # gram
+    ("gram-output-no-folder", ["gram", "--data", "{d}/train.tsv", "-o", "{d}/no/k.npy"], "folder .* does not exist"),
     # train
     ("train-kernel-not-json", ["train", "--data", "{d}/train.tsv", "--kernel", "{{bad"], "not valid JSON"),
     ("train-kernel-unknown-family", ["train", "--data", "{d}/train.tsv", "--kernel", '{{"family": "ngrm"}}'], "ngrm"),

@@ -24,6 +24,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "ratkit.cli._demo",
     "ratkit.cli._recsys",
     "ratkit.cli._train",
+    "ratkit.cli._gram",
     "ratkit.cli._kernel_learner",
 )
 

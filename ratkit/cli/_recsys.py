@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 
 from ratkit.cli._argtypes import finite_float, key_value, non_negative_int, output_file, parse_params, positive
+from ratkit.cli._compute import add_compute_arguments, compute_context
 from ratkit.exceptions import ParameterTypeError
 from ratkit.recsys.base import Recommender
 from ratkit.recsys.datasets import Interactions, load_csv, load_lastfm, load_movielens
@@ -106,6 +107,14 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="write the model fitted on the training part to this file (read it with ratkit.load_model)",
     )
+    ev.add_argument(
+        "--batch-size",
+        metavar="N",
+        type=positive(int),
+        default=512,
+        help="users scored per evaluation block (default 512)",
+    )
+    add_compute_arguments(ev, what="the fit's parallel loops and the evaluation blocks")
     ev.set_defaults(func=_evaluate)
 
 
@@ -115,16 +124,23 @@ def _info(args: argparse.Namespace) -> int:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from dataclasses import replace
-
-    from ratkit.recsys.evaluation import evaluate, prepare_leave_k_out
-
+    """The command: the model is checked first; loading, fitting and evaluation run where
+    ``--scheduler`` / ``--n-jobs`` say."""
     model_cls = recommender_class(args.model)
     params = parse_params(args.param, model_cls)
     if "random_state" in model_cls._get_param_names() and "random_state" not in params:
         params["random_state"] = args.seed
     model = model_cls(**params)
     model._validate_params()  # bad parameters fail before the data are read
+    with compute_context(args):
+        return _evaluate_on(args, model)
+
+
+def _evaluate_on(args: argparse.Namespace, model: Recommender) -> int:
+    from dataclasses import replace
+
+    from ratkit.recsys.evaluation import evaluate, prepare_leave_k_out
+
     data = load_data(args.data, args.format)
     threshold = args.threshold
     if threshold is None:
@@ -135,10 +151,11 @@ def _evaluate(args: argparse.Namespace) -> int:
         min_positives=args.min_positives,
         n_test=args.n_test,
         random_state=args.seed,
-        feedback=model_cls.feedback,
+        feedback=type(model).feedback,
     )
     model.fit(train)
-    print(evaluate(model, train, test, replace(protocol, ks=tuple(args.k))).to_text())
+    report = evaluate(model, train, test, replace(protocol, ks=tuple(args.k)), batch_size=args.batch_size)
+    print(report.to_text())
     if args.output is not None:
         written = model.save(args.output)
         print(f"wrote the fitted model to {written if written is not None else args.output}")

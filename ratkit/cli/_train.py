@@ -12,20 +12,23 @@ import json
 import sys
 from typing import Any
 
-from ratkit.cli._argtypes import fraction, key_value, n_jobs, non_negative_int, output_file, positive
+from ratkit.cli._argtypes import fraction, key_value, non_negative_int, output_file, positive
+from ratkit.cli._compute import add_compute_arguments, compute_context
 
 __all__ = ["register_commands"]
 
 _FORMAT_HELP = (
     "data format: 'tsv' (one 'label<TAB>sequence' per line), 'splice' (UCI splice.data), "
-    "'reuters' (the Reuters-21578 folder, ModApte split), 'lines' (unlabelled, predict only), "
+    "'reuters' (the Reuters-21578 folder, ModApte split), 'lines' (one unlabelled sequence per line: predict and "
+    "gram only), "
     "or 'auto' (default: by file name)"
 )
 
 
 #: The options of ``train`` that set the learner parameter of the same name. Each is passed
-#: to the learner when given; when left out, the learner's own default holds.
-_LEARNER_OPTIONS = ("C", "representation", "fit_intercept", "tol", "max_iter", "n_jobs")
+#: to the learner when given; when left out, the learner's own default holds. (``--n-jobs``
+#: is not one of them: it sets where every parallel step runs, see :func:`_train`.)
+_LEARNER_OPTIONS = ("C", "representation", "fit_intercept", "tol", "max_iter")
 
 
 def register_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -95,9 +98,7 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         "--max-iter", type=positive(int), default=None, help="largest number of passes (RationalSVC's 1000)"
     )
     train.add_argument("--seed", type=non_negative_int, default=0, help="seed of the split and of the coordinate order")
-    train.add_argument(
-        "--n-jobs", type=n_jobs, default=None, help="processes for feature extraction (-1: one per core)"
-    )
+    add_compute_arguments(train, what="feature extraction and the other parallel steps")
     train.add_argument("--quiet", action="store_true", help="no progress bars")
     train.set_defaults(func=_train)
 
@@ -125,7 +126,8 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
 
 def _learner_params(args: argparse.Namespace, learner: type) -> dict[str, Any]:
     """The learner's parameters from ``--param`` and the options given, checked against its
-    constructor; ``--seed`` and ``--quiet`` set ``random_state`` and ``show_progress`` when it has them."""
+    constructor; ``--seed``, ``--quiet`` and ``--n-jobs`` set ``random_state``, ``show_progress`` and
+    ``n_jobs`` when it has them."""
     from ratkit.cli._argtypes import parse_params
     from ratkit.exceptions import ParameterError
 
@@ -145,20 +147,31 @@ def _learner_params(args: argparse.Namespace, learner: type) -> dict[str, Any]:
         if name in params:
             raise ParameterError(f"{flag} and --param {name} both set {name!r}; give it once.")
         params[name] = value
-    for name, value in (("random_state", args.seed), ("show_progress", not args.quiet)):
-        if name in valid:
+    if args.n_jobs is not None and "n_jobs" in params:
+        raise ParameterError("--n-jobs and --param n_jobs both set 'n_jobs'; give it once.")
+    for name, value in (("random_state", args.seed), ("show_progress", not args.quiet), ("n_jobs", args.n_jobs)):
+        if name in valid and value is not None:
             params.setdefault(name, value)
     return params
 
 
 def _train(args: argparse.Namespace) -> int:
+    """The command: everything after the checks runs where ``--scheduler`` / ``--n-jobs`` say
+    (on a Dask cluster, or on local processes), every joblib loop included."""
     from ratkit.automata.kernels import from_spec
-    from ratkit.datasets import load_sequences
-    from ratkit.learners._workflow import DEFAULT_SPEC, learner_class, split_dataset, train_and_evaluate
+    from ratkit.learners._workflow import DEFAULT_SPEC, learner_class
 
     learner = learner_class(args.learner)
     params = _learner_params(args, learner)
     kernel = from_spec(args.kernel if args.kernel is not None else DEFAULT_SPEC)
+    with compute_context(args):
+        return _train_on(args, kernel, params)
+
+
+def _train_on(args: argparse.Namespace, kernel: Any, params: dict[str, Any]) -> int:
+    from ratkit.datasets import load_sequences
+    from ratkit.learners._workflow import split_dataset, train_and_evaluate
+
     data = load_sequences(args.data, args.format, split="train", target=args.target)
     if args.test_data is not None:
         train, test = (

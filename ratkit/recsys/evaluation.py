@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from ratkit._parallel import Shared, effective_jobs, parallel_map
 from ratkit._validation import check_choice, check_int, check_random_state, check_real
 from ratkit.exceptions import DataFormatError, SolverError
 from ratkit.recsys._ranking import exclude_rows, top_n
@@ -100,11 +101,16 @@ def _split(matrix: sp.csr_matrix, in_test: np.ndarray) -> tuple[sp.csr_matrix, s
 
 
 def _per_user(
-    model: Recommender, train: Any, test: Any, ks: Sequence[int], batch_size: int
+    model: Recommender, train: Any, test: Any, ks: Sequence[int], batch_size: int, n_jobs: int | None, owner: str
 ) -> tuple[dict[str, np.ndarray], int]:
-    """Per-user metric arrays (``"precision@5"``…, ``"auc"``) over the evaluated users."""
+    """Per-user metric arrays (``"precision@5"``…, ``"auc"``) over the evaluated users, in
+    user order, computed in blocks of ``batch_size`` users over ``n_jobs`` processes (or the
+    active joblib backend, e.g. a Dask cluster); each user's numbers depend on that user's
+    row alone, so they are the same for any ``n_jobs``."""
     if not isinstance(model, Recommender):
         raise TypeError(f"model must be a ratkit Recommender; got {type(model).__name__}.")
+    batch_size = check_int(batch_size, "batch_size", owner, low=1)
+    effective_jobs(n_jobs)
     model._check_fitted()
     train_m = check_user_items(train, name="train")  # stored zeros dropped: they are not training items
     test_m = check_user_items(test, name="test")
@@ -122,30 +128,48 @@ def _per_user(
             f"training item. Split with leave_k_out or ratio_split."
         )
     users = np.flatnonzero(np.diff(test_m.indptr) > 0)
-    k_max = max(ks)
+    batches = [users[start : start + batch_size] for start in range(0, len(users), batch_size)]
+    blocks = parallel_map(
+        _block_metrics,
+        [(batch, tuple(ks)) for batch in batches],
+        shared=(Shared(model), Shared(train_m), Shared(test_m)),
+        n_jobs=n_jobs,
+        desc="evaluation blocks",
+        unit="user",
+        sizes=[len(batch) for batch in batches],
+    )
     out: dict[str, list[np.ndarray]] = {f"{m}@{k}": [] for k in ks for m in RANKING_METRICS}
     out["auc"] = []
-    for start in range(0, len(users), batch_size):
-        batch = users[start : start + batch_size]
-        scores = np.array(model._score_users(batch), dtype=np.float64)
-        if not np.isfinite(scores).all():
-            raise SolverError(
-                f"{type(model).__name__} produced NaN or infinite scores; the fit diverged. "
-                f"Refit with a smaller learning rate or stronger regularisation."
-            )
-        relevant = test_m[batch].toarray() > 0
-        candidate = np.ones_like(relevant)
-        exclude_rows(scores, train_m, batch)
-        candidate &= np.isfinite(scores)
-        ranked, _ = top_n(scores, k_max)
-        hits = np.take_along_axis(relevant, ranked, axis=1) & np.isfinite(np.take_along_axis(scores, ranked, axis=1))
-        n_relevant = relevant.sum(axis=1)
-        for k in ks:
-            for name, values in ranking_scores(hits, n_relevant, k).items():
-                out[f"{name}@{k}"].append(values)
-        out["auc"].append(auc_rows(np.where(candidate, scores, 0.0), relevant, candidate))
+    for block in blocks:  # in user order
+        for key, values in block.items():
+            out[key].append(values)
     arrays = {key: np.concatenate(parts) if parts else np.array([]) for key, parts in out.items()}
     return arrays, len(users)
+
+
+def _block_metrics(
+    model: Recommender, train_m: sp.csr_matrix, test_m: sp.csr_matrix, batch: np.ndarray, ks: tuple[int, ...]
+) -> dict[str, np.ndarray]:
+    """The per-user metric arrays of one block of users (a task of :func:`_per_user`)."""
+    scores = np.array(model._score_users(batch), dtype=np.float64)
+    if not np.isfinite(scores).all():
+        raise SolverError(
+            f"{type(model).__name__} produced NaN or infinite scores; the fit diverged. "
+            f"Refit with a smaller learning rate or stronger regularisation."
+        )
+    relevant = test_m[batch].toarray() > 0
+    candidate = np.ones_like(relevant)
+    exclude_rows(scores, train_m, batch)
+    candidate &= np.isfinite(scores)
+    ranked, _ = top_n(scores, max(ks))
+    hits = np.take_along_axis(relevant, ranked, axis=1) & np.isfinite(np.take_along_axis(scores, ranked, axis=1))
+    n_relevant = relevant.sum(axis=1)
+    out: dict[str, np.ndarray] = {}
+    for k in ks:
+        for name, values in ranking_scores(hits, n_relevant, k).items():
+            out[f"{name}@{k}"] = values
+    out["auc"] = auc_rows(np.where(candidate, scores, 0.0), relevant, candidate)
+    return out
 
 
 def _means(per_user: dict[str, np.ndarray]) -> dict[str, float]:
@@ -157,7 +181,7 @@ def _means(per_user: dict[str, np.ndarray]) -> dict[str, float]:
 
 
 def ranking_metrics(
-    model: Recommender, train: Any, test: Any, k: int = 10, *, batch_size: int = 512
+    model: Recommender, train: Any, test: Any, k: int = 10, *, batch_size: int = 512, n_jobs: int | None = None
 ) -> dict[str, float]:
     """Mean precision, recall, F1, NDCG, MAP, MRR @k and exact AUC over the test users.
 
@@ -179,7 +203,7 @@ def ranking_metrics(
     dict
         Keys ``precision``, ``recall``, ``f1``, ``ndcg``, ``map``, ``mrr``, ``auc``.
     """
-    per_user, _ = _per_user(model, train, test, [k], batch_size)
+    per_user, _ = _per_user(model, train, test, [k], batch_size, n_jobs, "ranking_metrics")
     means = _means(per_user)
     return {name: means[f"{name}@{k}"] for name in RANKING_METRICS} | {"auc": means["auc"]}
 
@@ -227,9 +251,11 @@ def evaluate(
     protocol: Protocol,
     *,
     batch_size: int = 512,
+    n_jobs: int | None = None,
 ) -> EvaluationReport:
-    """Every metric at each of ``protocol.ks``, plus AUC, as a report carrying the protocol."""
-    per_user, n_users = _per_user(model, train, test, list(protocol.ks), batch_size)
+    """Every metric at each of ``protocol.ks``, plus AUC, as a report carrying the protocol;
+    ``batch_size`` and ``n_jobs`` as in :func:`ranking_metrics`."""
+    per_user, n_users = _per_user(model, train, test, list(protocol.ks), batch_size, n_jobs, "evaluate")
     metrics = _means(per_user)
     order = [f"{m}@{k}" for m in RANKING_METRICS for k in protocol.ks] + ["auc"]
     return EvaluationReport(

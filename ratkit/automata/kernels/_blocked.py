@@ -37,7 +37,7 @@ from ratkit._files import atomic_write, check_output_path
 from ratkit._parallel import Shared, parallel_map
 from ratkit.exceptions import DataFormatError, OutputPathError, ParameterError, ParameterTypeError
 
-__all__ = ["blocked_gram", "DEFAULT_BLOCK_BYTES", "manifest_path", "partial_path"]
+__all__ = ["blocked_gram", "check_gram_output", "DEFAULT_BLOCK_BYTES", "manifest_path", "partial_path"]
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +92,7 @@ def blocked_gram(
     if resume and overwrite:
         raise ParameterError("gram takes resume=True or overwrite=True, not both: continue the file or replace it.")
     show = bool(out is not None if show_progress is None else show_progress)
-    target = None if out is None else _check_out(out, resume=resume, overwrite=overwrite)
+    target = None if out is None else check_gram_output(out, resume=resume, overwrite=overwrite)
     if target is not None:
         fingerprint = _fingerprint(kernel, rows, None if symmetric else cols, options)
         manifest = _open(target, shape, symmetric, per_block, block_bytes is not None, fingerprint, resume)
@@ -151,7 +151,7 @@ def _rows_per_block(block_bytes: Any, n_cols: int) -> int:
     return int(block_bytes) // row
 
 
-def _check_out(out: Any, *, resume: bool, overwrite: bool) -> Path:
+def check_gram_output(out: Any, *, resume: bool, overwrite: bool) -> Path:
     if not isinstance(out, (str, os.PathLike)):
         raise ParameterTypeError(f"The 'out' parameter of gram must be a path ending in .npy. Got {out!r} instead.")
     target = check_output_path(out, "Gram matrix file")

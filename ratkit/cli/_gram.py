@@ -1,0 +1,115 @@
+"""``ratkit gram``: the Gram matrix of a kernel spec on a sequence file, written block by block
+to a ``.npy`` file (memory-mapped, resumable), on local processes or a Dask cluster.
+
+K_ij = k(x_i, x_j) over the file's sequences (labels, if any, are ignored); see
+:mod:`ratkit.automata.kernels._blocked` for the blocks, the manifest and ``--resume``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+
+from ratkit.cli._compute import add_compute_arguments, compute_context
+
+__all__ = ["register_commands"]
+
+
+def _block_bytes(text: str) -> int:
+    """An argparse type: a number of bytes ≥ 1 (plain digits, or with a k/M/G suffix: 64M)."""
+    units = {"k": 2**10, "m": 2**20, "g": 2**30}
+    raw = text.strip()
+    scale = units.get(raw[-1:].lower(), 1)
+    digits = raw[:-1] if scale > 1 else raw
+    if not digits.isdigit() or int(digits) * scale < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of bytes ≥ 1 (e.g. 1000000 or 64M), got {text!r}")
+    return int(digits) * scale
+
+
+def register_commands(subparsers: argparse._SubParsersAction) -> None:
+    from ratkit.cli._train import _FORMAT_HELP
+    from ratkit.learners._workflow import DEFAULT_SPEC
+
+    gram = subparsers.add_parser(
+        "gram",
+        help="Write the Gram matrix of a kernel on a sequence file to a .npy file, block by block.",
+        description="Compute K_ij = k(x_i, x_j) over the sequences of a file (labels are ignored) in row "
+        "blocks of at most --block-bytes bytes, on local processes (--n-jobs) or a Dask cluster "
+        "(--scheduler), writing each block into a memory-mapped .npy file as it arrives. An "
+        "interrupted run continues with --resume; the output only appears once every block is in.",
+    )
+    gram.add_argument(
+        "--kernel",
+        metavar="SPEC",
+        default=None,
+        help=f"kernel spec: a JSON object or a .json/.toml file (default: {json.dumps(DEFAULT_SPEC)})",
+    )
+    gram.add_argument("--data", metavar="PATH", required=True, help="the sequences (see --format)")
+    gram.add_argument(
+        "--format", default="auto", choices=["auto", "tsv", "splice", "reuters", "lines"], help=_FORMAT_HELP
+    )
+    gram.add_argument(
+        "--target", metavar="LABEL", help="Reuters-21578 only: the topic whose ModApte training half is read"
+    )
+    gram.add_argument("-o", "--output", metavar="OUT.npy", required=True, help="the Gram matrix file to write (.npy)")
+    gram.add_argument(
+        "--block-bytes",
+        metavar="N",
+        type=_block_bytes,
+        default=None,
+        help="largest block in bytes, at least one row (8 × number of sequences); suffixes k, M, G (default 64M)",
+    )
+    again = gram.add_mutually_exclusive_group()
+    again.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue an interrupted run of the same request (or reuse a finished one)",
+    )
+    again.add_argument("--overwrite", action="store_true", help="recompute and replace an existing output file")
+    add_compute_arguments(gram, what="the Gram blocks")
+    gram.add_argument("--quiet", action="store_true", help="no progress bar")
+    gram.set_defaults(func=_gram)
+
+
+def _gram(args: argparse.Namespace) -> int:
+    """The command: the output path and the kernel are checked before anything else, the
+    scheduler reached before the data are read; then the blocks run."""
+    from ratkit.automata.kernels import from_spec
+    from ratkit.automata.kernels._blocked import check_gram_output, manifest_path, partial_path
+    from ratkit.datasets import load_sequences
+    from ratkit.exceptions import OutputPathError, ParameterError
+    from ratkit.learners._workflow import DEFAULT_SPEC
+
+    if not args.output.endswith(".npy"):
+        raise ParameterError(f"-o/--output must be a path ending in .npy (a NumPy array file); got {args.output!r}.")
+    target = check_gram_output(args.output, resume=True, overwrite=False)  # a writable path in an existing folder
+    if not (args.resume or args.overwrite) and (target.exists() or partial_path(target).exists()):
+        raise OutputPathError(
+            f"The Gram matrix file {args.output!r} (or its partial file {partial_path(target).name!r}) already "
+            "exists; pass --resume to continue or reuse it, or --overwrite to replace it. It is never overwritten "
+            "silently."
+        )
+    kernel = from_spec(args.kernel if args.kernel is not None else DEFAULT_SPEC)
+    with compute_context(args):
+        data = load_sequences(args.data, args.format, split="train", target=args.target)
+        X = list(data.sequences)
+        print(f"data: {data.source}: {len(X)} sequences")
+        print(f"kernel: {json.dumps(kernel.to_spec())}", flush=True)
+        start = time.perf_counter()
+        matrix = kernel.gram(
+            X,
+            out=target,
+            block_bytes=args.block_bytes,
+            resume=args.resume,
+            overwrite=args.overwrite,
+            show_progress=not args.quiet,
+        )
+        seconds = time.perf_counter() - start
+    rows_per_block = json.loads(manifest_path(target).read_text(encoding="utf-8"))["rows_per_block"]
+    print(
+        f"Gram matrix {matrix.shape[0]} × {matrix.shape[1]} written to {target} in "
+        f"{math.ceil(matrix.shape[0] / rows_per_block)} blocks of up to {rows_per_block} rows, {seconds:.2f} s"
+    )
+    return 0
