@@ -259,6 +259,12 @@ class PairwiseKernel(_Wrapper):
                 raise _pair_error(p, f"The pair {name}")
         return float(self.gram([x], [y])[0, 0])
 
+    def learn(self, X: Any) -> None:
+        """The base kernel learns from the elements of the pairs (see :meth:`Kernel.learn`)."""
+        pairs = as_pairs(X, "X")
+        elements = _Elements()
+        self._base().learn(elements.items(np.unique(elements.codes(pairs))) if pairs else [])
+
     def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
         """[K(p_i, q_j)] from one base Gram matrix over the distinct elements of the pairs
         (``options`` go to the base kernel's :meth:`~ratkit.automata.kernels.Kernel.gram_with`)."""

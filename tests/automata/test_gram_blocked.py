@@ -290,3 +290,83 @@ def test_a_corrupt_manifest_is_a_clear_error(tmp_path):
     with pytest.raises(DataFormatError, match="manifest") as info:
         ngram(2).gram(SEQS, out=out, resume=True)
     assert isinstance(info.value, RatkitError)
+
+
+# -- regressions found in review ----------------------------------------------------------
+
+
+def test_a_plugin_kernels_own_gram_keywords_reach_every_block(tmp_path):
+    class Scaled(Kernel):
+        is_pds = True
+
+        def gram(self, X, Y=None, *, scale=1.0):
+            Y = X if Y is None else Y
+            return scale * np.array([[float(len(x) * len(y)) for y in Y] for x in X])
+
+    reference = Scaled().gram(SEQS, scale=10.0)
+    np.testing.assert_array_equal(Scaled().gram(SEQS, scale=10.0, block_bytes=_rows(len(SEQS), 3)), reference)
+    np.testing.assert_array_equal(Scaled().gram(SEQS, scale=10.0, out=tmp_path / "g.npy"), reference)
+
+
+def test_an_option_the_family_refuses_is_refused_in_blocks_too():
+    with pytest.raises(ParameterError, match="strategy"):
+        ngram(2).gram(SEQS, strategy="bogus")
+    with pytest.raises(ParameterError, match="strategy"):
+        ngram(2).gram(SEQS, strategy="bogus", block_bytes=_rows(len(SEQS), 3))
+
+
+def test_an_inferred_alphabet_comes_from_all_the_data_not_from_each_block():
+    """mismatch infers Σ from X and Y; a block that inferred it from its own rows (a worker's
+    copy of the kernel) would count k-mers over a smaller Σ."""
+    from ratkit.automata.kernels import mismatch
+
+    X, Y = ["ab", "ba", "cd", "ab"], ["ab", "ba", "e"]
+    for options in ({}, {"strategy": "intersection"}):
+        reference = mismatch(2, 1).gram(X, Y, **options)
+        blocked = mismatch(2, 1).gram(X, Y, block_bytes=_rows(len(Y), 1), n_jobs=2, **options)
+        np.testing.assert_allclose(blocked, reference, rtol=1e-12)
+
+
+def test_resume_and_overwrite_without_a_file_are_refused():
+    for flag in ("resume", "overwrite"):
+        with pytest.raises(ParameterError, match=f"{flag}=True applies to a file"):
+            ngram(2).gram(SEQS, **{flag: True})
+
+
+def test_a_run_interrupted_at_the_final_rename_resumes_to_the_new_matrix(tmp_path, monkeypatch):
+    import ratkit.automata.kernels._blocked as blocked
+
+    out = tmp_path / "g.npy"
+    ngram(1).gram(SEQS, out=out)
+    real_replace = os.replace
+
+    def crash(source, target):  # os.replace is also how the manifest is written: only the last rename fails
+        if str(target) == str(out):
+            raise KeyboardInterrupt
+        real_replace(source, target)
+
+    monkeypatch.setattr(blocked.os, "replace", crash)
+    with pytest.raises(KeyboardInterrupt):
+        ngram(2).gram(SEQS, out=out, overwrite=True)
+    monkeypatch.setattr(blocked.os, "replace", real_replace)
+    np.testing.assert_allclose(np.load(out), ngram(1).gram(SEQS))  # the old file is intact
+    G = ngram(2).gram(SEQS, out=out, resume=True)
+    np.testing.assert_allclose(G, ngram(2).gram(SEQS), rtol=1e-12)
+
+
+def test_the_fingerprint_follows_what_the_kernel_computes_not_its_caches(tmp_path):
+    from ratkit.automata.kernels import SumKernel, mismatch
+
+    out = tmp_path / "g.npy"
+    k = SumKernel([mismatch(2, 1), ngram(2)])
+    reference = k.gram(SEQS)
+    _CALLS["left"] = None
+    k.gram(SEQS, out=out)
+    # the same object, used since (caches filled), and with other execution options: accepted
+    k.set_params(kernels=[mismatch(2, 1, n_jobs=2), ngram(2, show_progress=True)])
+    np.testing.assert_allclose(k.gram(SEQS, out=out, resume=True), reference, rtol=1e-12)
+    # a kernel that learned another alphabet elsewhere computes other values: refused
+    other = mismatch(2, 1)
+    other.fit(["abcz"])
+    with pytest.raises(DataFormatError, match="fingerprint"):
+        SumKernel([other, ngram(2)]).gram(SEQS, out=out, resume=True)

@@ -18,7 +18,7 @@ request and computes only the blocks it does not list.
 
 When the kernel has an explicit feature map (:meth:`Kernel.gram_features`), the features
 are computed once, shipped to the workers once, and a block is a sparse product F_I G_Jᵀ;
-otherwise a block is ``kernel.gram_with(X_I, Y_J)``.
+otherwise a block is ``kernel.gram(X_I, Y_J, **options)``, the in-memory call on fewer rows.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +78,7 @@ def blocked_gram(
     read-only memory map; otherwise it is returned in memory. ``resume=True`` continues an
     interrupted run (or returns a finished one) when its manifest matches this request;
     ``overwrite=True`` recomputes and replaces an existing file, which stays intact until
-    the new one is complete. ``options`` go to ``kernel.gram_with`` for every block.
+    the new one is complete. ``options`` go to the family's ``gram`` for every block.
     """
     from ratkit.automata.kernels.base import as_collection
 
@@ -91,6 +92,13 @@ def blocked_gram(
             raise ParameterTypeError(f"The {name!r} parameter of gram must be True or False. Got {flag!r} instead.")
     if resume and overwrite:
         raise ParameterError("gram takes resume=True or overwrite=True, not both: continue the file or replace it.")
+    if (resume or overwrite) and out is None:
+        raise ParameterError(
+            f"gram's {'resume' if resume else 'overwrite'}=True applies to a file: give out='gram.npy' as well."
+        )
+    # what the kernel infers from data (an alphabet) is fixed from all of it, here, before
+    # the blocks (each of which sees a part) and before the fingerprint (which records it)
+    kernel.learn(rows if symmetric else rows + cols)
     show = bool(out is not None if show_progress is None else show_progress)
     target = None if out is None else check_gram_output(out, resume=resume, overwrite=overwrite)
     if target is not None:
@@ -129,9 +137,10 @@ def blocked_gram(
             _write_manifest(target, manifest)
     if target is None:
         return memory
+    # the rename first: a manifest marked complete always means gram.npy is the new matrix
+    os.replace(partial_path(target), target)
     manifest["complete"] = True
     _write_manifest(target, manifest)
-    os.replace(partial_path(target), target)
     return np.load(target, mmap_mode="r")
 
 
@@ -168,15 +177,46 @@ def check_gram_output(out: Any, *, resume: bool, overwrite: bool) -> Path:
     return target
 
 
+#: Parameters that say how a Gram is computed, not what it holds: a resumed run may change them.
+_EXECUTION_PARAMS = ("n_jobs", "show_progress")
+
+
+def _kernel_state(value: Any) -> Any:
+    """What determines a kernel's values: its class, its parameters other than the execution
+    options (kernel-valued ones in turn) and what it learned (:meth:`Kernel.learned_params`),
+    without the caches it keeps."""
+    from ratkit.automata.kernels.base import Kernel
+
+    if isinstance(value, Kernel):
+        params = {k: v for k, v in value.get_params(deep=False).items() if k not in _EXECUTION_PARAMS}
+        params.update(value.learned_params())
+        kind = type(value)
+        return (f"{kind.__module__}.{kind.__qualname__}", {k: _kernel_state(v) for k, v in sorted(params.items())})
+    if isinstance(value, (list, tuple)):
+        return type(value).__name__, [_kernel_state(v) for v in value]
+    return value
+
+
 def _fingerprint(kernel: Any, rows: list, cols: list | None, options: dict[str, Any]) -> dict[str, str]:
-    """Digests that tell whether a manifest was written for this kernel, these options and data."""
-    kind = type(kernel)
-    return {
-        "kernel": f"{kind.__module__}.{kind.__qualname__}:{joblib.hash(kernel.get_params(deep=False))}",
-        "options": joblib.hash(sorted(options.items())),
-        "rows": joblib.hash(rows),
-        "columns": "rows" if cols is None else joblib.hash(cols),
-    }
+    """Digests that tell whether a manifest was written for this kernel, these options and data
+    (the data as the list of inputs: a list of str and an array of the same strings agree)."""
+    try:
+        return {
+            "kernel": joblib.hash(_kernel_state(kernel)),
+            "options": joblib.hash(sorted(options.items())),
+            "rows": joblib.hash([_plain(x) for x in rows]),
+            "columns": "rows" if cols is None else joblib.hash([_plain(y) for y in cols]),
+        }
+    except (pickle.PicklingError, TypeError, AttributeError) as exc:
+        raise ParameterError(
+            f"A Gram written to a file needs a kernel and inputs that can be fingerprinted (pickled) so that a "
+            f"resumed run can be checked; {kernel!r} cannot ({exc}). Define functions such as psi at module level."
+        ) from exc
+
+
+def _plain(x: Any) -> Any:
+    """numpy string scalars as str, so that equal data hash equally."""
+    return str(x) if isinstance(x, np.str_) else x
 
 
 def _open(
@@ -205,14 +245,16 @@ def _open(
                 f"The manifest {str(manifest_file)!r} was written with {manifest['rows_per_block']} rows per block; "
                 f"block_bytes now gives {per_block}. Resume with the same block_bytes (or none), or overwrite=True."
             )
-        if manifest["complete"]:
-            if target.exists():
-                return manifest
-            if partial_path(target).exists():  # interrupted between the manifest and the rename
-                os.replace(partial_path(target), target)
-                return manifest
-        elif partial_path(target).exists():
+        n_blocks = -(-shape[0] // manifest["rows_per_block"])
+        every_block = sorted(manifest["done"]) == list(range(n_blocks))
+        if partial_path(target).exists():
             _check_partial(partial_path(target), shape)
+            return manifest
+        if target.exists() and (manifest["complete"] or every_block):
+            # complete, or interrupted between the rename and marking the manifest complete:
+            # the partial file disappears only by becoming gram.npy
+            manifest["complete"] = True
+            _write_manifest(target, manifest)
             return manifest
         log.warning("%s lists blocks but their file is gone; computing every block again", manifest_file)
         per_block = manifest["rows_per_block"]
@@ -286,7 +328,11 @@ def _block_work(
     products of features, and for kernels known PDS (hence symmetric). Another kernel may
     have K(x, y) ≠ K(y, x) (an edit distance with different insertion and deletion costs),
     so every entry is computed."""
-    features = kernel.gram_features(rows, None if symmetric else cols, n_jobs=n_jobs, show_progress=show)
+    # options (strategy=, a plugin's own keywords) are the family's gram's to interpret: with
+    # any, every block calls gram with them, exactly as the in-memory call would
+    features = (
+        None if options else kernel.gram_features(rows, None if symmetric else cols, n_jobs=n_jobs, show_progress=show)
+    )
     if features is not None:
         F, G = features
         return _feature_block, (Shared(sp.csr_matrix(F)), Shared(sp.csr_matrix(G))), symmetric
@@ -301,7 +347,7 @@ def _feature_block(F: sp.csr_matrix, G: sp.csr_matrix, start: int, stop: int, fi
 def _kernel_block(
     kernel: Any, rows: list, cols: list, options: dict[str, Any], start: int, stop: int, first: int
 ) -> np.ndarray:
-    tile = np.asarray(kernel.gram_with(rows[start:stop], cols[first:], **options), dtype=np.float64)
+    tile = np.asarray(kernel.gram(rows[start:stop], cols[first:], **options), dtype=np.float64)
     expected = (stop - start, len(cols) - first)
     if tile.shape != expected:
         raise DataFormatError(

@@ -102,6 +102,13 @@ class _Combination(Kernel):
     def gram_with(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
         return self.gram(X, Y, **options)
 
+    def learn(self, X: Any) -> None:
+        """Every kernel-valued parameter learns from X (see :meth:`Kernel.learn`)."""
+        for value in self.get_params(deep=False).values():
+            for part in value if isinstance(value, (list, tuple)) else (value,):
+                if isinstance(part, Kernel):
+                    part.learn(X)
+
 
 @register("kernel", "sum")
 class SumKernel(_Combination):

@@ -248,6 +248,12 @@ class Kernel(BaseEstimator):
         the parameter when one is invalid. Called by the factories and by ``from_spec``, and
         by the family itself before it computes; the default has nothing to check."""
 
+    def learn(self, X: Any) -> None:
+        """Fix, from the inputs ``X`` of a whole Gram matrix, what this kernel infers from the
+        data it sees (the mismatch kernel's alphabet Σ), before the matrix is computed in
+        blocks: every block then uses the same, as one in-memory call would. The default:
+        nothing to learn. Combinations pass it to their parts."""
+
     def learned_params(self) -> dict[str, Any]:
         """The parameters this kernel fixed from the data it has seen, by parameter name.
 
@@ -285,16 +291,18 @@ class Kernel(BaseEstimator):
         a Gram matrix computed block by block from one feature extraction; None when the
         kernel has no finite feature map (the blocks then call :meth:`gram_with`).
 
-        The default: :meth:`fit_features` on X and :meth:`transform_features` on Y, None on
-        :class:`TooManyPaths`. A family whose own Gram algorithm is cheaper than its features
-        (a dynamic programme) returns None.
+        The default: :meth:`fit_features` on X and Y together (as :meth:`gram` reads them),
+        split into their rows; None on :class:`TooManyPaths`. A family whose own Gram
+        algorithm is cheaper than its features (a dynamic programme) returns None.
         """
-        try:
-            vocabulary, F = self.fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
-            G = F if Y is None else self.transform_features(vocabulary, Y, n_jobs=n_jobs, show_progress=show_progress)
+        X = as_collection(X, "X")
+        both = X if Y is None else X + as_collection(Y, "Y")
+        try:  # X and Y together, as gram does: an inferred alphabet covers the symbols of both
+            _, F = self.fit_features(both, n_jobs=n_jobs, show_progress=show_progress)
         except TooManyPaths:
             return None
-        return F, G
+        F = sp.csr_matrix(F)
+        return (F, F) if Y is None else (F[: len(X)], F[len(X) :])
 
     def check_vocabulary(self, vocabulary: Vocabulary, columns: np.ndarray) -> None:
         """Raise :class:`VocabularyError` (a ValueError) when the features of these columns of
@@ -654,6 +662,10 @@ class RationalKernel(Kernel):
         codes = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int64)
         vals = np.concatenate([p[2] for p in parts]) if parts else np.zeros(0)
         return rows, codes, vals
+
+    def learn(self, X: Any) -> None:
+        """Read the alphabet of X as :meth:`gram` does (a family that infers Σ fixes it here)."""
+        self.alphabet_for(as_collection(X))
 
     def _specialized_in_blocks(
         self, sequences: list[str | tuple[str, ...]], symbols: dict[str, int], n_jobs: int | None, show_progress: bool
