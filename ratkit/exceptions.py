@@ -40,6 +40,7 @@ __all__ = [
     "VocabularyError",
     "MissingDependencyError",
     "DistributedError",
+    "UnsupportedOperationError",
 ]
 
 
@@ -166,3 +167,8 @@ class MissingDependencyError(RatkitError, ImportError):
 class DistributedError(RatkitError, RuntimeError):
     """Parallel or distributed work failed outside the computation itself: a scheduler that
     cannot be reached, or a worker lost for good."""
+
+
+class UnsupportedOperationError(RatkitError, NotImplementedError):
+    """A model cannot do an optional operation of its contract (``similar_items`` without item
+    factors, ``recalculate_user`` without a fold-in); the message names the model and what to use."""

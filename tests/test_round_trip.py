@@ -101,8 +101,8 @@ def _recommender(make: Callable[[], Recommender]) -> Run:
         grid_u, grid_i = np.meshgrid(users, np.arange(model.n_items_), indexing="ij")
         path = model.save(tmp / "rec")
         again = Recommender.load(path)
-        ids, _ = model.recommend(users, planted.matrix, n=5)
-        ids2, _ = again.recommend(users, planted.matrix, n=5)
+        ids, _ = model.recommend(users, planted.matrix[users], N=5)
+        ids2, _ = again.recommend(users, planted.matrix[users], N=5)
         np.testing.assert_array_equal(ids2, ids)
         return model.score(grid_u, grid_i), again.score(grid_u, grid_i)
 

@@ -1,7 +1,12 @@
 """The one contract every ratkit recommender follows (after implicit's ``RecommenderBase``).
 
 ``fit(user_items)`` takes a :mod:`scipy.sparse` matrix with **users as rows and items as
-columns** (fixed from day one); ``recommend`` returns ``(ids, scores)``; ``score`` gives
+columns** (fixed from day one); ``recommend(userid, user_items, N=10,
+filter_already_liked_items=True, filter_items=None, recalculate_user=False, items=None)``
+is implicit's (≥ 0.5) calling convention exactly — ``user_items`` holds the rows of the
+given users (``train[userids]``) — and returns ``(ids, scores)`` (int32 ids), so
+``implicit.evaluation`` runs on ratkit models unchanged; ``similar_items`` and
+``similar_users`` rank by the cosine of the factors where a model has them; ``score`` gives
 the model's score of (user, item) pairs; ``save`` writes ratkit's model file (JSON and
 ``.npy`` arrays in a zip, no pickle), which :func:`ratkit.load_model` reads back. Every
 recommender is a scikit-learn estimator (``get_params``/``set_params``, ``clone``).
@@ -13,6 +18,7 @@ import abc
 import inspect
 import logging
 import os
+import warnings
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -20,7 +26,13 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ratkit._validation import check_int
-from ratkit.exceptions import DataFormatError, MissingDataError, NotFittedError, ParameterError
+from ratkit.exceptions import (
+    DataFormatError,
+    MissingDataError,
+    NotFittedError,
+    ParameterError,
+    UnsupportedOperationError,
+)
 from ratkit.recsys._ranking import exclude_rows, top_n
 from ratkit.recsys._validation import check_ids, check_shape_matches, check_user_items
 
@@ -36,7 +48,14 @@ class Recommender(BaseEstimator, abc.ABC):
 
     Subclasses implement :meth:`_fit` (learn from a checked CSR matrix) and
     :meth:`_score_users` (dense score rows); everything users call — validation,
-    filtering, top-n, persistence — lives here once.
+    filtering, top-n, persistence — lives here once. Optional hooks, each with a default:
+    :meth:`_score_users_from` (score from the users' rows passed to ``recommend``; models
+    that build the user from their items), :meth:`_recalculate_scores` (``recalculate_user``;
+    refuses by default), :meth:`_item_factor_rows` / :meth:`_user_factor_rows`
+    (``similar_items`` / ``similar_users``; refuse by default) and :meth:`_top_n`.
+
+    ``recommend``, ``similar_items`` and ``similar_users`` follow implicit (≥ 0.5) argument
+    for argument, so ``implicit.evaluation`` runs on any ratkit recommender.
 
     A recommender is a scikit-learn estimator: its parameters are its ``__init__``
     keyword arguments, stored unchanged, so ``get_params(deep=True)``, ``set_params``
@@ -136,70 +155,256 @@ class Recommender(BaseEstimator, abc.ABC):
         self,
         userid: Any,
         user_items: Any = None,
-        n: int = 10,
+        N: int = 10,
         filter_already_liked_items: bool = True,
+        filter_items: Any = None,
+        recalculate_user: bool = False,
+        items: Any = None,
+        *,
+        n: int | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The ``n`` items of highest score ``s(u, ·)`` for one user or an array of users.
+        """The ``N`` items of highest score ``s(u, ·)`` for one user or an array of users.
+
+        implicit's (≥ 0.5) calling convention, argument for argument, so implicit's own tools
+        (``implicit.evaluation.ranking_metrics_at_k``, ``precision_at_k``, …) run on ratkit models.
 
         Parameters
         ----------
         userid : int or array-like of int
-            Row index (or indices) of the user(s).
+            Row index (or indices) of the user(s); any integer dtype (int32, int64, numpy
+            scalars).
         user_items : scipy.sparse matrix, optional
-            The users × items matrix (same shape as the one fitted, or an updated one)
-            whose row ``userid`` lists the items to leave out. Needed when
-            ``filter_already_liked_items`` is true.
-        n : int
+            **The rows of the given users**, one per user in ``userid`` order (what implicit
+            passes: ``train[userids]``; ``train[u]`` for one user). Their items are left out
+            when ``filter_already_liked_items`` is true, and a model that builds the user from
+            their items (FISM, TJSL) scores from these rows. Deprecated: the whole users ×
+            items matrix (recognised when it has ``n_users_`` rows and more rows than users
+            were asked for; a DeprecationWarning, removed in the next release).
+        N : int
             How many items to return; at most the number of items.
         filter_already_liked_items : bool
-            Leave out the items the user already has in ``user_items``.
+            Leave out the items stored in the user's row of ``user_items``.
+        filter_items : array-like of int, optional
+            Item ids never returned, for every user.
+        recalculate_user : bool
+            Compute the user from its row of ``user_items`` rather than the fitted state (a
+            fold-in); models that cannot raise :class:`~ratkit.exceptions.UnsupportedOperationError`.
+        items : array-like of int, optional
+            Rank only these item ids (then at most ``len(items)`` are returned); not together
+            with ``filter_items``.
+        n : int, optional
+            Deprecated spelling of ``N`` (a DeprecationWarning; removed in the next release).
 
         Returns
         -------
         ids, scores : ndarray
-            For one user, 1-D arrays best first; when filtering leaves fewer than ``n``
-            items, only those are returned. For an array of users, 2-D arrays of shape
-            ``(len(userid), n)`` where missing places hold id ``-1`` and score ``-inf``.
-            Equal scores are ordered by item index.
+            ``ids`` int32 (what implicit's Cython evaluation reads), ``scores`` float64. For
+            one user, 1-D arrays best first; when filtering leaves fewer than ``N`` items, only
+            those are returned. For an array of users, 2-D arrays of shape
+            ``(len(userid), N)`` where missing places hold id ``-1`` and score ``-inf``
+            (implicit pads such rows with arbitrary filtered ids scored −3.4e38; both count as
+            misses in implicit's metrics). Equal scores are ordered by item index.
         """
-        return self._recommend_with(self._score_users, userid, user_items, n, filter_already_liked_items)
+        return self._recommend_with(
+            None, userid, user_items, N, filter_already_liked_items, filter_items, recalculate_user, items, n
+        )
 
     def _recommend_with(
-        self, score_rows: Any, userid: Any, user_items: Any, n: int, filter_already_liked_items: bool
+        self,
+        score_rows: Any,
+        userid: Any,
+        user_items: Any,
+        N: int,
+        filter_already_liked_items: bool,
+        filter_items: Any = None,
+        recalculate_user: bool = False,
+        items: Any = None,
+        n: int | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`recommend` with the dense score rows of ``score_rows`` (checked user indices
-        → rows): a model with several ways to score passes the one asked for."""
+        → rows; None: :meth:`_score_users_from`, which sees the users' rows): a model with
+        several ways to score passes the one asked for."""
         self._check_fitted()
+        owner = f"{type(self).__name__}.recommend"
+        if n is not None:
+            warnings.warn(
+                f"{owner}(n=...) is deprecated and will be removed in the next release; pass N=... (implicit's name).",
+                DeprecationWarning,
+                stacklevel=3,
+            )
+            if N != 10 and N != n:
+                raise ParameterError(f"{owner} got both N={N!r} and the deprecated n={n!r}; pass N only.")
+            N = n
         single = np.ndim(userid) == 0
         users = check_ids(np.atleast_1d(userid), self.n_users_, kind="user")
-        n = check_int(n, "n", f"{type(self).__name__}.recommend", low=1)
-        if n > self.n_items_:
+        N = check_int(N, "N", owner, low=1)
+        rows = self._rows_of(user_items, users, owner)
+        if rows is None and (filter_already_liked_items or recalculate_user):
             raise ParameterError(
-                f"n={n} exceeds the number of items ({self.n_items_}); ask for at most {self.n_items_} recommendations."
+                f"{owner} needs user_items, the rows of the given users (user_items = train[userid]), "
+                "when filter_already_liked_items or recalculate_user is true; pass them, or set both to False."
             )
-        scores = np.array(score_rows(users), dtype=np.float64)
+        if recalculate_user:
+            scores = self._recalculate_scores(users, rows)
+        elif score_rows is None:
+            scores = self._score_users_from(users, rows)
+        else:
+            scores = score_rows(users)
+        scores = np.array(scores, dtype=np.float64)
         if filter_already_liked_items:
-            if user_items is None:
-                raise ParameterError(
-                    "filter_already_liked_items=True needs the users × items matrix: pass it "
-                    "as user_items, or set filter_already_liked_items=False."
-                )
-            # stored zeros are not liked items; a model of ratings also takes negative ones
-            matrix = check_user_items(user_items, name="user_items", ratings=self.feedback == "explicit")
-            check_shape_matches(matrix, self.n_users_, self.n_items_, name="user_items", fitted_on="the fitted model")
-            exclude_rows(scores, matrix, users)
-        ids, values = self._top_n(scores, n)
-        missing = np.isneginf(values)
-        ids[missing] = -1
+            exclude_rows(scores, rows, np.arange(len(users)))
+        ids, values = self._select(scores, N, filter_items, items, owner)
         if single:
-            keep = ~missing[0]
+            keep = ids[0] >= 0
             return ids[0][keep], values[0][keep]
         return ids, values
+
+    def _rows_of(self, user_items: Any, users: np.ndarray, owner: str) -> sp.csr_matrix | None:
+        """The checked CSR rows of ``users`` from ``user_items``: its rows in ``users`` order, or,
+        deprecated, rows ``users`` of a whole users × items matrix (one with ``n_users_`` rows,
+        more than the users asked for)."""
+        if user_items is None:
+            return None
+        # stored zeros are not liked items; a model of ratings also takes negative ones
+        matrix = check_user_items(user_items, name="user_items", ratings=self.feedback == "explicit", allow_empty=True)
+        n_rows, n_cols = matrix.shape
+        if n_cols == self.n_items_ and n_rows == len(users):
+            return matrix
+        if n_cols == self.n_items_ and n_rows == self.n_users_ and n_rows > len(users):
+            warnings.warn(
+                f"{owner}: passing the whole users × items matrix as user_items is deprecated and will be "
+                f"removed in the next release; pass the rows of the given users, user_items[userid] "
+                f"(implicit's convention).",
+                DeprecationWarning,
+                stacklevel=4,
+            )
+            return matrix[users]
+        if (n_rows, n_cols) == (self.n_items_, self.n_users_):
+            check_shape_matches(matrix, self.n_users_, self.n_items_, name="user_items", fitted_on="the fitted model")
+        raise DataFormatError(
+            f"user_items has shape {matrix.shape}, but {owner} needs one row per user asked for and one "
+            f"column per item: shape ({len(users)}, {self.n_items_}). Pass the rows of the given users, "
+            "user_items = train[userid]."
+        )
+
+    def _select(
+        self, scores: np.ndarray, N: int, filter_ids: Any, candidates: Any, owner: str, kind: str = "item"
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The ``N`` best columns of each row of ``scores`` (modified in place) as (int32 ids,
+        scores): ``filter_ids`` never chosen, only ``candidates`` when given (then ``N`` is at
+        most their number, as in implicit); missing places get id −1 and score −inf."""
+        n_columns = scores.shape[1]
+        has_filter = filter_ids is not None and np.size(filter_ids) > 0
+        if candidates is not None:
+            if has_filter:
+                raise ParameterError(
+                    f"{owner} got both {kind}s={candidates!r} and filter_{kind}s={filter_ids!r}; pass one "
+                    f"of them (the {kind}s to rank, or the {kind}s never to return)."
+                )
+            chosen = np.unique(check_ids(candidates, n_columns, kind=kind))
+            if chosen.size == 0:
+                raise ParameterError(f"{owner} got an empty {kind}s list; pass at least one {kind} id to rank.")
+            N = min(N, chosen.size)
+            scores = scores[:, chosen]
+        elif N > n_columns:
+            raise ParameterError(f"N={N} exceeds the number of {kind}s ({n_columns}); ask for at most {n_columns}.")
+        if has_filter:
+            scores[:, check_ids(filter_ids, n_columns, kind=kind)] = -np.inf
+        ids, values = self._top_n(scores, N)
+        if candidates is not None:
+            ids = chosen[ids]
+        ids = np.asarray(ids, dtype=np.int32 if n_columns <= np.iinfo(np.int32).max else np.int64)
+        ids[np.isneginf(values)] = -1
+        return ids, np.asarray(values, dtype=np.float64)
+
+    def _score_users_from(self, users: np.ndarray, user_rows: sp.csr_matrix | None) -> np.ndarray:
+        """Dense scores ``(len(users), n_items_)`` of users whose items are ``user_rows`` (CSR, one
+        row per user; None when not given). The default ignores the rows (the user is its
+        fitted state, e.g. its factors); a model that builds the user from their items
+        (FISM, TJSL) overrides this to score from the rows."""
+        return self._score_users(users)
+
+    def _recalculate_scores(self, users: np.ndarray, user_rows: sp.csr_matrix) -> np.ndarray:
+        """Dense scores of users recomputed from their rows alone (``recommend(...,
+        recalculate_user=True)``); the default refuses (a model with a fold-in overrides it)."""
+        raise UnsupportedOperationError(
+            f"{type(self).__name__} cannot recompute a user from their items (recalculate_user=True): it "
+            "has no fold-in. Pass recalculate_user=False, or use a model that has one (e.g. PureSVD)."
+        )
 
     def _top_n(self, scores: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
         """The ``n`` best (ids, scores) of each row, best first, ties to the smaller id (a model
         with a faster selection for its scores overrides this; the order must be the same)."""
         return top_n(scores, n)
+
+    # ---------------------------------------------------------------- similarity
+    def similar_items(
+        self,
+        itemid: Any,
+        N: int = 10,
+        recalculate_item: bool = False,
+        item_users: Any = None,
+        filter_items: Any = None,
+        items: Any = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The ``N`` items most similar to ``itemid``: cosine ``v_i·v_j / (‖v_i‖‖v_j‖)`` of the item
+        factors (implicit's ``MatrixFactorizationBase.similar_items``, signature included).
+
+        The item itself is among the candidates (cosine 1, so usually first); a zero factor
+        row gets norm 1e-10, as in implicit. ``itemid`` scalar: 1-D (ids, scores); an array:
+        2-D, one row per item. ``filter_items`` are never returned; ``items`` restricts the
+        candidates (not both). ``recalculate_item=True`` is not supported (ratkit has no
+        item fold-in). Models without item factors raise
+        :class:`~ratkit.exceptions.UnsupportedOperationError`.
+        """
+        owner = f"{type(self).__name__}.similar_items"
+        self._check_fitted()
+        if recalculate_item:
+            raise UnsupportedOperationError(
+                f"{owner}: recalculate_item=True is not supported (ratkit models have no item fold-in); "
+                "pass recalculate_item=False."
+            )
+        return self._similar(self._item_factor_rows(), itemid, N, filter_items, items, owner, "item")
+
+    def similar_users(
+        self, userid: Any, N: int = 10, filter_users: Any = None, users: Any = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The ``N`` users most similar to ``userid``: cosine of the user factors (implicit's
+        ``similar_users``; shapes, filtering and errors as :meth:`similar_items`)."""
+        owner = f"{type(self).__name__}.similar_users"
+        self._check_fitted()
+        return self._similar(self._user_factor_rows(), userid, N, filter_users, users, owner, "user")
+
+    def _similar(
+        self, factors: np.ndarray, query: Any, N: int, filter_ids: Any, candidates: Any, owner: str, kind: str
+    ) -> tuple[np.ndarray, np.ndarray]:
+        single = np.ndim(query) == 0
+        rows = check_ids(np.atleast_1d(query), factors.shape[0], kind=kind)
+        N = check_int(N, "N", owner, low=1)
+        norms = np.linalg.norm(factors, axis=1)
+        norms[norms == 0] = 1e-10
+        scores = (factors[rows] @ factors.T) / norms[None, :] / norms[rows][:, None]
+        ids, values = self._select(scores, N, filter_ids, candidates, owner, kind)
+        if single:
+            keep = ids[0] >= 0
+            return ids[0][keep], values[0][keep]
+        return ids, values
+
+    def _item_factor_rows(self) -> np.ndarray:
+        """Item factor rows ``(n_items_, d)`` for :meth:`similar_items`; models without item
+        factors keep this default, which raises."""
+        raise UnsupportedOperationError(
+            f"{type(self).__name__} has no item factors, so similar_items (cosine of item factors) is not "
+            "defined for it; use a factor model (e.g. PureSVD or MFAUC)."
+        )
+
+    def _user_factor_rows(self) -> np.ndarray:
+        """User factor rows ``(n_users_, d)`` for :meth:`similar_users`; models without user
+        factors keep this default, which raises."""
+        raise UnsupportedOperationError(
+            f"{type(self).__name__} has no user factors, so similar_users (cosine of user factors) is not "
+            "defined for it; use a factor model (e.g. PureSVD or MFAUC)."
+        )
 
     # ------------------------------------------------------------ persistence
     def __repr__(self, N_CHAR_MAX: int = 700) -> str:
@@ -249,7 +454,7 @@ class FactorRecommender(Recommender):
     """A recommender whose scores are inner products ``s(u, i) = u_u · v_i`` of factor rows.
 
     Fitted attributes ``user_factors_`` (``n_users × d``) and ``item_factors_``
-    (``n_items × d``).
+    (``n_items × d``); ``similar_items`` and ``similar_users`` rank by their cosine.
     """
 
     _fitted_attributes: ClassVar[tuple[str, ...]] = ("user_factors_", "item_factors_")
@@ -259,3 +464,9 @@ class FactorRecommender(Recommender):
 
     def _score_pairs(self, users: np.ndarray, items: np.ndarray) -> np.ndarray:
         return np.einsum("ij,ij->i", self.user_factors_[users], self.item_factors_[items])
+
+    def _item_factor_rows(self) -> np.ndarray:
+        return self.item_factors_
+
+    def _user_factor_rows(self) -> np.ndarray:
+        return self.user_factors_

@@ -44,6 +44,10 @@ class Popularity(Recommender):
     def _score_users(self, users: np.ndarray) -> np.ndarray:
         return np.broadcast_to(self.item_counts_, (len(users), len(self.item_counts_)))
 
+    def _recalculate_scores(self, users: np.ndarray, user_rows: sp.csr_matrix) -> np.ndarray:
+        """No user state: a recalculated user scores like every other."""
+        return self._score_users(users)
+
 
 @register("recommender", "puresvd")
 class PureSVD(FactorRecommender):
@@ -51,7 +55,9 @@ class PureSVD(FactorRecommender):
 
     Scores ``s(u, i) = (A Σ Bᵀ)_ui``, stored as ``user_factors_ = AΣ^{1/2}`` and
     ``item_factors_ = BΣ^{1/2}``. Missing entries count as 0, as in Cremonesi et al.
-    Users without interactions score 0 everywhere.
+    Users without interactions score 0 everywhere. ``recommend(..., recalculate_user=True)``
+    folds a user in from their row x of ``user_items``: ``u = x⁺ B Σ^{-1/2}`` (x⁺ its 0/1
+    pattern), which is the fitted ``user_factors_`` row for a training row, since ``X⁺B = AΣ``.
 
     Parameters
     ----------
@@ -73,3 +79,10 @@ class PureSVD(FactorRecommender):
         self.user_factors_, self.item_factors_ = svd_factors(
             binary, self.n_factors, check_random_state(self.random_state)
         )
+
+    def _recalculate_scores(self, users: np.ndarray, user_rows: sp.csr_matrix) -> np.ndarray:
+        """Fold-in ``x⁺ B Σ^{-1/2} (BΣ^{1/2})ᵀ``, with ``σ_j = ‖item_factors_[:, j]‖²`` (B orthonormal)."""
+        binary = (user_rows > 0).astype(np.float64)
+        sigma = np.einsum("ij,ij->j", self.item_factors_, self.item_factors_)
+        inverse = np.divide(1.0, sigma, out=np.zeros_like(sigma), where=sigma > 0)
+        return (binary @ self.item_factors_ * inverse) @ self.item_factors_.T

@@ -236,14 +236,29 @@ class _CompositionalCodes(Recommender):
         self,
         userid: Any,
         user_items: Any = None,
-        n: int = 10,
+        N: int = 10,
         filter_already_liked_items: bool = True,
+        filter_items: Any = None,
+        recalculate_user: bool = False,
+        items: Any = None,
+        *,
         exact: bool = False,
+        n: int | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Top-n items (see :meth:`Recommender.recommend`), by packed codes and popcount unless
-        ``exact=True`` (float weights and codes)."""
-        rows = self._exact_users if exact else self._score_users
-        return self._recommend_with(rows, userid, user_items, n, filter_already_liked_items)
+        """Top-N items (implicit's convention, see :meth:`Recommender.recommend`), by packed codes
+        and popcount unless ``exact=True`` (float weights and codes)."""
+        rows = self._exact_users if exact else None
+        return self._recommend_with(
+            rows, userid, user_items, N, filter_already_liked_items, filter_items, recalculate_user, items, n
+        )
+
+    def _item_factor_rows(self) -> np.ndarray:
+        """Real rows whose inner products are the exact scores: the η-weighted ±1 codes of every
+        component, concatenated (G·r columns); similar_items takes their cosine."""
+        return self._factors(slice(None), self.codes_item_, self.weights_item_)
+
+    def _user_factor_rows(self) -> np.ndarray:
+        return self._factors(slice(None), self.codes_user_, self.weights_user_)
 
     def integer_weight_error(self, users: Any = None) -> dict[str, float]:
         """How far the integer-weight scores Σ_k ⌊eη⌉⌊eξ⌉⟨b, d⟩ / e² are from the float scores,

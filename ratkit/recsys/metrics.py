@@ -17,6 +17,22 @@ list shorter than ``k`` count as misses):
 The ``*_at_k`` functions score one user's ranked list; the evaluation protocol uses the
 same code on many users at once.
 
+Against ``implicit.evaluation.ranking_metrics_at_k`` (which runs on ratkit models, since
+they follow implicit's ``recommend`` convention), over the users with a test item:
+
+* precision differs by definition: ratkit averages ``|top-k ∩ T_u| / k`` over users;
+  implicit divides the total hits by the total of ``min(k, |T_u|)``, so
+  ``P_implicit = k · n_users · P_ratkit / Σ_u min(k, |T_u|)`` (equal when every user has at
+  least k test items);
+* NDCG@k and MAP@k are the same numbers (both normalise by ``min(k, |T_u|)`` and average
+  over users);
+* implicit's ``AUC_at_k`` is truncated: it looks at the top k only, places every positive
+  outside them halfway among the negatives outside them, and counts the user's training
+  items as negatives; ratkit's AUC is exact over all candidate items (training items left
+  out).
+
+tests/recsys/test_implicit_compat.py checks each of these numerically.
+
 References
 ----------
 K. Järvelin and J. Kekäläinen. Cumulated gain-based evaluation of IR techniques.

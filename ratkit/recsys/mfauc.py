@@ -108,7 +108,7 @@ class MFAUC(FactorRecommender):
     >>> import scipy.sparse as sp
     >>> X = sp.random(30, 20, density=0.3, format="csr", random_state=0)
     >>> model = MFAUC(n_factors=4, max_iter=5, random_state=0).fit(X)
-    >>> ids, scores = model.recommend(0, X, n=3)
+    >>> ids, scores = model.recommend(0, X[0], N=3)  # implicit's convention: the user's row
     >>> len(ids)
     3
     """

@@ -17,6 +17,11 @@ examination); with E = ∅ it is FISM_rmse (Kabbur et al., KDD 2013).
 A user with examinations but no preferences has Ū = 0 and is scored through Ũ and the
 biases; a user with neither gets b_u + b_i. ``fit(preferred, examined=E)`` takes two CSR
 matrices of one shape; stored entries are the items (their values are ignored).
+
+``recommend(userid, user_items, ...)`` builds Ū_u from the preferred items in the passed rows
+``user_items`` (implicit's convention: the rows of the given users), as implicit's item-based
+models do, so an updated row changes the recommendations without a refit; Ũ_u and the biases
+are the fitted user's. With the training rows this is exactly the fitted model's score.
 """
 
 from __future__ import annotations
@@ -181,15 +186,28 @@ class _JointSimilarity(Recommender):
     # -- scoring ---------------------------------------------------------------------------
     def _score_users(self, users: np.ndarray) -> np.ndarray:
         """The mean over the kept models of b_u + b_i + Ū_u^{−i}V_iᵀ + Ũ_u^(ℓ)V_iᵀ for every item."""
-        return np.mean([self.model_scores(t, users) for t in range(self.user_bias_.shape[0])], axis=0)
+        return self._score_users_from(users, None)
 
-    def model_scores(self, t: int, users: np.ndarray) -> np.ndarray:
-        """Scores (len(users), n_items) of kept model t (0 = round L − L₀ + 1, …, L₀ − 1 = round L)."""
+    def _score_users_from(self, users: np.ndarray, user_rows: sp.csr_matrix | None) -> np.ndarray:
+        """As :meth:`_score_users`, Ū_u built from the preferred items in ``user_rows`` (the rows
+        ``recommend`` was passed; their stored entries, values ignored) rather than the fitted
+        ones; None: the fitted rows. Ũ_u and b_u stay the fitted user's."""
+        preferred = None if user_rows is None else _pattern(user_rows)
+        return np.mean([self.model_scores(t, users, preferred) for t in range(self.user_bias_.shape[0])], axis=0)
+
+    def _recalculate_scores(self, users: np.ndarray, user_rows: sp.csr_matrix) -> np.ndarray:
+        """The profile is always computed from the passed rows (as implicit's item-based models do)."""
+        return self._score_users_from(users, user_rows)
+
+    def model_scores(self, t: int, users: np.ndarray, preferred: sp.csr_matrix | None = None) -> np.ndarray:
+        """Scores (len(users), n_items) of kept model t (0 = round L − L₀ + 1, …, L₀ − 1 = round L);
+        ``preferred``: the users' preferred-item rows (default: the fitted ones)."""
         m = self.n_users_
         bu, bi = self.user_bias_[t], self.item_bias_[t]
         V, Pf, Ef = self.candidate_factors_[t], self.preferred_factors_[t], self.examined_factors_[t]
         selected = self.selected_[t * m : (t + 1) * m]
-        return _scores(self.preferred_[users], selected[users], bu[users], bi, V, Pf, Ef)
+        rows = self.preferred_[users] if preferred is None else preferred
+        return _scores(rows, selected[users], bu[users], bi, V, Pf, Ef)
 
 
 def _scores(P: sp.csr_matrix, E: sp.csr_matrix, bu: np.ndarray, bi: np.ndarray, V, Pf, Ef) -> np.ndarray:

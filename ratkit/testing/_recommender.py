@@ -100,7 +100,7 @@ class RecommenderContract:
     def test_use_before_fit_is_an_error(self, fitted, planted):
         model = self.make_model()
         with pytest.raises(sklearn.exceptions.NotFittedError, match="not fitted yet.*Call 'fit'"):
-            model.recommend(0, planted.matrix)
+            model.recommend(0, planted.matrix[0])
         with pytest.raises(sklearn.exceptions.NotFittedError, match="not fitted"):
             model.score([0], [0])
         with pytest.raises(sklearn.exceptions.NotFittedError):
@@ -136,10 +136,10 @@ class RecommenderContract:
             pytest.skip("changed_params() names no change")
         model = self.make_model().fit(planted.matrix)
         before = _all_scores(model)
-        top_before = model.recommend(np.arange(model.n_users_), planted.matrix, n=5)
+        top_before = model.recommend(np.arange(model.n_users_), planted.matrix, N=5)
         model.set_params(**changed)
         np.testing.assert_array_equal(_all_scores(model), before)
-        top_after = model.recommend(np.arange(model.n_users_), planted.matrix, n=5)
+        top_after = model.recommend(np.arange(model.n_users_), planted.matrix, N=5)
         np.testing.assert_array_equal(top_after[0], top_before[0])
         np.testing.assert_array_equal(top_after[1], top_before[1])
 
@@ -158,7 +158,7 @@ class RecommenderContract:
     def test_recommend_leaves_out_liked_items_best_first(self, fitted, planted):
         X = planted.matrix
         for user in range(X.shape[0]):
-            ids, scores = fitted.recommend(user, X, n=5)
+            ids, scores = fitted.recommend(user, X[user], N=5)
             assert len(ids) == 5
             assert not set(ids) & set(X[user].indices)
             assert np.all(np.diff(scores) <= 0)
@@ -166,20 +166,41 @@ class RecommenderContract:
 
     def test_without_filter_liked_items_may_come_back(self, fitted, planted):
         X = planted.matrix
-        ids, _ = fitted.recommend(planted.solo_user, n=X.shape[1], filter_already_liked_items=False)
+        ids, _ = fitted.recommend(planted.solo_user, N=X.shape[1], filter_already_liked_items=False)
         assert sorted(ids) == list(range(X.shape[1]))
 
     def test_batch_equals_one_by_one(self, fitted, planted):
         users = np.array([3, 0, 45, 59])
-        ids, scores = fitted.recommend(users, planted.matrix, n=4)
+        ids, scores = fitted.recommend(users, planted.matrix[users], N=4)
         assert ids.shape == scores.shape == (4, 4)
         for row, user in enumerate(users):
-            one_ids, one_scores = fitted.recommend(int(user), planted.matrix, n=4)
+            one_ids, one_scores = fitted.recommend(int(user), planted.matrix[int(user)], N=4)
             np.testing.assert_array_equal(ids[row], one_ids)
             np.testing.assert_allclose(scores[row], one_scores)
 
+    def test_follows_implicits_calling_convention(self, fitted, planted):
+        """recommend(userid, user_items[userid], N=..., filter_items=..., items=...) as implicit
+        calls it: int32 ids, 1-D for one user and (len(userid), N) for an array."""
+        X = planted.matrix
+        users = np.array([3, 0, 45], dtype=np.int32)
+        ids, scores = fitted.recommend(users, X[users], N=4)
+        assert ids.dtype == np.int32 and ids.shape == scores.shape == (3, 4)
+        one_ids, _ = fitted.recommend(np.int64(3), X[3], N=4)
+        assert one_ids.ndim == 1
+        np.testing.assert_array_equal(one_ids, ids[0])
+        banned = np.unique(ids[:, :2])
+        kept, _ = fitted.recommend(users, X[users], N=4, filter_items=banned)
+        assert not np.isin(kept, banned).any()
+        pool = np.arange(0, X.shape[1], 3)
+        chosen, values = fitted.recommend(users, X[users], N=4, items=pool)
+        for row, user in enumerate(users):  # brute force from score() over the unseen pool items
+            candidates = pool[~np.isin(pool, X[user].indices)]
+            best = np.sort(fitted.score(np.full(len(candidates), user), candidates))[::-1][:4]
+            assert set(chosen[row][: len(best)]) <= set(candidates)
+            np.testing.assert_allclose(values[row][: len(best)], best, rtol=1e-9, atol=1e-12)
+
     def test_only_unseen_positive_ranks_first(self, fitted, planted):
-        ids, _ = fitted.recommend(planted.solo_user, planted.matrix, n=1)
+        ids, _ = fitted.recommend(planted.solo_user, planted.matrix[planted.solo_user], N=1)
         assert ids.tolist() == [planted.solo_item]
 
     def test_unseen_block_items_beat_items_nobody_has(self, fitted, planted):
@@ -199,7 +220,7 @@ class RecommenderContract:
         X = planted.matrix
         for user in planted.small_users:  # popularity would push the big block's items here
             unseen = np.setdiff1d(planted.small_items, X[user].indices)
-            ids, _ = fitted.recommend(int(user), X, n=len(unseen))
+            ids, _ = fitted.recommend(int(user), X[int(user)], N=len(unseen))
             assert set(ids) == set(unseen), f"user {user}"
 
     def test_ranking_metrics_on_a_held_out_split(self, planted):
@@ -221,7 +242,7 @@ class RecommenderContract:
         X = planted.matrix.tolil()
         X[5, :] = 0  # a user without interactions
         model = self.make_model().fit(sp.csr_matrix(X))
-        ids, scores = model.recommend(5, sp.csr_matrix(X), n=4)
+        ids, scores = model.recommend(5, sp.csr_matrix(X)[5], N=4)
         assert len(ids) == 4 and np.isfinite(scores).all()
 
     # -------------------------------------------------------------- model files
@@ -237,7 +258,7 @@ class RecommenderContract:
         assert same_params({k: loaded.get_params(deep=False)[k] for k in kept}, kept)
         np.testing.assert_array_equal(_all_scores(loaded), _all_scores(fitted))
         for user in (planted.solo_user, int(planted.small_users[0])):
-            a = fitted.recommend(user, planted.matrix, n=6)
-            b = loaded.recommend(user, planted.matrix, n=6)
+            a = fitted.recommend(user, planted.matrix[user], N=6)
+            b = loaded.recommend(user, planted.matrix[user], N=6)
             np.testing.assert_array_equal(a[0], b[0])
             np.testing.assert_array_equal(a[1], b[1])

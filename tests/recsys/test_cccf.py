@@ -173,8 +173,8 @@ def test_integer_weights_give_the_rounded_score_exactly():
     err = model.integer_weight_error()
     exact = model.score(users, items, exact=True)
     assert err["max_abs"] == pytest.approx(float(np.max(np.abs(oracle / e**2 - exact))))
-    ids, _ = model.recommend(0, R, n=5)
-    ids_exact, _ = model.recommend(0, R, n=5, exact=True)
+    ids, _ = model.recommend(0, R[0], N=5)
+    ids_exact, _ = model.recommend(0, R[0], N=5, exact=True)
     assert len(ids) == len(ids_exact) == 5
 
 
@@ -281,7 +281,7 @@ def test_recommend_ranks_like_a_stable_sort_of_the_scores_with_ties_to_the_small
         scores = model.score(grid_u, grid_i)
         scores[R.toarray() != 0] = -np.inf
         expected = np.argsort(-scores, axis=1, kind="stable")[:, :6]
-        ids, values = model.recommend(users, R, n=6)
+        ids, values = model.recommend(users, R[users], N=6)
         np.testing.assert_array_equal(ids, expected)
         np.testing.assert_array_equal(values, np.take_along_axis(scores, expected, axis=1))
 

@@ -151,9 +151,10 @@ def test_stored_zeros_in_train_are_not_training_items(fitted):
     )
     assert with_zero.nnz == train.nnz + 1  # the zero is stored
     assert ranking_metrics(model, with_zero, test, k=3) == clean
-    ids, _ = model.recommend(user, with_zero, n=3)
-    assert item in model.recommend(user, train, n=model.n_items_)[0]
-    np.testing.assert_array_equal(ids, model.recommend(user, train, n=3)[0])
+    ids, _ = model.recommend(user, with_zero[user], N=3)
+    assert with_zero[user].nnz == train[user].nnz + 1  # the row passed still stores the zero
+    assert item in model.recommend(user, train[user], N=model.n_items_)[0]
+    np.testing.assert_array_equal(ids, model.recommend(user, train[user], N=3)[0])
 
 
 def test_nan_and_negative_values_in_train_are_named(fitted):

@@ -41,7 +41,7 @@ def test_matrix_without_interactions_is_rejected():
 def test_ids_out_of_range():
     model = Popularity().fit(X)
     with pytest.raises(IdOutOfRangeError, match=r"user id 15 is out of range: expected an index in \[0, 15\)"):
-        model.recommend(15, X)
+        model.recommend(15, X[:1])
     with pytest.raises(IdOutOfRangeError, match=r"item id -1 is out of range"):
         model.score([0], [-1])
     with pytest.raises(IdOutOfRangeError, match="must be integer"):
@@ -50,12 +50,19 @@ def test_ids_out_of_range():
 
 def test_recommend_argument_errors():
     model = Popularity().fit(X)
-    with pytest.raises(ValueError, match=r"n=11 exceeds the number of items \(10\)"):
-        model.recommend(0, X, n=11)
-    with pytest.raises(ValueError, match="needs the users × items matrix"):
+    with pytest.raises(ValueError, match=r"N=11 exceeds the number of items \(10\); ask for at most 10"):
+        model.recommend(0, X[0], N=11)
+    with pytest.raises(ValueError, match=r"needs user_items, the rows of the given users \(user_items = train\[userid"):
         model.recommend(0)
     with pytest.raises(DataFormatError, match="looks transposed"):
         model.recommend(0, X.T)
+    with pytest.raises(DataFormatError, match=r"shape \(3, 10\).*needs one row per user asked for.*\(2, 10\)"):
+        model.recommend([0, 1], X[:3])
+    with pytest.raises(ValueError, match=r"both N=3 and the deprecated n=4; pass N only"):
+        with pytest.warns(DeprecationWarning):
+            model.recommend(0, X[0], N=3, n=4)
+    with pytest.raises(ValueError, match=r"both items=\[1, 2\] and filter_items=\[3\]"):
+        model.recommend(0, X[0], items=[1, 2], filter_items=[3])
 
 
 def test_batch_pads_users_with_too_few_candidates():
@@ -64,9 +71,9 @@ def test_batch_pads_users_with_too_few_candidates():
     dense[1, 0] = 1
     Y = sp.csr_matrix(dense)
     model = Popularity().fit(Y)
-    ids, scores = model.recommend([0, 1], Y, n=2)
+    ids, scores = model.recommend([0, 1], Y, N=2)
     assert ids[0].tolist() == [3, -1] and np.isneginf(scores[0, 1])
-    assert model.recommend(0, Y, n=2)[0].tolist() == [3]  # one user: only real items
+    assert model.recommend(0, Y[0], N=2)[0].tolist() == [3]  # one user: only real items
 
 
 def test_fitting_does_not_mutate_the_input():

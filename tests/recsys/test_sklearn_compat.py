@@ -46,7 +46,7 @@ def test_clone_of_every_recommender_is_unfitted_with_equal_params(name):
 def test_not_fitted_error_is_scikit_learns_and_ratkits(name):
     model = _model(name)
     try:
-        model.recommend(0, X)
+        model.recommend(0, X[0])
     except sklearn.exceptions.NotFittedError as exc:  # the clause scikit-learn code writes
         assert isinstance(exc, NotFittedError) and isinstance(exc, RatkitError)
         assert type(model).__name__ in str(exc)
