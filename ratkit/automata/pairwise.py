@@ -259,6 +259,13 @@ class PairwiseKernel(_Wrapper):
                 raise _pair_error(p, f"The pair {name}")
         return float(self.gram([x], [y])[0, 0])
 
+    @property
+    def is_pds(self) -> bool | None:  # type: ignore[override]
+        """True when the base kernel is PDS (every kind is then PDS, see the module
+        docstring), else None: a non-PDS base can still give a PDS pairwise kernel (TL on
+        pairs (a, a) is k(a, c)²), so nothing is claimed."""
+        return True if self._base().is_pds is True else None
+
     def learn(self, X: Any) -> None:
         """The base kernel learns from the elements of the pairs (see :meth:`Kernel.learn`)."""
         pairs = as_pairs(X, "X")

@@ -428,7 +428,12 @@ class ExpKernel(_Wrapper):
         self.kernel = kernel
         self.t = t
 
-    is_pds = None  # type: ignore[assignment]
+    @property
+    def is_pds(self) -> bool | None:  # type: ignore[override]
+        """Theorem 3: PDS for every t iff K₀ is NDS; so True when K₀ is NDS, False when K₀
+        is known not to be (e.g. the edit distance over ≥ 2 symbols, Proposition 3 and
+        Fig. 8: some t gives a negative eigenvalue), else None."""
+        return self._base().is_nds
 
     def _t(self) -> float:
         self._base()
@@ -453,7 +458,10 @@ class CenteredNDSKernel(_Wrapper):
         self.kernel = kernel
         self.x0 = x0
 
-    is_pds = None  # type: ignore[assignment]
+    @property
+    def is_pds(self) -> bool | None:  # type: ignore[override]
+        """Theorem 3.2: PDS iff K is NDS (True, False or None as K's :attr:`is_nds`)."""
+        return self._base().is_nds
 
     def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
         k = self._base()

@@ -158,6 +158,8 @@ class Kernel(BaseEstimator):
     - :meth:`gram_with` ``(X, Y, **options)``: ``gram(X, Y)``, the options ignored;
     - :meth:`value`, :meth:`diag`: from :meth:`gram`;
     - :attr:`is_pds`: None (unknown);
+    - :attr:`is_nds`: None (unknown), whether K is negative definite symmetric (Definition 6),
+      which decides whether :func:`~ratkit.automata.kernels.exp_kernel` of it is PDS;
     - :meth:`_validate_params`: nothing to check;
     - :meth:`learned_params`: ``{}``;
     - :meth:`fit_features`, :meth:`transform_features` (the explicit feature map):
@@ -188,6 +190,9 @@ class Kernel(BaseEstimator):
 
     #: True when the kernel is PDS by construction, False when known not to be, None unknown.
     is_pds: bool | None = None
+    #: True when the kernel is negative definite symmetric by construction, False when known
+    #: not to be, None unknown: exp(−t·K) is PDS for every t > 0 iff K is NDS (Theorem 3).
+    is_nds: bool | None = None
     #: The parameters a spec must state (those whose default is no choice a spec should make
     #: silently); parameters without a default are required anyway.
     _spec_required: ClassVar[tuple[str, ...]] = ()

@@ -5,8 +5,11 @@ unit costs, the Levenshtein distance d_e(x, y). Probability (Fig. 7b): K(x, y) =
 over all alignments (all paths of the one-state transducer, insertions and deletions
 interleaved in every order) of the product of the operation weights.
 
-Neither is PDS (Proposition 3): use :func:`ratkit.automata.kernels.exp_kernel` or the
-other NDS→PDS constructions of Theorem 3 to build a kernel for SVMs.
+Neither is PDS (Proposition 3), and over two or more symbols the edit distance is not
+NDS either (Proposition 3 (2)), so exp(−t·d_e) is not PDS for every t (Fig. 8, reproduced
+by :func:`ratkit.automata.kernels.diagnostics.edit_distance_min_eigenvalues`):
+``exp_kernel(edit_distance())`` is flagged non-PDS and SVMs refuse it. Use a T∘T⁻¹ family
+(n-gram, gappy, mismatch, subsequence) for SVMs.
 
 References
 ----------
@@ -66,6 +69,22 @@ class EditDistanceKernel(RationalKernel):
     """
 
     is_pds = False
+
+    @property
+    def is_nds(self) -> bool | None:  # type: ignore[override]
+        """False for the tropical edit distance with Levenshtein-proportional costs (match 0,
+        substitution = insertion = deletion > 0: not NDS over ≥ 2 symbols, Proposition 3 (2)),
+        and whenever insertion ≠ deletion (K(x, y) ≠ K(y, x): not symmetric); None otherwise
+        (other costs, the probability semiring). The one-symbol case, where d_e is NDS, is
+        not told apart: the alphabet is not known before the data."""
+        if self.semiring != "tropical":
+            return None
+        c = self.costs()
+        if c["insertion"] != c["deletion"]:
+            return False
+        if c["match"] == 0 and c["substitution"] == c["insertion"] > 0:
+            return False
+        return None
 
     def __init__(
         self,
