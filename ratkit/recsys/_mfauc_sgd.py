@@ -27,6 +27,7 @@ gradient descent for non-smooth optimization. ICML 2013 (polynomial-decay averag
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -239,12 +240,14 @@ def run_sgd(
     *,
     max_iter: int,
     tol: float,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int, float, float], None] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, list[float], int, bool]:
     """Averaged SGD from ``(U, V)``; returns ``(Ū, V̄, objectives, n_iter, converged)``.
 
     Stops after ``max_iter`` iterations, or when the monitored objective at ``(Ū, V̄)``
-    changes by at most ``tol`` relative to its previous value.
+    changes by at most ``tol`` relative to its previous value. After every iteration
+    ``progress(n_iter, objective, change)`` is called, ``change`` = |θ_t − θ_{t−1}| / |θ_{t−1}|
+    (what the rule compares with ``tol``; NaN after the first iteration).
     """
     U, V = U.copy(), V.copy()
     U_avg, V_avg = U.copy(), V.copy()
@@ -281,11 +284,14 @@ def run_sgd(
             break
         objectives.append(monitor_objective(prob, U_avg, V_avg, sample, s))
         log.debug("MFAUC iteration %d: monitored objective %.6g", n_iter, objectives[-1])
-        if progress is not None:
-            progress(n_iter)
+        stop, change = False, math.nan
         if len(objectives) >= 2:
             previous = objectives[-2]
-            if abs(objectives[-1] - previous) <= tol * max(abs(previous), 1e-12):
-                converged = True
-                break
+            stop = abs(objectives[-1] - previous) <= tol * max(abs(previous), 1e-12)
+            change = abs(objectives[-1] - previous) / max(abs(previous), 1e-12)
+        if progress is not None:
+            progress(n_iter, objectives[-1], change)
+        if stop:
+            converged = True
+            break
     return U_avg, V_avg, objectives, n_iter, converged

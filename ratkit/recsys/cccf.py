@@ -166,15 +166,27 @@ class _CompositionalCodes(Recommender):
         problem = _Problem(R.indptr, R.indices, *csc, target, eta, xi, s)
         B, D, X, Y = problem.initialise(rng)
         history = [problem.objective(B, D, X, Y)]
-        bar = tqdm(range(s.max_iter), desc=owner, disable=not getattr(self, "show_progress", False), leave=False)
-        for _ in bar:
-            flips = problem.iterate(B, D, X, Y, rng)
-            history.append(problem.objective(B, D, X, Y))
-            bar.set_postfix(objective=f"{history[-1]:.6g}", flips=flips)
-            log.debug("%s: objective %.10g, %d bit flips", owner, history[-1], flips)
-            previous = history[-2]
-            if flips == 0 or abs(previous - history[-1]) <= s.tol * max(abs(previous), 1e-300):
-                break
+        # no total: the fit stops on tol (or when no bit flips), often before max_iter
+        show = bool(getattr(self, "show_progress", False))
+        with tqdm(total=None, desc=owner, unit=" iter", disable=not show, leave=True) as bar:
+            for _ in range(s.max_iter):
+                flips = problem.iterate(B, D, X, Y, rng)
+                history.append(problem.objective(B, D, X, Y))
+                log.debug("%s: objective %.10g, %d bit flips", owner, history[-1], flips)
+                previous = history[-2]
+                change = abs(previous - history[-1]) / max(abs(previous), 1e-300)
+                bar.set_postfix(
+                    {
+                        "objective": f"{history[-1]:.6g}",
+                        "change": f"{change:.1e}",
+                        "tol": f"{s.tol:.1e}",
+                        "flips": flips,
+                    },
+                    refresh=False,
+                )
+                bar.update(1)
+                if flips == 0 or abs(previous - history[-1]) <= s.tol * max(abs(previous), 1e-300):
+                    break
         self.codes_user_ = pack_codes(np.ascontiguousarray(B.transpose(1, 0, 2)))
         self.codes_item_ = pack_codes(np.ascontiguousarray(D.transpose(1, 0, 2)))
         self.weights_user_, self.weights_item_ = eta, xi
@@ -486,7 +498,8 @@ class CCCF(_CompositionalCodes):
     pretrain_iter, pretrain_reg : int, float
         ALS passes and ridge of the real-valued MF that places users and items.
     show_progress : bool
-        A progress bar over the outer iterations.
+        A progress bar counting the outer iterations, with the objective, its relative
+        change against ``tol`` and the bits flipped (off by default).
 
     Attributes
     ----------

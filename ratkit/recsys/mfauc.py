@@ -78,7 +78,8 @@ class MFAUC(FactorRecommender):
     random_state : None, int or numpy Generator
         Seeds the initialisation, permutations and all sampling.
     show_progress : bool
-        Show a tqdm bar over iterations.
+        Show a tqdm bar counting the iterations, with the monitored objective and its
+        relative change against ``tol`` (off by default).
 
     Attributes
     ----------
@@ -226,10 +227,22 @@ class MFAUC(FactorRecommender):
         betas = self._betas()
         stage_iters = [self.max_iter // len(betas)] * len(betas)
         stage_iters[-1] += self.max_iter - sum(stage_iters)
-        bar = tqdm(total=self.max_iter, desc="MFAUC", disable=not self.show_progress)
+        # no total: the fit stops on tol, rarely at max_iter
+        bar = tqdm(total=None, desc="MFAUC", unit=" iter", disable=not self.show_progress, leave=True)
+        stage: dict[str, str] = {}  # the β stage, shown when there are several
+
+        def report(n_iter: int, objective: float, change: float) -> None:
+            bar.set_postfix(
+                {"objective": f"{objective:.6g}", "change": f"{change:.1e}", "tol": f"{self.tol:.1e}", **stage},
+                refresh=False,
+            )
+            bar.update(1)
+
         done = 0
         try:
-            for beta, iters in zip(betas, stage_iters):
+            for k, (beta, iters) in enumerate(zip(betas, stage_iters)):
+                if len(betas) > 1:
+                    stage["stage"] = f"{k + 1}/{len(betas)}"
                 settings = SGDSettings(
                     loss_fn=loss_and_derivative(self.loss, beta),
                     phi_fn=phi_and_derivative(self.rho),
@@ -242,7 +255,7 @@ class MFAUC(FactorRecommender):
                     max_grad_norm=self.max_grad_norm,
                 )
                 U, V, objectives, n_iter, converged = run_sgd(
-                    problem, U, V, settings, rng, max_iter=iters, tol=self.tol, progress=lambda _: bar.update(1)
+                    problem, U, V, settings, rng, max_iter=iters, tol=self.tol, progress=report
                 )
                 done += n_iter
         finally:

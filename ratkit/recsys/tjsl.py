@@ -148,7 +148,8 @@ class _JointSimilarity(Recommender):
         L, L0, decay = self._rounds(), self._averaged(), float(self._decay())
         selected, tau, taus = E, 1.0, []
         kept: list[tuple] = []
-        bar = tqdm(total=L * int(self.n_epochs), desc=owner, disable=not self.show_progress, leave=False)
+        # a fixed number of epochs: the bar's total is the work
+        bar = tqdm(total=L * int(self.n_epochs), desc=owner, unit=" epoch", disable=not self.show_progress, leave=True)
         for ell in range(1, L + 1):
             taus.append(tau)
             for _ in range(int(self.n_epochs)):
@@ -157,11 +158,14 @@ class _JointSimilarity(Recommender):
                 items = np.concatenate([pi, ni])
                 targets = np.concatenate([np.ones(pu.size), np.zeros(nu.size)])
                 order = rng.permutation(users.size)
-                sgd_epoch(
+                loss = sgd_epoch(
                     users[order], items[order], targets[order], P.indptr, P.indices, selected.indptr,
                     selected.indices, bu, bi, V, Pf, Ef, float(self.learning_rate), float(self.alpha_v),
                     float(self.alpha_p), float(self.alpha_e), float(self.beta_u), float(self.beta_v),
                 )  # fmt: skip
+                # the squared-error term ½(r − r̂)² of the objective, averaged over the epoch's pairs
+                # (each taken before its step)
+                bar.set_postfix({"round": f"{ell}/{L}", "loss": f"{loss / max(users.size, 1):.6g}"}, refresh=False)
                 bar.update(1)
             if not (np.all(np.isfinite(V)) and np.all(np.isfinite(Pf)) and np.all(np.isfinite(Ef))):
                 raise ParameterError(
@@ -279,7 +283,8 @@ class TJSL(_JointSimilarity):
     init_scale : float
         Standard deviation of the Gaussian initial factors.
     show_progress : bool
-        A progress bar over the epochs.
+        A progress bar over the n_rounds × n_epochs epochs, with the round and the epoch's
+        mean squared-error loss ½(r − r̂)² over its pairs (off by default).
     """
 
     def __init__(

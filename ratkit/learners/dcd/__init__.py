@@ -5,6 +5,6 @@ set, provided by a W′ representation, see :mod:`ratkit.learners.wprime`), with
 and the stopping rule of LIBLINEAR; the primal and dual objectives certify a solution.
 """
 
-from ratkit.learners.dcd._solver import DualResult, dual_objective, primal_objective, solve
+from ratkit.learners.dcd._solver import DualResult, convergence_record, dual_objective, primal_objective, solve
 
-__all__ = ["DualResult", "solve", "primal_objective", "dual_objective"]
+__all__ = ["DualResult", "solve", "primal_objective", "dual_objective", "convergence_record"]

@@ -41,7 +41,7 @@ from __future__ import annotations
 import numpy as np
 
 from ratkit._jit import njit
-from ratkit.learners.dcd._epochs import _advance, coordinate, epoch_indexed
+from ratkit.learners.dcd._epochs import _advance, coordinate, dual_change, epoch_indexed
 from ratkit.learners.wprime._indexed_rows import IndexedRows
 
 __all__ = ["ActiveGramEpoch", "active_gram", "cache_capacity"]
@@ -214,15 +214,18 @@ def _flush(members, m, indptr, slots, data, y, alpha, alpha0, w):
 def epoch_cached(active, size, max_old, min_old, where, Q, m, g, qinv, C, alpha):
     """One pass of Algorithm 3 over ``active[:size]`` with G read from the vector g over
     the cached rows (coordinate i is row ``where[i]`` of Q); a step Δα_i adds
-    Δα_i Q[where[i], :m] to g."""
+    Δα_i Q[where[i], :m] to g. Returns (max ∇^P, min ∇^P, new size, Δf), Δf as G read from g
+    (float32 Q: within about 1e-7, relative, of the exact change)."""
     pgmax = -np.inf
     pgmin = np.inf
+    df = 0.0
     s = 0
     while s < size:
         i = active[s]
         a = where[i]
         shrink, PG, new = coordinate(g[a], alpha[i], qinv[i], C, max_old, min_old)
         if not shrink:
+            df += dual_change(g[a], alpha[i], new, qinv[i])
             d = new - alpha[i]
             alpha[i] = new
             if d != 0.0:
@@ -230,7 +233,7 @@ def epoch_cached(active, size, max_old, min_old, where, Q, m, g, qinv, C, alpha)
                 for b in range(m):
                     g[b] += d * row[b]
         s, size, pgmax, pgmin = _advance(active, s, size, shrink, PG, pgmax, pgmin)
-    return pgmax, pgmin, size
+    return pgmax, pgmin, size, df
 
 
 class ActiveGramEpoch:
@@ -273,7 +276,9 @@ class ActiveGramEpoch:
         self.mean_length = max(float(self.lengths.mean()) if n else 1.0, 1.0)
         self.visit_cost = 1.0  # of the last pass's visits, relative to a visit of a full pass
 
-    def __call__(self, active: np.ndarray, size: int, max_old: float, min_old: float) -> tuple[float, float, int]:
+    def __call__(
+        self, active: np.ndarray, size: int, max_old: float, min_old: float
+    ) -> tuple[float, float, int, float]:
         if size < self.n and self.Q is not None and self._cover(active[:size]):
             if not self.fresh:
                 r = self.rows

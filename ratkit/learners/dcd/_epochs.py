@@ -11,7 +11,11 @@ gradient points outwards by more than the previous pass's extreme projected grad
 ones and skipped until the solver checks the stopping rule on all coordinates again.
 With ``max_old = +∞`` and ``min_old = −∞`` nothing is shrunk: plain Algorithm 3/4.
 
-They return (max ∇^P, min ∇^P, new size of the active set).
+They return (max ∇^P, min ∇^P, new size of the active set, Δf): Δf is the change of the
+dual objective f(α) = ½αᵀQα − eᵀα over the pass, summed step by step — a step δ on α_i
+with gradient G_i changes f by exactly G_i δ + ½ Q_ii δ² (f is quadratic), which the clipped
+Newton step makes ≤ 0 (:func:`dual_change`) — so the solver can record f after every pass
+without a product by Q.
 
 ``qinv[i]`` is 1 / Q_ii, and +∞ when Q_ii = 0 (a zero feature vector): then G = −1 and
 the step sends α_i to C, the boundary case of §V-A.
@@ -38,6 +42,7 @@ __all__ = [
     "coordinate",
     "projected_gradient",
     "newton_step",
+    "dual_change",
     "intersect_slots",
     "PG_ZERO",
 ]
@@ -73,6 +78,17 @@ def newton_step(G: float, a: float, qinv: float, C: float) -> float:
 
 
 @njit
+def dual_change(G: float, old: float, new: float, qinv: float) -> float:
+    """f(α + δ e_i) − f(α) = G δ + ½ Q_ii δ², δ = new − old, for f = ½αᵀQα − eᵀα and
+    G = ∇_i f(α); Q_ii = 1 / ``qinv`` (0 when ``qinv`` = +∞)."""
+    d = new - old
+    if d == 0.0:
+        return 0.0
+    q = 0.0 if np.isinf(qinv) else 1.0 / qinv
+    return d * (G + 0.5 * q * d)
+
+
+@njit
 def coordinate(G: float, a: float, qinv: float, C: float, max_old: float, min_old: float):
     """(shrink?, ∇^P, new α_i) for one coordinate with gradient G."""
     if a <= 0.0 and G > max_old:
@@ -101,20 +117,23 @@ def _row_step(i, idx, vals, own, y, qinv, C, alpha, w, max_old, min_old):
     """Coordinate i with Φ′_i stored as (positions in W′, values); negative positions are
     patterns W′ does not hold, and ``own`` = Σ Φ′_i(z)² over patterns kept out of W′'s
     array because only Φ′_i has them (their weight is α_i y_i Φ′_i(z)).
-    G = y_i ⟨W′, Φ′_i⟩ + α_i·own − 1; on a step W′ += Δα_i y_i Φ′_i. Returns (shrink?, ∇^P)."""
+    G = y_i ⟨W′, Φ′_i⟩ + α_i·own − 1; on a step W′ += Δα_i y_i Φ′_i. Returns (shrink?, ∇^P, Δf)."""
     g = 0.0
     for p in range(idx.shape[0]):
         if idx[p] >= 0:
             g += w[idx[p]] * vals[p]
-    shrink, PG, new = coordinate(y[i] * g + alpha[i] * own - 1.0, alpha[i], qinv[i], C, max_old, min_old)
+    G = y[i] * g + alpha[i] * own - 1.0
+    shrink, PG, new = coordinate(G, alpha[i], qinv[i], C, max_old, min_old)
+    change = 0.0
     if not shrink:
+        change = dual_change(G, alpha[i], new, qinv[i])
         d = (new - alpha[i]) * y[i]
         alpha[i] = new
         if d != 0.0:
             for p in range(idx.shape[0]):
                 if idx[p] >= 0:
                     w[idx[p]] += d * vals[p]
-    return shrink, PG
+    return shrink, PG, change
 
 
 @njit
@@ -129,13 +148,15 @@ def epoch_indexed(active, size, max_old, min_old, indptr, indices, data, own, y,
     """
     pgmax = -np.inf
     pgmin = np.inf
+    df = 0.0
     s = 0
     while s < size:
         i = active[s]
         lo, hi = indptr[i], indptr[i + 1]
-        shrink, PG = _row_step(i, indices[lo:hi], data[lo:hi], own[i], y, qinv, C, alpha, w, max_old, min_old)
+        shrink, PG, change = _row_step(i, indices[lo:hi], data[lo:hi], own[i], y, qinv, C, alpha, w, max_old, min_old)
+        df += change
         s, size, pgmax, pgmin = _advance(active, s, size, shrink, PG, pgmax, pgmin)
-    return pgmax, pgmin, size
+    return pgmax, pgmin, size, df
 
 
 @njit
@@ -217,14 +238,16 @@ def epoch_automaton(active, size, max_old, min_old, phi, dfa, scratch, y, qinv, 
     slots = scratch[2]
     pgmax = -np.inf
     pgmin = np.inf
+    df = 0.0
     s = 0
     while s < size:
         i = active[s]
         intersect_slots(i, phi, dfa, scratch)
         lo, hi = indptr[i], indptr[i + 1]
-        shrink, PG = _row_step(i, slots[: hi - lo], data[lo:hi], 0.0, y, qinv, C, alpha, w, max_old, min_old)
+        shrink, PG, change = _row_step(i, slots[: hi - lo], data[lo:hi], 0.0, y, qinv, C, alpha, w, max_old, min_old)
+        df += change
         s, size, pgmax, pgmin = _advance(active, s, size, shrink, PG, pgmax, pgmin)
-    return pgmax, pgmin, size
+    return pgmax, pgmin, size, df
 
 
 @njit
@@ -235,33 +258,37 @@ def epoch_gram(active, size, max_old, min_old, K, y, qinv, C, alpha, grad):
     """
     pgmax = -np.inf
     pgmin = np.inf
+    df = 0.0
     n = K.shape[0]
     s = 0
     while s < size:
         i = active[s]
         shrink, PG, new = coordinate(grad[i], alpha[i], qinv[i], C, max_old, min_old)
         if not shrink:
+            df += dual_change(grad[i], alpha[i], new, qinv[i])
             d = (new - alpha[i]) * y[i]
             alpha[i] = new
             if d != 0.0:
                 for j in range(n):
                     grad[j] += d * y[j] * K[i, j]
         s, size, pgmax, pgmin = _advance(active, s, size, shrink, PG, pgmax, pgmin)
-    return pgmax, pgmin, size
+    return pgmax, pgmin, size, df
 
 
 def epoch_python(active, size, max_old, min_old, y, qinv, C, alpha, gradient, update):
     """The same pass for representations driven from Python (OpenFst calls, row caches):
     ``gradient(i)`` returns G_i, ``update(i, d, new)`` applies W′ += d Φ′_i after α_i ← new."""
-    pgmax, pgmin = -np.inf, np.inf
+    pgmax, pgmin, df = -np.inf, np.inf, 0.0
     s = 0
     while s < size:
         i = int(active[s])
-        shrink, PG, new = coordinate(gradient(i), alpha[i], qinv[i], C, max_old, min_old)
+        G = gradient(i)
+        shrink, PG, new = coordinate(G, alpha[i], qinv[i], C, max_old, min_old)
         if not shrink:
+            df += dual_change(G, alpha[i], new, qinv[i])
             d = (new - alpha[i]) * y[i]
             alpha[i] = new
             if d != 0.0:
                 update(i, d, new)
         s, size, pgmax, pgmin = _advance(active, s, size, shrink, PG, pgmax, pgmin)
-    return pgmax, pgmin, size
+    return pgmax, pgmin, size, df

@@ -9,7 +9,9 @@ The L1-loss SVM primal (survey eq. (35)) and its dual (eq. (36)) are
 coordinates, done by a compiled ``epoch`` function of :mod:`ratkit.learners.dcd._epochs` —
 until the projected gradients of a pass span at most ``tol`` (max ∇^P − min ∇^P ≤ tol,
 the rule of Hsieh et al. 2008) or ``max_iter`` passes have run, optionally shrinking the
-coordinates that sit at a bound (Hsieh et al. §3.2).
+coordinates that sit at a bound (Hsieh et al. §3.2). Every pass is recorded: f(α) after it
+and the span of its projected gradients (:class:`DualResult`), which
+:func:`convergence_record` turns into a fitted learner's ``convergence_``.
 
 References
 ----------
@@ -21,9 +23,11 @@ descent method for large-scale linear SVM", ICML 2008, §2, §3.2 and eq. (15).
 from __future__ import annotations
 
 import logging
+import math
 import warnings
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -32,11 +36,14 @@ from tqdm.auto import tqdm
 
 from ratkit.exceptions import SolverError
 
-__all__ = ["DualResult", "solve", "primal_objective", "dual_objective"]
+__all__ = ["DualResult", "solve", "primal_objective", "dual_objective", "convergence_record"]
 
 log = logging.getLogger(__name__)
 
-Epoch = Callable[[np.ndarray, int, float, float], tuple[float, float, int]]
+#: ``epoch(active, size, max_old, min_old) -> (max ∇^P, min ∇^P, new size[, Δf])``: Δf, the
+#: change of f(α) over the pass, is optional (every epoch of ratkit gives it; a pass without
+#: it records f as NaN).
+Epoch = Callable[[np.ndarray, int, float, float], tuple[float, float, int] | tuple[float, float, int, float]]
 
 #: With shrinking, every coordinate is visited again once the passes over the shrunk active
 #: set have done the work of this many full passes (so the safety passes cost at most about
@@ -60,11 +67,20 @@ class DualResult:
         True when the stopping rule max ∇^P − min ∇^P ≤ tol held on all coordinates.
     gap
         max ∇^P − min ∇^P of the last pass.
+    dual_objective
+        f(α) = ½αᵀQα − eᵀα after each pass (``n_iter`` entries; the solver minimises f, so
+        they do not increase): the f of the starting point plus the changes the passes
+        report (NaN from a pass of an epoch that reports none).
+    pg_gap
+        max ∇^P − min ∇^P of each pass, what the stopping rule compares with ``tol``; over
+        the active coordinates only on a shrunk pass, 0 on a pass that shrank them all.
     """
 
     n_iter: int
     converged: bool
     gap: float
+    dual_objective: list[float] = field(default_factory=list)
+    pg_gap: list[float] = field(default_factory=list)
 
 
 def solve(
@@ -78,6 +94,7 @@ def solve(
     show_progress: bool = False,
     desc: str = "DCD",
     owner: str = "DCD",
+    dual_start: float = 0.0,
 ) -> DualResult:
     """Outer loop of Algorithms 3 and 4: ``epoch(active, size, max_old, min_old)`` passes.
 
@@ -93,6 +110,11 @@ def solve(
     once. A run that stops at ``max_iter``
     warns with a :class:`~sklearn.exceptions.ConvergenceWarning`; a pass whose projected
     gradients are not finite raises :class:`~ratkit.exceptions.SolverError`.
+
+    Each pass records f(α) (``dual_start`` = f at the starting α, 0 at α = 0, plus the
+    change each pass reports) and its gap max ∇^P − min ∇^P. With ``show_progress`` a bar
+    counts the passes (no total: the run stops on ``tol``, rarely at ``max_iter``) and shows
+    the current gap against ``tol``, the active coordinates and f; it stays on screen.
     """
     gap = np.inf
     it = 0
@@ -100,7 +122,10 @@ def solve(
     size = n
     max_old, min_old = np.inf, -np.inf
     shrunk_work = 0.0  # work of the shrunk passes since every coordinate was active, in visits
-    bar = tqdm(total=max_iter, desc=desc, disable=not show_progress, unit="pass", leave=False)
+    dual = float(dual_start)
+    duals: list[float] = []
+    gaps: list[float] = []
+    bar = tqdm(total=None, desc=desc, disable=not show_progress, unit=" passes", leave=True)
     try:
         while it < max_iter:
             if size < n and shrunk_work >= UNSHRINK_WORK * n:  # let shrunk coordinates back in
@@ -108,7 +133,7 @@ def solve(
             if size == n:
                 shrunk_work = 0.0
             active[:size] = active[:size][rng.permutation(size)]
-            pgmax, pgmin, kept = epoch(active, size, max_old, min_old)
+            pgmax, pgmin, kept, *change = epoch(active, size, max_old, min_old)
             if kept and not (np.isfinite(pgmax) and np.isfinite(pgmin)):
                 raise SolverError(
                     f"{owner}: the projected gradients of pass {it + 1} are not finite (max {pgmax!r}, "
@@ -119,12 +144,17 @@ def solve(
                 shrunk_work += size * getattr(epoch, "visit_cost", 1.0)
             it += 1
             gap = float(pgmax - pgmin) if kept else 0.0
+            dual += float(change[0]) if change else math.nan
+            duals.append(dual)
+            gaps.append(gap)
+            bar.set_postfix(
+                {"gap": f"{gap:.2e}", "tol": f"{tol:.1e}", "active": kept, "f": f"{dual:.6g}"}, refresh=False
+            )
             bar.update(1)
-            bar.set_postfix(gap=f"{gap:.2e}", active=kept, refresh=False)
             if gap <= tol:
                 if kept == n:
                     log.debug("%s converged after %d passes (gap %.3g ≤ tol %.3g)", owner, it, gap, tol)
-                    return DualResult(it, True, gap)
+                    return DualResult(it, True, gap, duals, gaps)
                 size, max_old, min_old = n, np.inf, -np.inf  # check the rule on every coordinate
                 continue
             size = kept
@@ -139,7 +169,28 @@ def solve(
         ConvergenceWarning,
         stacklevel=3,
     )
-    return DualResult(it, False, gap)
+    return DualResult(it, False, gap, duals, gaps)
+
+
+def convergence_record(results: Sequence[DualResult], tol: float) -> dict[str, Any]:
+    """The ``convergence_`` of a fit that solved the independent duals ``results`` (one per
+    binary problem): per pass t, ``dual_objective`` Σ_c f_c(α_c) and ``pg_gap`` max_c gap_c,
+    a problem that stopped before pass t counting with its last pass (so there are
+    max_c n_iter_c entries, and the last gap is ≤ ``tol`` when every problem converged);
+    ``tol``; and ``problems``, each problem's own ``dual_objective`` and ``pg_gap``."""
+    length = max((r.n_iter for r in results), default=0)
+
+    def padded(values: list[float]) -> np.ndarray:
+        return np.asarray(values + values[-1:] * (length - len(values)), dtype=np.float64)
+
+    duals = sum((padded(r.dual_objective) for r in results), np.zeros(length))
+    gaps = np.max([padded(r.pg_gap) for r in results], axis=0) if results and length else np.zeros(0)
+    return {
+        "dual_objective": [float(v) for v in duals],
+        "pg_gap": [float(v) for v in gaps],
+        "tol": float(tol),
+        "problems": [{"dual_objective": list(r.dual_objective), "pg_gap": list(r.pg_gap)} for r in results],
+    }
 
 
 def primal_objective(w: np.ndarray, X: np.ndarray | sp.spmatrix, y: np.ndarray, C: float) -> float:

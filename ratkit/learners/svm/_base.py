@@ -80,9 +80,10 @@ class DualSVCBase(PersistenceMixin, ClassifierMixin, BaseEstimator):
     ) -> dict[str, Any]:
         """Algorithm 3/4 on every binary problem of Y (row c: labels ±1 of problem c) in turn,
         with one random stream, on the W′ representation ``wprime``; set ``alpha_``,
-        ``intercept_`` = s² Σ_i α_i y_i (the weight of ε times s, ``shift`` = s²), ``n_iter_``
-        and ``converged_``; return the representation's fitted attributes."""
-        from ratkit.learners.dcd._solver import solve
+        ``intercept_`` = s² Σ_i α_i y_i (the weight of ε times s, ``shift`` = s²), ``n_iter_``,
+        ``converged_`` and ``convergence_`` (:func:`~ratkit.learners.dcd.convergence_record`);
+        return the representation's fitted attributes."""
+        from ratkit.learners.dcd._solver import convergence_record, solve
 
         qinv = self._inverse_diagonal(wprime.diagonal)
         alphas = np.zeros(Y.shape)
@@ -104,6 +105,7 @@ class DualSVCBase(PersistenceMixin, ClassifierMixin, BaseEstimator):
             wprime.finish(c)
         self.n_iter_ = int(max(r.n_iter for r in results))
         self.converged_ = bool(all(r.converged for r in results))
+        self.convergence_ = convergence_record(results, tol)
         self.alpha_ = alphas
         self.intercept_ = shift * (alphas * Y).sum(axis=1)
         return wprime.solution(alphas, Y)

@@ -59,7 +59,8 @@ class LinearDCDSVC(DualSVCBase):
         updating w (the same steps, cheaper), when building it pays for itself
         (:mod:`ratkit.learners.dcd._active_gram`).
     show_progress
-        Show a progress bar over passes.
+        Show a progress bar per binary problem counting the passes, with the current gap
+        max ∇^P − min ∇^P against ``tol`` (off by default).
 
     Attributes
     ----------
@@ -74,6 +75,13 @@ class LinearDCDSVC(DualSVCBase):
         The largest number of passes over the problems.
     converged_ : bool
         Whether every problem met the stopping rule.
+    convergence_ : dict
+        The run pass by pass: ``"dual_objective"`` (f(α) = ½αᵀQα − eᵀα after each pass,
+        summed over the binary problems; non-increasing, as DCD minimises f),
+        ``"pg_gap"`` (max ∇^P − min ∇^P of each pass, the largest over the problems: what
+        the stopping rule compares with ``tol``), ``"tol"``, and ``"problems"`` (each
+        problem's own lists). Both lists have ``n_iter_`` entries;
+        :func:`ratkit.plots.plot_dcd_convergence` draws them.
     n_features_in_ : int
 
     Notes

@@ -92,7 +92,8 @@ class RationalSVC(DualSVCBase):
     n_jobs
         Processes for feature extraction and kernel matrices (joblib convention).
     show_progress
-        Progress bars for feature extraction and passes.
+        Progress bars for feature extraction and for the passes (counting them, with the
+        current gap max ∇^P − min ∇^P against ``tol``); off by default.
 
     Attributes
     ----------
@@ -103,6 +104,13 @@ class RationalSVC(DualSVCBase):
     n_iter_ : int
         The largest number of passes over the problems.
     converged_ : bool
+    convergence_ : dict
+        The run pass by pass: ``"dual_objective"`` (f(α) = ½αᵀQα − eᵀα after each pass,
+        summed over the binary problems; non-increasing, as DCD minimises f),
+        ``"pg_gap"`` (max ∇^P − min ∇^P of each pass, the largest over the problems: what
+        the stopping rule compares with ``tol``), ``"tol"``, and ``"problems"`` (each
+        problem's own lists). Both lists have ``n_iter_`` entries;
+        :func:`ratkit.plots.plot_dcd_convergence` draws them.
     representation_ : str
         ``"trie"``, ``"automaton"``, ``"naive"`` or ``"rows"`` (the fallback).
     kernel_ : the resolved kernel: a clone of ``kernel`` (or the kernel its spec describes),
@@ -251,7 +259,8 @@ class RationalSVC(DualSVCBase):
                 f"RationalSVC needs a positive definite symmetric kernel; {type(kernel).__name__} "
                 "is "
                 "flagged non-PDS (is_pds is False), so the dual is not convex. Use a PDS kernel, "
-                "e.g. a T∘T⁻¹ family, or exp_kernel(k, t) of a negative definite k."
+                "e.g. a T∘T⁻¹ family, or exp_kernel(k, t) of a negative definite k (not the edit "
+                "distance, which is not NDS over two or more symbols: Proposition 3, Fig. 8)."
             )
         X = self._inputs(X, kernel, reset=True)
         n = X.shape[0] if kernel == "linear" else len(X)

@@ -38,7 +38,7 @@ from ratkit.automata.kernels._features import row_sq_norms
 from ratkit.learners.dcd._epochs import epoch_automaton, intersect_slots
 from ratkit.learners.wprime._indexed_rows import csr_arrays
 from ratkit.learners.wprime._patterns import code_labels, sorted_lcp
-from ratkit.learners.wprime._protocol import Epoch, TrainingSet, primal_inputs, register_representation
+from ratkit.learners.wprime._protocol import Epoch, EpochResult, TrainingSet, primal_inputs, register_representation
 from ratkit.learners.wprime._trie import PatternTrie
 
 __all__ = ["PatternAutomaton", "AutomatonWPrime", "merge_equivalent", "minimal_weighted_size", "wprime_sizes"]
@@ -289,7 +289,7 @@ class AutomatonWPrime:
         w = self._w[c] = np.zeros(self.automaton.n_paths)
         phi, dfa, scratch = self.phi, self.automaton.arrays, self.scratch
 
-        def run(active: np.ndarray, size: int, max_old: float, min_old: float) -> tuple[float, float, int]:
+        def run(active: np.ndarray, size: int, max_old: float, min_old: float) -> EpochResult:
             return epoch_automaton(active, size, max_old, min_old, phi, dfa, scratch, y, qinv, C, alpha, w)
 
         return run

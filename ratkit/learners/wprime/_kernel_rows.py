@@ -17,7 +17,7 @@ import numpy as np
 
 from ratkit.learners.dcd._epochs import epoch_gram, epoch_python
 from ratkit.learners.svm import _kernel_view as view
-from ratkit.learners.wprime._protocol import Epoch, TrainingSet, dual_solution, register_representation
+from ratkit.learners.wprime._protocol import Epoch, EpochResult, TrainingSet, dual_solution, register_representation
 
 __all__ = ["KernelRows", "KernelRowsWPrime", "epoch_rows"]
 
@@ -88,7 +88,7 @@ def epoch_rows(
     C: float,
     alpha: np.ndarray,
     grad: np.ndarray,
-) -> tuple[float, float, int]:
+) -> EpochResult:
     """One pass of DCD with ∇f kept up to date; a step on α_i reads row i of K."""
     if rows.full is not None:
         return epoch_gram(active, size, max_old, min_old, rows.full, y, qinv, C, alpha, grad)
@@ -121,7 +121,7 @@ class KernelRowsWPrime:
     def epoch(self, c: int, y: np.ndarray, qinv: np.ndarray, C: float, alpha: np.ndarray) -> Epoch:
         rows, grad = self.rows, -np.ones(y.shape[0])
 
-        def run(active: np.ndarray, size: int, max_old: float, min_old: float) -> tuple[float, float, int]:
+        def run(active: np.ndarray, size: int, max_old: float, min_old: float) -> EpochResult:
             return epoch_rows(active, size, max_old, min_old, rows, y, qinv, C, alpha, grad)
 
         return run

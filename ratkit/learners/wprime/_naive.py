@@ -17,7 +17,7 @@ A. Ghose, *Rational kernels: a survey*, §V-B eq. (48)–(54), Table II (naive r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -33,7 +33,7 @@ from ratkit.automata.transducer import Transducer
 from ratkit.exceptions import ParameterError
 from ratkit.learners.dcd._epochs import epoch_python
 from ratkit.learners.svm import _kernel_view as view
-from ratkit.learners.wprime._protocol import Epoch, TrainingSet, dual_solution, register_representation
+from ratkit.learners.wprime._protocol import Epoch, EpochResult, TrainingSet, dual_solution, register_representation
 
 __all__ = ["NaiveUnion", "NaiveWPrime", "dot_native", "naive_epoch"]
 
@@ -148,7 +148,7 @@ def naive_epoch(
     qinv: np.ndarray,
     C: float,
     alpha: np.ndarray,
-) -> Callable[[np.ndarray, int, float, float], tuple[float, float, int]]:
+) -> Epoch:
     """One pass of Algorithm 4 with W′ the naive union: G = y_i (c_i D(Φ′_i ⋄ W′) + s² b) − 1.
 
     ``scale`` holds c_i (1/‖Φ′_i‖ for a cosine kernel, else 1): component j of W′ has
@@ -164,7 +164,7 @@ def naive_epoch(
         union.set_weight(i, new * scale[i])
         bias[0] += d
 
-    def epoch(active: np.ndarray, size: int, max_old: float, min_old: float) -> tuple[float, float, int]:
+    def epoch(active: np.ndarray, size: int, max_old: float, min_old: float) -> EpochResult:
         return epoch_python(active, size, max_old, min_old, y, qinv, C, alpha, gradient, update)
 
     return epoch

@@ -38,15 +38,20 @@ __all__ = [
     "WPrime",
     "PrimalInputs",
     "register_representation",
+    "EpochResult",
     "get_representation",
     "representation_names",
     "primal_inputs",
     "dual_solution",
 ]
 
-#: One pass of coordinate descent: ``epoch(active, size, max_old, min_old) -> (max ∇^P,
-#: min ∇^P, new size)`` (see :func:`ratkit.learners.dcd.solve`).
-Epoch = Callable[[np.ndarray, int, float, float], tuple[float, float, int]]
+#: What one pass returns: (max ∇^P, min ∇^P, new size, Δf), Δf the change of the dual
+#: objective f(α) = ½αᵀQα − eᵀα over the pass; a pass that does not track f may return the
+#: first three only (its passes are then recorded with f = NaN).
+EpochResult = tuple[float, float, int, float] | tuple[float, float, int]
+#: One pass of coordinate descent: ``epoch(active, size, max_old, min_old) -> EpochResult``
+#: (see :func:`ratkit.learners.dcd.solve`).
+Epoch = Callable[[np.ndarray, int, float, float], EpochResult]
 
 
 @dataclass(frozen=True)
