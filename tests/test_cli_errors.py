@@ -93,7 +93,11 @@ CASES = [
     ("train-C-zero", ["train", "--data", "{d}/train.tsv", "-C", "0"], "> 0"),
     ("train-C-nan", ["train", "--data", "{d}/train.tsv", "-C", "nan"], "> 0"),
     ("train-C-inf", ["train", "--data", "{d}/train.tsv", "-C", "inf"], "> 0"),
-    ("train-representation", ["train", "--data", "{d}/train.tsv", "--representation", "tree"], "invalid choice"),
+    (
+        "train-representation",
+        ["train", "--data", "{d}/train.tsv", "--representation", "tree"],
+        "--representation .tree.: expected a registered W′ representation, one of .trie.",
+    ),
     ("train-tol", ["train", "--data", "{d}/train.tsv", "--tol", "-1"], "> 0"),
     ("train-max-iter", ["train", "--data", "{d}/train.tsv", "--max-iter", "1.5"], "an int > 0"),
     ("train-seed", ["train", "--data", "{d}/train.tsv", "--seed", "-1"], "an int ≥ 0"),
@@ -192,8 +196,52 @@ CASES = [
     ("demo-test-size-0", ["demo", "--test-size", "0"], "fraction in \\(0, 1\\)"),
     ("demo-seed", ["demo", "--seed", "-2"], "≥ 0"),
     ("plugins-list-kind", ["plugins", "list", "--kind", "model"], "invalid choice"),
+    # kernels
+    ("kernels-list-extra", ["kernels", "list", "--bogus"], "unrecognized arguments: --bogus"),
+    ("kernels-show-unknown", ["kernels", "show", "nope"], "Unknown kernel family 'nope'.*accepted families: .*ngram"),
+    ("kernels-eval-bad-spec", ["kernels", "eval", "--kernel", "{{oops", "a", "b"], "not valid JSON"),
+    ("kernels-eval-missing-y", ["kernels", "eval", "--kernel", '{{"family": "ngram"}}', "a"], "required: Y"),
+    (
+        "kernels-check-pds-max-len",
+        ["kernels", "check-pds", "--kernel", '{{"family": "ngram"}}', "--max-len", "0"],
+        "> 0",
+    ),
+    (
+        "kernels-check-pds-plot-suffix",
+        ["kernels", "check-pds", "--kernel", '{{"family": "ngram"}}', "--plot", "{d}/curve.pdf"],
+        "ending in .png",
+    ),
+    # --plot everywhere: a bad file name fails while parsing, before any work
+    ("train-plot-suffix", ["train", "--data", "{d}/train.tsv", "--plot", "{d}/c.jpg"], "ending in .png"),
+    ("train-plot-no-folder", ["train", "--data", "{d}/train.tsv", "--plot", "{d}/no/c.png"], "not exist"),
+    (
+        "gram-plot-suffix",
+        ["gram", "--data", "{d}/train.tsv", "-o", "{d}/k.npy", "--plot", "{d}/k.npy"],
+        "ending in .png",
+    ),
+    ("kernel-learner-plot-suffix", ["kernel-learner", "--data", "{d}/signs.tsv", "--plot", "{d}/w"], "ending in .png"),
+    (
+        "recsys-evaluate-plot-suffix",
+        ["recsys", "evaluate", "--data", "{d}/u.data", "--plot", "{d}/m.svg"],
+        "ending in .png",
+    ),
+    (
+        "recsys-evaluate-output-two-models",
+        ["recsys", "evaluate", "--data", "{d}/u.data", "--model", "popularity", "puresvd", "-o", "{d}/m.zip"],
+        "-o/--output writes one model",
+    ),
+    (
+        "recsys-evaluate-model-twice",
+        ["recsys", "evaluate", "--data", "{d}/u.data", "--model", "popularity", "--model", "popularity"],
+        "given twice",
+    ),
+    ("kernel-learner-new-C", ["kernel-learner", "--data", "{d}/signs.tsv", "-C", "0"], "> 0"),
+    ("kernel-learner-new-output", ["kernel-learner", "--data", "{d}/signs.tsv", "-o", "."], "is a folder"),
 ]
 
+
+#: Commands with subcommands.
+GROUPS = ("recsys", "plugins", "kernels")
 
 #: Former command names: their errors carry the current name.
 ALIASES = {"learn-kernel": "kernel-learner"}
@@ -215,7 +263,7 @@ def test_bad_flag_is_one_error_line_with_exit_2(files, capsys, argv, message):
 
     argv = [a.format(d=files) for a in argv]
     code, out, err = _run(argv, capsys)
-    command = " ".join(argv[:2]) if argv[0] in ("recsys", "plugins") else ALIASES.get(argv[0], argv[0])
+    command = " ".join(argv[:2]) if argv[0] in GROUPS else ALIASES.get(argv[0], argv[0])
     assert code == 2, (code, err)
     assert "Traceback" not in err and "Traceback" not in out
     last = err.strip().splitlines()[-1]
@@ -228,8 +276,8 @@ def test_every_command_has_bad_flag_cases():
     from ratkit.cli._main import build_parser
     from tests.test_cli import _commands
 
-    leaves = {" ".join(c) for c in _commands(build_parser()) if c not in (("recsys",), ("plugins",))}
-    covered = {" ".join(c[1][:2]) if c[1][0] in ("recsys", "plugins") else c[1][0] for c in CASES}
+    leaves = {" ".join(c) for c in _commands(build_parser()) if c not in {(g,) for g in GROUPS}}
+    covered = {" ".join(c[1][:2]) if c[1][0] in GROUPS else c[1][0] for c in CASES}
     assert leaves <= covered, f"no bad-flag case for {sorted(leaves - covered)}"
 
 

@@ -1,5 +1,8 @@
 """argparse value types shared by the ``ratkit`` commands: bad values fail as usage errors.
 
+Light to import (the library is imported inside the types that need it), since every
+parser is built from these at start-up.
+
 Each type runs while the command line is parsed, before any work, so a bad number or an
 unwritable output path ends at once with ``ratkit <command>: error: argument …`` and
 exit status 2 — never after a long training run.
@@ -12,9 +15,6 @@ import json
 import math
 from collections.abc import Callable
 from typing import Any
-
-from ratkit._files import check_output_path
-from ratkit.exceptions import OutputPathError, ParameterError
 
 __all__ = [
     "parse_params",
@@ -95,6 +95,9 @@ def open_fraction(text: str) -> float:
 
 def output_file(text: str) -> str:
     """An argparse type: a path a file can be written to (not a folder; its folder exists)."""
+    from ratkit._files import check_output_path
+    from ratkit.exceptions import OutputPathError
+
     try:
         check_output_path(text)
     except OutputPathError as exc:
@@ -128,6 +131,8 @@ def parse_params(pairs: list[str | tuple[str, Any]], model_cls: type | None = No
     twice is refused too (a :class:`~ratkit.exceptions.ParameterError` names the key and
     lists the valid ones).
     """
+    from ratkit.exceptions import ParameterError
+
     params: dict[str, Any] = {}
     for pair in pairs:
         if isinstance(pair, str):

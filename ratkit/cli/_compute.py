@@ -38,7 +38,8 @@ def add_compute_arguments(parser: argparse.ArgumentParser, *, what: str) -> None
         metavar="ADDRESS",
         type=scheduler_address,
         default=None,
-        help=f"run {what} on the Dask cluster of this scheduler (e.g. tcp://10.0.0.5:8786; needs ratkit[dask])",
+        help=f"run {what} on the Dask cluster of this scheduler (e.g. tcp://10.0.0.5:8786; needs ratkit[dask]; "
+        "default: none, local processes)",
     )
     group.add_argument(
         "--n-jobs",

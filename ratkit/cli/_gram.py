@@ -11,7 +11,9 @@ import argparse
 import json
 import math
 import time
+from typing import Any
 
+from ratkit.cli._common import DEFAULT_SPEC, SEQUENCE_FORMATS, add_format, add_output, add_plot, resolve_format
 from ratkit.cli._compute import add_compute_arguments, compute_context
 
 __all__ = ["register_commands"]
@@ -29,9 +31,6 @@ def _block_bytes(text: str) -> int:
 
 
 def register_commands(subparsers: argparse._SubParsersAction) -> None:
-    from ratkit.cli._train import _FORMAT_HELP
-    from ratkit.learners._workflow import DEFAULT_SPEC
-
     gram = subparsers.add_parser(
         "gram",
         help="Write the Gram matrix of a kernel on a sequence file to a .npy file, block by block.",
@@ -44,16 +43,17 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         "--kernel",
         metavar="SPEC",
         default=None,
-        help=f"kernel spec: a JSON object or a .json/.toml file (default: {json.dumps(DEFAULT_SPEC)})",
+        help=f"kernel spec: a JSON object or a .json/.toml file (default: {json.dumps(DEFAULT_SPEC)}; "
+        "see 'ratkit kernels list')",
     )
     gram.add_argument("--data", metavar="PATH", required=True, help="the sequences (see --format)")
+    add_format(gram, SEQUENCE_FORMATS)
     gram.add_argument(
-        "--format", default="auto", choices=["auto", "tsv", "splice", "reuters", "lines"], help=_FORMAT_HELP
+        "--target",
+        metavar="LABEL",
+        help="Reuters-21578 only: the topic whose ModApte training half is read (default: none)",
     )
-    gram.add_argument(
-        "--target", metavar="LABEL", help="Reuters-21578 only: the topic whose ModApte training half is read"
-    )
-    gram.add_argument("-o", "--output", metavar="OUT.npy", required=True, help="the Gram matrix file to write (.npy)")
+    add_output(gram, metavar="OUT.npy", required=True, check=False, help="the Gram matrix file to write (.npy)")
     gram.add_argument(
         "--block-bytes",
         metavar="N",
@@ -69,6 +69,7 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
     )
     again.add_argument("--overwrite", action="store_true", help="recompute and replace an existing output file")
     add_compute_arguments(gram, what="the Gram blocks")
+    add_plot(gram, what="the Gram matrix as a heatmap, rows and columns sorted by class when the data are labelled")
     gram.add_argument("--quiet", action="store_true", help="no progress bar")
     gram.set_defaults(func=_gram)
 
@@ -80,7 +81,6 @@ def _gram(args: argparse.Namespace) -> int:
     from ratkit.automata.kernels._blocked import check_gram_output, manifest_path, partial_path
     from ratkit.datasets import load_sequences
     from ratkit.exceptions import OutputPathError, ParameterError
-    from ratkit.learners._workflow import DEFAULT_SPEC
 
     if not args.output.endswith(".npy"):
         raise ParameterError(f"-o/--output must be a path ending in .npy (a NumPy array file); got {args.output!r}.")
@@ -93,7 +93,8 @@ def _gram(args: argparse.Namespace) -> int:
         )
     kernel = from_spec(args.kernel if args.kernel is not None else DEFAULT_SPEC)
     with compute_context(args):
-        data = load_sequences(args.data, args.format, split="train", target=args.target)
+        fmt = resolve_format(args.data, args.format, SEQUENCE_FORMATS)
+        data = load_sequences(args.data, fmt, split="train", target=args.target)
         X = list(data.sequences)
         print(f"data: {data.source}: {len(X)} sequences")
         print(f"kernel: {json.dumps(kernel.to_spec())}", flush=True)
@@ -112,4 +113,22 @@ def _gram(args: argparse.Namespace) -> int:
         f"Gram matrix {matrix.shape[0]} × {matrix.shape[1]} written to {target} in "
         f"{math.ceil(matrix.shape[0] / rows_per_block)} blocks of up to {rows_per_block} rows, {seconds:.2f} s"
     )
+    if args.plot:
+        _plot_gram(matrix, data.labels, args.plot, title=json.dumps(kernel.to_spec()))
     return 0
+
+
+def _plot_gram(matrix: Any, labels: list[str], path: str, *, title: str) -> None:
+    """The heatmap of ``matrix``, sorted by class when there are ``labels``; says what it drew."""
+    from collections import Counter
+
+    import numpy as np
+
+    from ratkit import plots
+
+    plots.plot_gram(np.asarray(matrix), path, labels=labels or None, title=title)
+    if labels:
+        counts = ", ".join(f"{c} {n}" for c, n in sorted(Counter(labels).items()))
+        print(f"Gram heatmap, rows and columns sorted by class ({counts}), written to {path}")
+    else:
+        print(f"Gram heatmap (unlabelled data, file order) written to {path}")

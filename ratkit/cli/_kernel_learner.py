@@ -12,16 +12,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from ratkit._files import atomic_write
-from ratkit.automata.kernels import to_spec
 from ratkit.cli._argtypes import output_file, positive
-from ratkit.datasets import load_sequences
-from ratkit.exceptions import DataFormatError
-from ratkit.learners.kernel_learner._learner import KernelLearner
-from ratkit.learners.kernel_learner._qp import QP_SOLVERS
+from ratkit.cli._common import QP_SOLVERS, add_deprecated_alias, add_format, add_output, add_penalty, add_plot
+from ratkit.cli._train import TRAIN_FORMATS
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["register_commands"]
 
@@ -37,18 +35,12 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         "with cvxpy; print the learned kernel's spec (JSON).",
     )
     cmd.add_argument("--data", metavar="PATH", required=True, help="training data (see --format)")
-    cmd.add_argument(
-        "--format",
-        default="auto",
-        choices=["auto", "tsv", "splice", "reuters"],
-        help="'tsv' (one 'label<TAB>sequence' per line), 'splice', 'reuters' (ModApte training "
-        "half) or 'auto' (default: by file name)",
-    )
+    add_format(cmd, TRAIN_FORMATS)
     cmd.add_argument(
         "--target",
         metavar="LABEL",
         help="LABEL is class +1, every other label −1 (required for Reuters: a topic such as "
-        "acq); without it the labels must be +1/1/-1",
+        "acq; default: none, the labels must then be +1/1/-1)",
     )
     cmd.add_argument(
         "--spec",
@@ -56,19 +48,15 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         help="a count_based kernel spec (JSON object or .json/.toml file) giving the patterns; "
         "default: the --top most frequent --ngram-grams of the data",
     )
-    cmd.add_argument("--ngram", type=positive(int), default=2, help="pattern length without --spec (default 2)")
-    cmd.add_argument(
-        "--top",
-        type=positive(int),
-        default=1000,
-        help="number of patterns without --spec (default 1000)",
-    )
+    cmd.add_argument("--ngram", type=positive(int), default=2, help="pattern length without --spec")
+    cmd.add_argument("--top", type=positive(int), default=1000, help="number of patterns without --spec")
     cmd.add_argument(
         "--tokens",
         action="store_true",
         help="split sequences on whitespace into tokens (default: one symbol per character)",
     )
-    cmd.add_argument("--C", type=positive(float), default=1.0, help="SVM box 0 ≤ α ≤ C (default 1)")
+    add_penalty(cmd, default=1.0, help="SVM box 0 ≤ α ≤ C")
+    add_deprecated_alias(cmd, "--C", "-C", "C", type=positive(float))
     cmd.add_argument(
         "--trace",
         type=positive(float),
@@ -80,13 +68,19 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         default="CLARABEL",
         type=str.upper,
         choices=QP_SOLVERS,
-        help="cvxpy solver (default CLARABEL)",
+        help="cvxpy solver",
     )
-    cmd.add_argument("--out", metavar="PATH", type=output_file, help="write the spec here instead of standard output")
+    add_output(cmd, metavar="PATH", help="write the spec here (default: standard output)")
+    add_deprecated_alias(cmd, "--out", "-o/--output", "output", type=output_file, metavar="PATH")
+    add_plot(cmd, what="the learned weights μ, largest first, labelled with their patterns")
     cmd.set_defaults(func=_run)
 
 
 def _signs(labels: list[str], target: str | None, source: str) -> np.ndarray:
+    import numpy as np
+
+    from ratkit.exceptions import DataFormatError
+
     if target is not None:
         return np.where(np.array(labels) == target, 1, -1)
     bad = next((lab for lab in labels if lab not in _SIGNS), None)
@@ -99,6 +93,13 @@ def _signs(labels: list[str], target: str | None, source: str) -> np.ndarray:
 
 
 def _run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from ratkit._files import atomic_write
+    from ratkit.automata.kernels import to_spec
+    from ratkit.datasets import load_sequences
+    from ratkit.learners.kernel_learner._learner import KernelLearner
+
     data = load_sequences(args.data, args.format, split="train", target=args.target)
     sequences = [tuple(s.split()) for s in data.sequences] if args.tokens else data.sequences
     y = _signs(data.labels, args.target, data.source)
@@ -111,8 +112,8 @@ def _run(args: argparse.Namespace) -> int:
         n_patterns=args.top,
     ).fit(sequences, y)
     spec = json.dumps(to_spec(learner.kernel_), ensure_ascii=False)
-    if args.out:
-        with atomic_write(args.out, what="kernel spec") as fh:
+    if args.output:
+        with atomic_write(args.output, what="kernel spec") as fh:
             fh.write(spec + "\n")
     else:
         print(spec)
@@ -124,4 +125,20 @@ def _run(args: argparse.Namespace) -> int:
         f"trace {learner.trace_:.6g}",
         file=sys.stderr,
     )
+    if args.output:
+        print(f"kernel-learner: spec written to {args.output}", file=sys.stderr)
+    if args.plot:
+        from ratkit import plots
+
+        labels = [_pattern_label(p) for p in learner.patterns_]
+        plots.plot_kernel_weights(learner.weights_, labels, args.plot)
+        print(f"kernel-learner: weights μ plotted to {args.plot}", file=sys.stderr)
     return 0
+
+
+def _pattern_label(pattern: object) -> str:
+    """A pattern as a bar label: a string as is, a tuple of one-character symbols joined, of tokens spaced."""
+    if isinstance(pattern, str):
+        return pattern
+    tokens = [str(t) for t in pattern]  # type: ignore[attr-defined]
+    return "".join(tokens) if all(len(t) == 1 for t in tokens) else " ".join(tokens)

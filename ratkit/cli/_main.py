@@ -1,7 +1,10 @@
 """The ``ratkit`` command line: parses arguments, calls library functions, prints.
 
 Each part of the package contributes its own subcommands through a
-``register_commands(subparsers)`` function; this module only assembles them.
+``register_commands(subparsers)`` function; this module only assembles them. Building the
+parsers imports no library module (see :mod:`._common`): ``ratkit --help`` and
+``ratkit COMMAND --help`` answer at once, and a command imports its implementation when it
+runs.
 """
 
 from __future__ import annotations
@@ -12,9 +15,10 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
+from typing import Any
 
 from ratkit import __version__
-from ratkit.exceptions import RatkitError
+from ratkit.cli._common import Parser
 
 __all__ = ["main", "build_parser"]
 
@@ -26,24 +30,26 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "ratkit.cli._train",
     "ratkit.cli._gram",
     "ratkit.cli._kernel_learner",
+    "ratkit.cli._kernels",
 )
 
 
-#: What a command may fail with because of its input (a bad value, a missing or malformed
-#: file, a full disk): reported on one line with exit status 2, like argparse's usage errors.
-USER_ERRORS: tuple[type[BaseException], ...] = (
-    RatkitError,
-    OSError,
-    ValueError,
-    TypeError,
-    LookupError,
-    ArithmeticError,
-    MemoryError,
-)
+def _user_errors() -> tuple[type[BaseException], ...]:
+    """What a command may fail with because of its input (a bad value, a missing or malformed
+    file, a full disk): reported on one line with exit status 2, like argparse's usage errors."""
+    from ratkit.exceptions import RatkitError
+
+    return (RatkitError, OSError, ValueError, TypeError, LookupError, ArithmeticError, MemoryError)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "USER_ERRORS":  # imported when asked for: ratkit.exceptions imports scikit-learn
+        return _user_errors()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="ratkit",
         description="Weighted finite-state transducers, rational kernels and learners.",
     )
@@ -83,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"ratkit {command}: interrupted", file=sys.stderr)
         return 130
-    except USER_ERRORS as exc:
+    except _user_errors() as exc:
         if os.environ.get("RATKIT_TRACEBACK"):
             traceback.print_exc()
         print(f"ratkit {command}: error: {_one_line(exc)}", file=sys.stderr)
@@ -102,6 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _one_line(exc: BaseException) -> str:
     """The message of ``exc`` on one line (an OSError with its file name; the type of an
     exception whose message alone does not say what went wrong, e.g. a KeyError)."""
+    from ratkit.exceptions import RatkitError
+
     if isinstance(exc, OSError) and not isinstance(exc, RatkitError) and exc.strerror:
         text = f"{exc.strerror}: {exc.filename!r}" if exc.filename else exc.strerror
     else:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from ratkit.plugins.registry import KINDS, PluginInfo, describe_all, refresh
+from ratkit.cli._common import PLUGIN_KINDS
+
+if TYPE_CHECKING:
+    from ratkit.plugins.registry import PluginInfo
 
 __all__ = ["register_commands"]
 
@@ -19,7 +23,7 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         "list",
         help="List every registered plugin, built-in and third-party: kind, name, providing distribution, summary.",
     )
-    listing.add_argument("--kind", choices=KINDS, help="Only list plugins of this kind.")
+    listing.add_argument("--kind", choices=PLUGIN_KINDS, help="Only list plugins of this kind (default: every kind).")
     listing.set_defaults(func=_list)
 
 
@@ -28,6 +32,8 @@ def _row(info: PluginInfo) -> tuple[str, str, str, str]:
 
 
 def _list(args: argparse.Namespace) -> int:
+    from ratkit.plugins.registry import describe_all, refresh
+
     refresh()
     rows = [_HEADER, *map(_row, describe_all(args.kind))]
     widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADER) - 1)]

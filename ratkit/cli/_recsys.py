@@ -1,28 +1,37 @@
-"""``ratkit recsys ...`` subcommands: describe a data set, evaluate a recommender on it.
+"""``ratkit recsys ...`` subcommands: describe a data set, evaluate recommenders on it.
 
-``evaluate --model NAME`` takes any registered ``"recommender"`` plugin, built-in or
-third-party, with its constructor parameters from ``--param KEY=VALUE``; nothing here
-names a model.
+``evaluate --model NAME [NAME ...]`` takes any registered ``"recommender"`` plugins, built-in
+or third-party, with their constructor parameters from ``--param KEY=VALUE``; nothing here
+names a model. The protocol is :func:`ratkit.recsys.evaluation.prepare_leave_k_out` with
+the defaults below, and the numbers are :func:`ratkit.recsys.evaluation.evaluate`'s: the
+README's Python example calls the same two functions with the same defaults.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import TYPE_CHECKING
 
-from ratkit.cli._argtypes import finite_float, key_value, non_negative_int, output_file, parse_params, positive
+from ratkit.cli._argtypes import finite_float, key_value, non_negative_int, parse_params, positive
+from ratkit.cli._common import add_output, add_plot, add_seed
 from ratkit.cli._compute import add_compute_arguments, compute_context
-from ratkit.exceptions import ParameterTypeError
-from ratkit.recsys.base import Recommender
-from ratkit.recsys.datasets import Interactions, load_csv, load_lastfm, load_movielens
 
-__all__ = ["register_commands", "load_data", "recommender_class"]
+if TYPE_CHECKING:
+    from ratkit.recsys.base import Recommender
+    from ratkit.recsys.datasets import Interactions
+
+__all__ = ["register_commands", "load_data", "recommender_class", "FORMATS", "DEFAULT_MODEL"]
 
 FORMATS = ("movielens100k", "movielens1m", "lastfm", "csv")
 _DEFAULT_THRESHOLD = {"movielens100k": 4.0, "movielens1m": 4.0}
+DEFAULT_MODEL = "mfauc"
 
 
 def load_data(path: str, fmt: str) -> Interactions:
     """Load ``path`` in one of :data:`FORMATS`."""
+    from ratkit.recsys.datasets import load_csv, load_lastfm, load_movielens
+
     if fmt == "movielens100k":
         return load_movielens(path, variant="100k")
     if fmt == "movielens1m":
@@ -42,7 +51,9 @@ def recommender_class(name: str) -> type[Recommender]:
     ParameterTypeError
         The plugin is not a :class:`~ratkit.recsys.Recommender` subclass.
     """
+    from ratkit.exceptions import ParameterTypeError
     from ratkit.plugins import get
+    from ratkit.recsys.base import Recommender
 
     model_cls = get("recommender", name)
     if not (isinstance(model_cls, type) and issubclass(model_cls, Recommender)):
@@ -58,7 +69,11 @@ def _add_data_arguments(parser: argparse.ArgumentParser) -> None:
         "--data", required=True, help="data file or folder (e.g. ../shared/data/movielens-100k/ml-100k)"
     )
     parser.add_argument(
-        "--format", choices=FORMATS, default="movielens100k", help="file format (default: movielens100k)"
+        "--format",
+        choices=FORMATS,
+        default="movielens100k",
+        help="file format: 'movielens100k' (u.data or its folder), 'movielens1m' (ratings.dat), 'lastfm' (HetRec "
+        "2011 user_artists.dat), 'csv' (user,item,rating triples)",
     )
 
 
@@ -73,17 +88,30 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
 
     ev = sub.add_parser(
         "evaluate",
-        help="Fit a recommender on a leave-k-out split and print every metric with its protocol.",
+        help="Fit recommenders on a leave-k-out split and print every metric with its protocol.",
+        description="The protocol of ratkit.recsys.evaluation.prepare_leave_k_out: positives are ratings ≥ "
+        "--threshold, users with fewer than --min-positives positives are dropped, each kept user holds out "
+        "--n-test random positives (seeded by --seed, which also seeds each model's random_state); every "
+        "model is fitted on the rest and scored by ratkit.recsys.evaluation.evaluate.",
     )
     _add_data_arguments(ev)
-    ev.add_argument("--model", default="mfauc", help="registered recommender plugin name (see 'ratkit plugins list')")
+    ev.add_argument(
+        "--model",
+        nargs="+",
+        action="extend",
+        default=None,
+        metavar="NAME",
+        help=f"registered recommender plugin names, one or several (repeatable; see 'ratkit plugins list'; "
+        f"default: {DEFAULT_MODEL})",
+    )
     ev.add_argument(
         "--param",
         action="append",
         default=[],
         metavar="KEY=VALUE",
         type=key_value,
-        help='model parameter, JSON value (repeatable), e.g. --param loss="hinge"',
+        help='a model parameter, JSON value (repeatable; set on every --model), e.g. --param loss="hinge" '
+        "(default: none, each model's own defaults)",
     )
     ev.add_argument(
         "--threshold",
@@ -91,30 +119,19 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="smallest rating counted positive (default 4 for MovieLens, every interaction otherwise)",
     )
-    ev.add_argument(
-        "--min-positives", type=non_negative_int, default=10, help="drop users with fewer positives (default 10)"
-    )
-    ev.add_argument("--n-test", type=positive(int), default=5, help="positives held out per user (default 5)")
-    ev.add_argument(
-        "-k", type=positive(int), nargs="+", default=[1, 3, 5], help="cutoffs for the metrics@k (default 1 3 5)"
-    )
-    ev.add_argument("--seed", type=non_negative_int, default=0, help="seed of the split and the model")
-    ev.add_argument(
-        "-o",
-        "--output",
+    ev.add_argument("--min-positives", type=non_negative_int, default=10, help="drop users with fewer positives")
+    ev.add_argument("--n-test", type=positive(int), default=5, help="positives held out per user")
+    ev.add_argument("-k", type=positive(int), nargs="+", default=[1, 3, 5], help="cutoffs for the metrics@k")
+    add_seed(ev, what="the split and of each model's random_state")
+    add_output(
+        ev,
         metavar="MODEL",
-        type=output_file,
-        default=None,
-        help="write the model fitted on the training part to this file (read it with ratkit.load_model)",
+        help="write the model fitted on the training part to this file, read it with ratkit.load_model "
+        "(one --model only; default: not written)",
     )
-    ev.add_argument(
-        "--batch-size",
-        metavar="N",
-        type=positive(int),
-        default=512,
-        help="users scored per evaluation block (default 512)",
-    )
+    ev.add_argument("--batch-size", metavar="N", type=positive(int), default=512, help="users scored per block")
     add_compute_arguments(ev, what="the fit's parallel loops and the evaluation blocks")
+    add_plot(ev, what="the metrics@k curves, one subplot per metric and one line per model")
     ev.set_defaults(func=_evaluate)
 
 
@@ -124,19 +141,29 @@ def _info(args: argparse.Namespace) -> int:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    """The command: the model is checked first; loading, fitting and evaluation run where
+    """The command: the models are checked first; loading, fitting and evaluation run where
     ``--scheduler`` / ``--n-jobs`` say."""
-    model_cls = recommender_class(args.model)
-    params = parse_params(args.param, model_cls)
-    if "random_state" in model_cls._get_param_names() and "random_state" not in params:
-        params["random_state"] = args.seed
-    model = model_cls(**params)
-    model._validate_params()  # bad parameters fail before the data are read
+    from ratkit.exceptions import ParameterError
+
+    names = args.model or [DEFAULT_MODEL]
+    if len(set(names)) < len(names):
+        raise ParameterError(f"--model {' '.join(names)}: a model is given twice; give each once.")
+    if args.output is not None and len(names) > 1:
+        raise ParameterError(f"-o/--output writes one model, but --model gives {len(names)}; give one --model.")
+    models = []
+    for name in names:
+        model_cls = recommender_class(name)
+        params = parse_params(args.param, model_cls)
+        if "random_state" in model_cls._get_param_names() and "random_state" not in params:
+            params["random_state"] = args.seed
+        model = model_cls(**params)
+        model._validate_params()  # bad parameters fail before the data are read
+        models.append((name, model))
     with compute_context(args):
-        return _evaluate_on(args, model)
+        return _evaluate_on(args, models)
 
 
-def _evaluate_on(args: argparse.Namespace, model: Recommender) -> int:
+def _evaluate_on(args: argparse.Namespace, models: list[tuple[str, Recommender]]) -> int:
     from dataclasses import replace
 
     from ratkit.recsys.evaluation import evaluate, prepare_leave_k_out
@@ -145,18 +172,43 @@ def _evaluate_on(args: argparse.Namespace, model: Recommender) -> int:
     threshold = args.threshold
     if threshold is None:
         threshold = _DEFAULT_THRESHOLD.get(args.format)
-    train, test, protocol = prepare_leave_k_out(
-        data,
-        threshold=threshold,
-        min_positives=args.min_positives,
-        n_test=args.n_test,
-        random_state=args.seed,
-        feedback=type(model).feedback,
-    )
-    model.fit(train)
-    report = evaluate(model, train, test, replace(protocol, ks=tuple(args.k)), batch_size=args.batch_size)
-    print(report.to_text())
-    if args.output is not None:
-        written = model.save(args.output)
-        print(f"wrote the fitted model to {written if written is not None else args.output}")
+    curves: dict[str, dict[str, dict[int, float]]] = {}
+    for i, (name, model) in enumerate(models):
+        train, test, protocol = prepare_leave_k_out(
+            data,
+            threshold=threshold,
+            min_positives=args.min_positives,
+            n_test=args.n_test,
+            random_state=args.seed,
+            feedback=type(model).feedback,
+        )
+        if i:
+            print()
+        print(
+            f"fitting {name} on {train.shape[0]} users × {train.shape[1]} items ({train.nnz} entries) …",
+            file=sys.stderr,
+            flush=True,
+        )
+        model.fit(train)
+        report = evaluate(model, train, test, replace(protocol, ks=tuple(args.k)), batch_size=args.batch_size)
+        print(report.to_text(), flush=True)
+        curves[name] = _curves(report.metrics)
+        if args.output is not None:
+            written = model.save(args.output)
+            print(f"wrote the fitted model to {written if written is not None else args.output}")
+    if args.plot:
+        from ratkit import plots
+
+        plots.plot_metrics_at_k(curves, args.plot)
+        print(f"metrics@k plot ({', '.join(curves)}) written to {args.plot}")
     return 0
+
+
+def _curves(metrics: dict[str, float]) -> dict[str, dict[int, float]]:
+    """``{"precision@1": v, …, "auc": a}`` → ``{"precision": {1: v, …}, …}`` (the @k metrics only)."""
+    out: dict[str, dict[int, float]] = {}
+    for key, value in metrics.items():
+        name, sep, k = key.partition("@")
+        if sep:
+            out.setdefault(name, {})[int(k)] = value
+    return out

@@ -12,17 +12,25 @@ import json
 import sys
 from typing import Any
 
-from ratkit.cli._argtypes import fraction, key_value, non_negative_int, output_file, positive
+from ratkit.cli._argtypes import fraction, key_value, positive
+from ratkit.cli._common import (
+    DEFAULT_LEARNER,
+    DEFAULT_SPEC,
+    SEQUENCE_FORMATS,
+    add_format,
+    add_output,
+    add_penalty,
+    add_plot,
+    add_seed,
+    resolve_format,
+)
 from ratkit.cli._compute import add_compute_arguments, compute_context
 
-__all__ = ["register_commands"]
+__all__ = ["register_commands", "TRAIN_FORMATS", "PREDICT_FORMATS"]
 
-_FORMAT_HELP = (
-    "data format: 'tsv' (one 'label<TAB>sequence' per line), 'splice' (UCI splice.data), "
-    "'reuters' (the Reuters-21578 folder, ModApte split), 'lines' (one unlabelled sequence per line: predict and "
-    "gram only), "
-    "or 'auto' (default: by file name)"
-)
+#: ``--format`` of the commands that need labels, and of those that do not.
+TRAIN_FORMATS = ("auto", "tsv", "splice", "reuters")
+PREDICT_FORMATS = SEQUENCE_FORMATS
 
 
 #: The options of ``train`` that set the learner parameter of the same name. Each is passed
@@ -32,9 +40,6 @@ _LEARNER_OPTIONS = ("C", "representation", "fit_intercept", "tol", "max_iter")
 
 
 def register_commands(subparsers: argparse._SubParsersAction) -> None:
-    from ratkit.learners._workflow import DEFAULT_LEARNER, DEFAULT_SPEC
-    from ratkit.learners.wprime import representation_names
-
     train = subparsers.add_parser(
         "train",
         help="Train a learner (default RationalSVC) on labelled sequences and report held-out accuracy/F1.",
@@ -47,13 +52,14 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         "--learner",
         metavar="NAME",
         default=DEFAULT_LEARNER,
-        help=f"a registered learner plugin taking a kernel (default {DEFAULT_LEARNER}; see 'ratkit plugins list')",
+        help="a registered learner plugin taking a kernel (see 'ratkit plugins list')",
     )
     train.add_argument(
         "--kernel",
         metavar="SPEC",
         default=None,
-        help=f"kernel spec: a JSON object or a .json/.toml file (default: {json.dumps(DEFAULT_SPEC)})",
+        help=f"kernel spec: a JSON object or a .json/.toml file (default: {json.dumps(DEFAULT_SPEC)}; "
+        "see 'ratkit kernels list')",
     )
     train.add_argument(
         "--param",
@@ -61,30 +67,29 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         default=[],
         metavar="KEY=VALUE",
         type=key_value,
-        help="a parameter of the learner, JSON value (repeatable), e.g. --param cache_size=500",
+        help="a parameter of the learner, JSON value (repeatable), e.g. --param cache_size=500 (default: none)",
     )
     train.add_argument("--data", metavar="PATH", required=True, help="training data (see --format)")
-    train.add_argument("--format", default="auto", choices=["auto", "tsv", "splice", "reuters"], help=_FORMAT_HELP)
+    add_format(train, TRAIN_FORMATS)
     train.add_argument(
         "--target",
         metavar="LABEL",
-        help="train LABEL against the rest (required for Reuters: a topic such as acq)",
+        help="train LABEL against the rest (required for Reuters: a topic such as acq; default: every class)",
     )
     train.add_argument(
         "--test-data",
         metavar="PATH",
         help="held-out data (default: a stratified --test-size split; Reuters: the ModApte test half)",
     )
-    train.add_argument("--test-size", type=fraction, default=0.25, help="held-out fraction when no --test-data (0.25)")
-    train.add_argument(
-        "-o", "--output", metavar="MODEL", type=output_file, help="write the model to this file (a zip archive)"
-    )
-    train.add_argument("-C", type=positive(float), default=None, help="SVM penalty C (RationalSVC's default 1.0)")
+    train.add_argument("--test-size", type=fraction, default=0.25, help="held-out fraction when no --test-data")
+    add_output(train, metavar="MODEL", help="write the model to this file, a zip archive (default: not written)")
+    add_penalty(train, default=None, help="SVM penalty C (default: the learner's, 1.0 for RationalSVC)")
     train.add_argument(
         "--representation",
+        metavar="NAME",
         default=None,
-        choices=representation_names(),
-        help="how W′ is held during training (RationalSVC's default trie)",
+        help="how W′ is held during training: a registered W′ representation (default: the learner's, trie for "
+        "RationalSVC; an unknown name is refused with the list of registered ones)",
     )
     train.add_argument("--fit-intercept", action="store_true", default=None, help="learn a bias (the empty pattern ε)")
     train.add_argument(
@@ -93,12 +98,21 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         help="tag each symbol with its position (aligned sequences: n-grams match at equal "
         "positions, the weighted-degree kernel)",
     )
-    train.add_argument("--tol", type=positive(float), default=None, help="stopping tolerance (RationalSVC's 1e-3)")
     train.add_argument(
-        "--max-iter", type=positive(int), default=None, help="largest number of passes (RationalSVC's 1000)"
+        "--tol",
+        type=positive(float),
+        default=None,
+        help="stopping tolerance (default: the learner's, 1e-3 for RationalSVC)",
     )
-    train.add_argument("--seed", type=non_negative_int, default=0, help="seed of the split and of the coordinate order")
+    train.add_argument(
+        "--max-iter",
+        type=positive(int),
+        default=None,
+        help="largest number of passes (default: the learner's, 1000 for RationalSVC)",
+    )
+    add_seed(train, what="the split and of the coordinate order")
     add_compute_arguments(train, what="feature extraction and the other parallel steps")
+    add_plot(train, what="the DCD convergence (dual objective and projected-gradient gap per pass)")
     train.add_argument("--quiet", action="store_true", help="no progress bars")
     train.set_defaults(func=_train)
 
@@ -106,21 +120,13 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         "predict",
         help="Apply a model written by 'ratkit train' to sequences.",
         description="Predict labels of sequences with a saved model; writes 'label<TAB>sequence' "
-        "lines "
-        "and, when the data carry labels, reports accuracy/F1.",
+        "lines and, when the data carry labels, reports accuracy/F1.",
     )
     predict.add_argument("--model", metavar="MODEL", required=True, help="a model file written by 'ratkit train -o'")
     predict.add_argument("--data", metavar="PATH", required=True, help="sequences (see --format)")
-    predict.add_argument(
-        "--format",
-        default="auto",
-        choices=["auto", "tsv", "splice", "reuters", "lines"],
-        help=_FORMAT_HELP,
-    )
-    predict.add_argument("--target", metavar="LABEL", help="Reuters topic (defaults to the model's)")
-    predict.add_argument(
-        "-o", "--output", metavar="PATH", type=output_file, help="write predictions here (default: standard output)"
-    )
+    add_format(predict, PREDICT_FORMATS)
+    predict.add_argument("--target", metavar="LABEL", help="Reuters topic (default: the model's)")
+    add_output(predict, metavar="PATH", help="write predictions here (default: standard output)")
     predict.set_defaults(func=_predict)
 
 
@@ -163,9 +169,23 @@ def _train(args: argparse.Namespace) -> int:
 
     learner = learner_class(args.learner)
     params = _learner_params(args, learner)
+    if args.representation is not None:
+        _check_representation(args.representation)
     kernel = from_spec(args.kernel if args.kernel is not None else DEFAULT_SPEC)
     with compute_context(args):
         return _train_on(args, kernel, params)
+
+
+def _check_representation(name: str) -> None:
+    """A ParameterError unless ``name`` is a registered W′ representation (checked before any work)."""
+    from ratkit.exceptions import ParameterError
+    from ratkit.learners.wprime import representation_names
+
+    names = representation_names()
+    if name not in names:
+        raise ParameterError(
+            f"--representation {name!r}: expected a registered W′ representation, one of {', '.join(map(repr, names))}."
+        )
 
 
 def _train_on(args: argparse.Namespace, kernel: Any, params: dict[str, Any]) -> int:
@@ -209,7 +229,28 @@ def _train_on(args: argparse.Namespace, kernel: Any, params: dict[str, Any]) -> 
 
         save_model(m, args.output, metadata={"positional": bool(args.positional), "target": args.target})
         print(f"model written to {args.output}")
+    if args.plot:
+        _plot_convergence(m, args.plot)
     return 0
+
+
+def _plot_convergence(model: Any, path: str) -> None:
+    """Print the last pass of ``model.convergence_`` (a fitted DCD learner's) and plot every pass."""
+    from ratkit import plots
+    from ratkit.exceptions import ParameterError
+
+    if "convergence_" not in vars(model):
+        raise ParameterError(
+            f"--plot draws the DCD convergence, but the {type(model).__name__} learner reports none (no "
+            "convergence_ after fit); use a DCD learner such as rational-svc, or leave out --plot."
+        )
+    conv = model.convergence_
+    print(
+        f"DCD convergence: {len(conv['pg_gap'])} passes, last dual objective {conv['dual_objective'][-1]:.6g}, "
+        f"last projected-gradient gap {conv['pg_gap'][-1]:.6g} (tol {conv['tol']:g})"
+    )
+    plots.plot_dcd_convergence(conv, path)
+    print(f"convergence plot written to {path}")
 
 
 def _predict(args: argparse.Namespace) -> int:
@@ -231,7 +272,9 @@ def _predict(args: argparse.Namespace) -> int:
         )
     meta = read_metadata(args.model)
     target = args.target if args.target is not None else meta.get("target")
-    data = load_sequences(args.data, args.format, split="test", target=target)
+    data = load_sequences(
+        args.data, resolve_format(args.data, args.format, PREDICT_FORMATS), split="test", target=target
+    )
     pred = [str(p) for p in model.predict(prepare(data.sequences, bool(meta.get("positional"))))]
     if args.output:
         write_tsv(args.output, data.sequences, pred)
@@ -243,6 +286,6 @@ def _predict(args: argparse.Namespace) -> int:
             f"{len(pred)} sequences: accuracy {acc:.4f}, {kind} {f1:.4f}",
             file=sys.stderr if not args.output else sys.stdout,
         )
-    elif args.output:
+    if args.output:
         print(f"{len(pred)} predictions written to {args.output}")
     return 0

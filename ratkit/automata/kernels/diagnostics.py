@@ -8,12 +8,14 @@ A. Ghose, *Rational kernels: a survey*, Definitions 5–6, Theorem 3, Propositio
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ratkit.automata.kernels.base import Kernel, as_collection
+from ratkit.exceptions import ParameterError
 
 __all__ = [
     "PDSReport",
@@ -21,6 +23,8 @@ __all__ = [
     "check_pds",
     "nds_max_eigenvalue",
     "check_nds",
+    "strings_of_length",
+    "min_eigenvalue_curve",
     "edit_distance_min_eigenvalues",
 ]
 
@@ -78,14 +82,41 @@ def check_nds(kernel: Kernel | np.ndarray, X: Any = None, rtol: float = 1e-8) ->
     return PDSReport(sym and lam <= tol, sym, lam, tol)
 
 
+def strings_of_length(alphabet: Sequence[str], n: int, *, up_to: bool = False) -> list[str]:
+    """Every string of Σⁿ (Σ = the symbols of ``alphabet``), or of Σ^{≤n} = ⋃_{m ≤ n} Σᵐ
+    with ε when ``up_to``, shortest first and lexicographic in the alphabet's order."""
+    symbols = list(dict.fromkeys(alphabet))
+    if not symbols:
+        raise ParameterError(f"The alphabet must hold at least one symbol. Got {alphabet!r} instead.")
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise ParameterError(f"The string length n must be an int ≥ 0. Got {n!r} instead.")
+    lengths = range(n + 1) if up_to else (n,)
+    return ["".join(p) for m in lengths for p in itertools.product(symbols, repeat=m)]
+
+
+def min_eigenvalue_curve(
+    kernel: Kernel, alphabet: Sequence[str] = "ab", max_len: int = 8, *, up_to: bool = False
+) -> dict[int, float]:
+    """{n: λ_min(M_n)} for n = 1..max_len, M_n = (K(x_i, x_j)) over x ∈ Σⁿ (the survey's Fig. 8),
+    or over x ∈ Σ^{≤n} (ε included) when ``up_to``.
+
+    A negative value proves K is not PDS (Definition 5): M_n is a Gram matrix of K. With
+    ``up_to`` the curve is non-increasing in n (M_n is a principal submatrix of M_{n+1},
+    Cauchy interlacing), and it is computed from one Gram matrix on Σ^{≤max_len}.
+    """
+    if isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 1:
+        raise ParameterError(f"max_len must be an int ≥ 1. Got {max_len!r} instead.")
+    if not up_to:
+        return {n: min_eigenvalue(kernel, strings_of_length(alphabet, n)) for n in range(1, max_len + 1)}
+    strings = strings_of_length(alphabet, max_len, up_to=True)
+    G = _gram(kernel, strings)
+    sizes = np.cumsum([len(set(alphabet)) ** m for m in range(max_len + 1)])  # |Σ^{≤n}| = Σ_{m ≤ n} |Σ|ᵐ
+    return {n: min_eigenvalue(G[: sizes[n], : sizes[n]]) for n in range(1, max_len + 1)}
+
+
 def edit_distance_min_eigenvalues(n_max: int = 8, alphabet: str = "ab", t: float = 1.0) -> dict[int, float]:
     """{n: λ_min(M_n)} with M_n = (exp(−t · d_e(x_i, x_j))) over all x ∈ alphabetⁿ (Fig. 8)."""
     from ratkit.automata.kernels.algebra import exp_kernel
     from ratkit.automata.kernels.edit_distance import edit_distance
 
-    k = exp_kernel(edit_distance("tropical"), t)
-    out = {}
-    for n in range(1, n_max + 1):
-        strings = ["".join(p) for p in itertools.product(alphabet, repeat=n)]
-        out[n] = min_eigenvalue(k, strings)
-    return out
+    return min_eigenvalue_curve(exp_kernel(edit_distance("tropical"), t), alphabet, n_max)

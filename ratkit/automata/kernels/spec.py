@@ -34,18 +34,32 @@ the offending key by its path in the spec (``spec.kernels[1].decay``) and what i
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import tomllib
+import typing
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ratkit._json import plain
-from ratkit.automata.kernels.base import Kernel
+from ratkit.automata.kernels.base import Kernel, _init_parameters
 from ratkit.exceptions import ParameterError, RatkitError, UnknownPluginError
 
-__all__ = ["SpecError", "from_spec", "to_spec", "load_spec", "family_name"]
+__all__ = [
+    "SpecError",
+    "from_spec",
+    "to_spec",
+    "load_spec",
+    "family_name",
+    "FamilyParameter",
+    "FamilyInfo",
+    "describe_family",
+    "describe_families",
+    "spec_example",
+]
 
 
 class SpecError(RatkitError, ValueError):
@@ -231,6 +245,159 @@ def to_spec(kernel: Kernel, *, inline: bool = False) -> dict[str, Any]:
     for key, value in kernel._spec_params(inline=inline).items():
         out[key] = _spec_value(value, f"the {key!r} parameter of {name}", inline)
     return out
+
+
+# -- the catalogue ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FamilyParameter:
+    """One ``__init__`` parameter of a kernel family: its name, its annotation as written,
+    its default (``inspect.Parameter.empty`` when a spec must give it), keyword-only or not,
+    and whether it takes kernels (``kernel`` or ``kernels``: the family is a combinator)."""
+
+    name: str
+    annotation: str
+    default: Any
+    keyword_only: bool
+    takes_kernels: bool
+
+    @property
+    def required(self) -> bool:
+        return self.default is inspect.Parameter.empty
+
+
+@dataclass(frozen=True)
+class FamilyInfo:
+    """A registered kernel family (what ``ratkit kernels list`` and ``show`` print): its spec
+    name, the registered object, where it comes from, the first paragraph of its docstring
+    (``summary``, which states K(x, y)), the whole docstring and its parameters."""
+
+    name: str
+    obj: Any
+    distribution: str | None
+    summary: str
+    doc: str
+    parameters: tuple[FamilyParameter, ...]
+
+    @property
+    def is_combinator(self) -> bool:
+        """True when the family builds a kernel from other kernels (a parameter takes kernels)."""
+        return any(p.takes_kernels for p in self.parameters)
+
+
+def _annotation_text(annotation: Any) -> str:
+    if annotation is inspect.Parameter.empty:
+        return ""
+    return annotation if isinstance(annotation, str) else inspect.formatannotation(annotation)
+
+
+def _hints(obj: Any) -> dict[str, Any]:
+    """The resolved annotations of a family's ``__init__`` (or function); {} when they do not resolve."""
+    try:
+        return typing.get_type_hints(obj.__init__ if isinstance(obj, type) else obj)
+    except Exception:  # an annotation naming something its module does not define: show the text only
+        return {}
+
+
+def _takes_kernels(hint: Any, text: str) -> bool:
+    """Whether an annotation admits a Kernel or a sequence of them."""
+    if isinstance(hint, type) and issubclass(hint, Kernel):
+        return True
+    args = typing.get_args(hint)
+    if args:
+        return any(_takes_kernels(a, "") for a in args)
+    return bool(text) and "Kernel" in text.replace("Kernels", "Kernel")
+
+
+def describe_family(name: str) -> FamilyInfo:
+    """The :class:`FamilyInfo` of the kernel family registered as ``name`` (``_`` reads as ``-``).
+
+    Raises SpecError naming the accepted families when there is no such family.
+    """
+    from ratkit.plugins import describe
+
+    registered, obj = _lookup(name, "spec")
+    info = describe("kernel", registered)
+    if isinstance(obj, type):
+        params = list(_init_parameters(obj).values())
+    else:
+        params = [
+            p
+            for p in inspect.signature(obj).parameters.values()
+            if p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+        ]
+    hints = _hints(obj)
+    parameters = tuple(
+        FamilyParameter(
+            name=p.name,
+            annotation=_annotation_text(p.annotation),
+            default=p.default,
+            keyword_only=p.kind is inspect.Parameter.KEYWORD_ONLY,
+            takes_kernels=_takes_kernels(hints.get(p.name), _annotation_text(p.annotation)),
+        )
+        for p in params
+    )
+    doc = inspect.cleandoc(obj.__doc__) if isinstance(getattr(obj, "__doc__", None), str) else ""
+    return FamilyInfo(registered, obj, info.distribution, info.summary, doc, parameters)
+
+
+def describe_families() -> list[FamilyInfo]:
+    """A :class:`FamilyInfo` for every registered kernel family and combinator, built-in and
+    plugin, by name."""
+    return [describe_family(name) for name in _families()]
+
+
+#: The kernel a spec example puts inside a combinator.
+_EXAMPLE_PART: dict[str, Any] = {"family": "ngram", "n": 2}
+#: Examples of the built-in families :func:`spec_example` cannot derive: the patterns of a
+#: count-based kernel; a transducer given as AT&T text (its spec keys are not its
+#: ``__init__`` parameters), here the unigram counter T over {a, b}, whose T ∘ T⁻¹ counts
+#: shared symbols.
+_EXAMPLES: dict[str, dict[str, Any]] = {
+    "count-based": {"family": "count-based", "patterns": ["ab", "ba"], "weights": [1.0, 0.5]},
+    "transducer": {
+        "family": "transducer",
+        "att": "0 0 a <eps> 1\n0 0 b <eps> 1\n0 1 a a 1\n0 1 b b 1\n1 1 a <eps> 1\n1 1 b <eps> 1\n1 1\n",
+        "semiring": "probability",
+    },
+}
+
+
+def _placeholder(hint: Any, text: str) -> Any:
+    """A value of a required parameter's type for an example: the first choice of a Literal,
+    0.5 for a float, 2 for an int, True for a bool, "a" for a string."""
+    if typing.get_origin(hint) is typing.Literal:
+        return typing.get_args(hint)[0]
+    for kind, value in ((bool, True), (float, 0.5), (int, 2), (str, "a")):
+        if hint is kind or text == kind.__name__:
+            return value
+    raise SpecError(f"No example value for a parameter annotated {text or hint!r}.")
+
+
+def spec_example(name: str) -> dict[str, Any]:
+    """A spec of family ``name`` that :func:`from_spec` accepts, as :func:`to_spec` writes it.
+
+    The family's own parameters at their defaults; a parameter taking kernels gets
+    ``{"family": "ngram", "n": 2}`` (two of them for a list); a parameter without default a
+    value of its type (the first choice of a ``Literal``). Raises SpecError when no example can be
+    derived (a required parameter of another type).
+    """
+    family = describe_family(name)
+    if family.name in _EXAMPLES:
+        spec = dict(_EXAMPLES[family.name])
+    else:
+        hints = _hints(family.obj)
+        obj = family.obj
+        required = set(obj._spec_required_keys()) if isinstance(obj, type) and issubclass(obj, Kernel) else set()
+        spec = {"family": family.name}
+        for p in family.parameters:
+            if p.takes_kernels:
+                many = p.name.endswith("s") or "Sequence" in p.annotation or "list" in p.annotation
+                spec[p.name] = [dict(_EXAMPLE_PART), {"family": "ngram", "n": 1}] if many else dict(_EXAMPLE_PART)
+            elif p.required:
+                spec[p.name] = _placeholder(hints.get(p.name), p.annotation)
+            elif p.name in required:  # a spec must state it: its default, stated
+                spec[p.name] = p.default
+    return to_spec(from_spec(spec), inline=True)
 
 
 def __getattr__(name: str) -> Any:

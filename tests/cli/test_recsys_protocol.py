@@ -1,0 +1,77 @@
+"""One protocol, one answer: the README's Python recommender example and ``ratkit recsys evaluate``
+print the same numbers, with the same protocol, on the same data (issue 20)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+import numpy as np
+
+from tests.cli._helpers import run
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def _readme_example() -> str:
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    (example,) = [b for b in blocks if "prepare_leave_k_out" in b and "print(report.to_text())" in b]
+    return example
+
+
+def _movielens(tmp_path):
+    r = np.random.default_rng(1)
+    rows = [
+        f"{u}\t{i}\t{r.integers(1, 6) if r.random() < 0.8 else 5}\t{u * 100 + i}"
+        for u in range(1, 61)
+        for i in range(1, 41)
+        if r.random() < 0.5
+    ]
+    folder = tmp_path / "ml-100k"
+    folder.mkdir()
+    (folder / "u.data").write_text("\n".join(rows) + "\n")
+    return folder
+
+
+def test_readme_example_and_cli_print_the_same_report(tmp_path, capsys):
+    folder = _movielens(tmp_path)
+    code = _readme_example().replace("path/to/ml-100k", str(folder))
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        exec(compile(code, "README.md", "exec"), {})
+    python_out = buffer.getvalue().strip()
+    status, cli_out, err = run(["recsys", "evaluate", "--model", "mfauc", "--data", folder], capsys)
+    assert status == 0, err
+    assert cli_out.strip() == python_out
+    # the protocol is printed with every number, and it is the documented one
+    assert "rating >= 4" in python_out and "users with >= 10 positives" in python_out
+    assert "leave-5-out" in python_out and "seed=0" in python_out
+    from ratkit.recsys import MFAUC
+
+    model_line = python_out.splitlines()[0]
+    assert "random_state=0" in model_line  # the model is seeded too, with its default loss
+    assert f"loss={MFAUC().loss!r}" in model_line
+    values = re.findall(r"^  \S+\s+([0-9.]+)\s+\[", python_out, re.M)
+    assert len(values) >= 19  # 6 metrics at k = 1, 3, 5, and AUC
+
+
+def test_the_other_protocol_is_reached_by_the_documented_changes(tmp_path, capsys):
+    """What the README says to change (min_positives=0 / --min-positives 0, the loss) changes
+    both sides alike."""
+    folder = _movielens(tmp_path)
+    code = (
+        _readme_example()
+        .replace("path/to/ml-100k", str(folder))
+        .replace("min_positives=10", "min_positives=0")
+        .replace("MFAUC(random_state=0)", 'MFAUC(loss="logistic", random_state=0)')
+    )
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        exec(compile(code, "README.md", "exec"), {})
+    argv = ["recsys", "evaluate", "--data", folder, "--min-positives", "0", "--param", 'loss="logistic"']
+    status, cli_out, err = run(argv, capsys)
+    assert status == 0, err
+    assert cli_out.strip() == buffer.getvalue().strip()
+    assert "users with >= 0 positives" in cli_out and "logistic" in cli_out
