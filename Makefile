@@ -29,3 +29,16 @@ bench: venv
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+# The documentation site (docs/, Sphinx): HTML in docs/_build/html, warnings are errors;
+# then the examples of its pages run as doctests. Installs the `docs` extra into .venv.
+DOCS_STAMP := $(VENV)/.ratkit-docs-installed
+
+$(DOCS_STAMP): pyproject.toml $(STAMP)
+	$(PY) -m pip install --quiet -e '.[docs]'
+	@touch $(DOCS_STAMP)
+
+.PHONY: docs
+docs: venv $(DOCS_STAMP)
+	$(VENV)/bin/sphinx-build -W --keep-going -b html docs docs/_build/html
+	$(VENV)/bin/sphinx-build -W --keep-going -b doctest docs docs/_build/doctest

@@ -145,7 +145,7 @@ class OutputPathError(RatkitError, OSError):
 class WeightOverflowError(RatkitError, OverflowError):
     """A weight computed from representable ones (a ⊗-product along a path, a sum) leaves its encoding's range.
 
-    Tropical costs are float32 (|x| ≤ 3.4028235e38), log weights and probabilities float64.
+    Tropical costs are float32 (``|x|`` ≤ 3.4028235e38), log weights and probabilities float64.
     """
 
 

@@ -43,6 +43,8 @@ def from_arcs(
     alphabet
         A declared alphabet; by default the symbols of the arcs, in order of appearance.
 
+    Notes
+    -----
     State ids are any hashable values. When all are non-negative integers and the largest,
     m, is less than twice the number k of distinct ids, they keep their numbers (states
     0 … m, of which the m + 1 − k unused ones have no arcs and are not final); otherwise

@@ -19,7 +19,7 @@ Log and probability weights use ``log64`` (double precision): the ``log`` (float
 type drifts by ~7e-3 nats along paths of 1 000 arcs. Tropical weights are float32
 (OpenFst registers no 64-bit tropical arc type in pynini), i.e. ~7 significant digits.
 
-Ranges: a tropical cost must be finite with |x| ≤ :data:`TROPICAL_MAX` = 3.4028235e38 (the
+Ranges: a tropical cost must be finite with ``|x|`` ≤ :data:`TROPICAL_MAX` = 3.4028235e38 (the
 largest float32) or +∞; a larger one is refused with SemiringError instead of becoming +∞
 (0̄, "no path"). A probability is read back as ``e^{−v}`` from its log weight v: above the
 largest float64 (v < −709.78) that raises :class:`~ratkit.exceptions.WeightOverflowError`,

@@ -45,7 +45,7 @@ def pattern_counter(patterns: Sequence[tuple[str, ...]], weights: Sequence[float
 
 @register("kernel", "count-based", aliases=("count_based",))
 class CountBasedKernel(RationalKernel):
-    """K(x, y) = Σ_k w_k² |x|_k |y|_k = Ψ(⟦T ∘ T⁻¹⟧(x, y)), T of :func:`pattern_counter`.
+    """K(x, y) = Σ_k w_k² ``|x|_k`` ``|y|_k`` = Ψ(⟦T ∘ T⁻¹⟧(x, y)), T of :func:`pattern_counter`.
 
     Parameters
     ----------
@@ -168,7 +168,7 @@ def _pattern_list(patterns: Any) -> list[Any]:
 
 
 def count_based(patterns: Sequence[Any], weights: Sequence[float] | None = None, **options: Any) -> CountBasedKernel:
-    """K(x, y) = Σ_k w_k² |x|_k |y|_k over the given patterns (see :class:`CountBasedKernel`);
+    """K(x, y) = Σ_k w_k² ``|x|_k`` ``|y|_k`` over the given patterns (see :class:`CountBasedKernel`);
     ``patterns`` is a list (a bare string is refused)."""
     k = CountBasedKernel(_pattern_list(patterns), None if weights is None else list(weights), **options)
     k._validate_params()

@@ -34,7 +34,7 @@ def ngram_counter(n: int, alphabet: Alphabet) -> Transducer:
 
 @register("kernel", "ngram")
 class NgramKernel(RationalKernel):
-    """K(x, y) = Σ_{|z| = n} c(x, z) c(y, z) = Ψ(⟦T ∘ T⁻¹⟧(x, y)), T the n-gram counter.
+    """K(x, y) = Σ_{z ∈ Σⁿ} c(x, z) c(y, z) = Ψ(⟦T ∘ T⁻¹⟧(x, y)), T the n-gram counter.
 
     Parameters
     ----------
@@ -71,7 +71,7 @@ class NgramKernel(RationalKernel):
 
 
 def ngram(n: int = 3, **options: Any) -> NgramKernel:
-    """The n-gram count kernel K(x, y) = Σ_{|z|=n} c(x, z) c(y, z) (see :class:`NgramKernel`)."""
+    """The n-gram count kernel K(x, y) = Σ_{z ∈ Σⁿ} c(x, z) c(y, z) (see :class:`NgramKernel`)."""
     k = NgramKernel(n, **options)
     k._validate_params()
     return k

@@ -81,8 +81,8 @@ class SubsequenceKernel(RationalKernel):
     :func:`subsequence_transducer`.
 
     Gram matrices count the paths of the product of the two subsequence DFAs (each
-    accepts its subsequences along exactly one path): O(|x|·|y|·v) time per pair for the
-    v symbols common to x and y, and O(min(|x|, |y|) + v) memory (:func:`_count_common`).
+    accepts its subsequences along exactly one path): O(``|x|·|y|``·v) time per pair for the
+    v symbols common to x and y, and O(min(``|x|``, ``|y|``) + v) memory (:func:`_count_common`).
     Counts are float64, exact up to 2^53; a count beyond the largest float64 (≈ 1.8e308,
     reached by two random binary strings of about 1 500 symbols) raises
     :class:`~ratkit.exceptions.WeightOverflowError` naming the pair. The feature map has

@@ -89,7 +89,7 @@ class KernelLearner(PersistenceMixin, BaseEstimator):
     alpha_ : ndarray of shape (n_samples,)
         The optimal α of (63) — an SVM dual solution for ``kernel_`` with box C.
     t_ : float
-        max_k |αᵀu′_k| at the optimum.
+        max_k ``|αᵀu′_k|`` at the optimum.
     objective_ : float
         The optimal value of (63), −2αᵀ1 + Λt² (= −f(μ, α) of (57)).
     trace_ : float

@@ -1,4 +1,4 @@
-"""The patterns of a count-based kernel and their count matrix X_ik = |x_i|_k (survey eq. (56)).
+"""The patterns of a count-based kernel and their count matrix X_ik = ``|x_i|_k`` (survey eq. (56)).
 
 References
 ----------
@@ -21,7 +21,7 @@ __all__ = ["pattern_counts", "most_frequent_patterns"]
 
 
 def pattern_counts(patterns: Sequence[Any], sequences: Any) -> sp.csr_matrix:
-    """X ∈ ℝ^{l×p} with X_ik = |x_i|_k, the overlapping occurrences of pattern k in x_i.
+    """X ∈ ℝ^{l×p} with X_ik = ``|x_i|_k``, the overlapping occurrences of pattern k in x_i.
 
     Columns follow the order of ``patterns`` (strings, one symbol per character, or
     tuples of tokens); a pattern that never occurs gets a zero column.
@@ -44,7 +44,7 @@ def pattern_counts(patterns: Sequence[Any], sequences: Any) -> sp.csr_matrix:
 
 
 def most_frequent_patterns(sequences: Any, n: int = 2, p: int = 1000) -> list[tuple[str, ...]]:
-    """The ``p`` n-grams z of largest total count Σ_i |x_i|_z (ties: smallest z first).
+    """The ``p`` n-grams z of largest total count Σ_i ``|x_i|_z`` (ties: smallest z first).
 
     Fewer than ``p`` are returned when the sequences hold fewer distinct n-grams.
     """

@@ -1,6 +1,6 @@
 """The kernel-learning QP (63) with cvxpy, and the kernel weights μ read off its multipliers.
 
-For a count matrix X ∈ ℝ^{l×p} (X_ik = |x_i|_k), labels y ∈ {−1, +1}^l, a box C > 0 and
+For a count matrix X ∈ ℝ^{l×p} (X_ik = ``|x_i|_k``), labels y ∈ {−1, +1}^l, a box C > 0 and
 a trace Λ > 0, the kernel K_μ = Σ_k μ_k X_k X_kᵀ (eq. (56)) of least SVM dual value
 
     min_{μ ∈ M} max_{α ∈ A} f(μ, α) = 2αᵀ1 − Σ_k μ_k (αᵀ Y X_k)²                    (59)
@@ -64,7 +64,7 @@ class KernelQPResult:
     alpha
         The optimal α of (63), also an SVM dual solution for the kernel K_μ.
     t
-        The optimal t = max_k |αᵀu′_k|.
+        The optimal t = max_k ``|αᵀu′_k|``.
     objective
         The optimal value −2αᵀ1 + Λt² of (63) (= −f(μ, α) of (57)).
     upper, lower
@@ -199,7 +199,7 @@ def solve_kernel_qp(
     Parameters
     ----------
     counts
-        X ∈ ℝ^{l×p}, X_ik = |x_i|_k (dense or sparse); every column must be non-zero.
+        X ∈ ℝ^{l×p}, X_ik = ``|x_i|_k`` (dense or sparse); every column must be non-zero.
     y
         Labels in {−1, +1}, both present.
     C

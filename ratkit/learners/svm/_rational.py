@@ -119,9 +119,13 @@ class RationalSVC(DualSVCBase):
         The vocabulary of patterns (trie and automaton representations).
     coef_ : ndarray of shape (n_problems, n_features) or None
         W′ on the vocabulary (trie and automaton representations).
-    support_ : ndarray of int, support_vectors_ : list, dual_coef_ : ndarray
-        Training sequences with α > 0 in some problem and their α_i y_i (naive and
-        rows: the model is the kernel expansion Σ α_i y_i K(x_i, ·)).
+    support_ : ndarray of int
+        Indices of the training sequences with α > 0 in some problem (naive and rows: the
+        model is the kernel expansion Σ α_i y_i K(x_i, ·)).
+    support_vectors_ : list
+        Those training sequences.
+    dual_coef_ : ndarray
+        Their α_i y_i, one row per problem.
     intercept_ : ndarray of shape (n_problems,)
     wprime_size_ : dict
         States and transitions of the structure W′ was trained on.
@@ -317,7 +321,7 @@ class RationalSVC(DualSVCBase):
         W′ holds the patterns of non-zero weight. ``trie_*`` count the weighted trie;
         ``minimal_*`` the minimal deterministic weighted automaton over the reals
         (:func:`~ratkit.learners.wprime._automaton.minimal_weighted_size`); ``*_size`` is
-        states + transitions (Table III's |W′|). Needs the trie or automaton representation.
+        states + transitions (Table III's ``|W′|``). Needs the trie or automaton representation.
         """
         self._check_fitted()
         if self.coef_ is None:

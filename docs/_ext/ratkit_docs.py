@@ -1,0 +1,250 @@
+"""Sphinx directives generating parts of ratkit's documentation from the code itself.
+
+``.. kernel-catalogue::``
+    Every kernel family and combinator in the plugin registry (built-in and third-party, as
+    :func:`ratkit.plugins.describe_all` lists them), each with the first paragraph of its
+    docstring and its parameters: name, type, default and the meaning its docstring gives.
+    A family is a combinator when one of its parameters holds kernels (``kernel`` or
+    ``kernels``).
+
+``.. public-api:: MODULE``
+    The module's docstring, a summary table of its ``__all__`` and the autodoc entry of every
+    name in it; names that are modules link to their own page.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import re
+import sys
+import types
+from typing import Any
+
+from docutils import nodes
+from docutils.statemachine import StringList
+from sphinx.application import Sphinx
+from sphinx.pycode import ModuleAnalyzer
+from sphinx.util.docutils import SphinxDirective
+from sphinx.util.nodes import nested_parse_with_titles
+
+#: Parameters every engine-backed family takes; listed once on the page, not per family.
+ENGINE_PARAMETERS = ("strategy", "n_jobs", "show_progress")
+KERNEL_PARAMETERS = ("kernel", "kernels")
+
+
+def _own_doc(obj: Any) -> str:
+    doc = obj.__dict__.get("__doc__") if isinstance(obj, type) else getattr(obj, "__doc__", None)
+    return inspect.cleandoc(doc) if isinstance(doc, str) else ""
+
+
+def _first_paragraph(doc: str) -> str:
+    return " ".join(doc.strip().split("\n\n", 1)[0].split())
+
+
+def _parameter_docs(doc: str) -> dict[str, str]:
+    """``{name: description}`` from a numpydoc ``Parameters`` section (``a, b`` share one)."""
+    lines = doc.splitlines()
+    out: dict[str, str] = {}
+    for i, line in enumerate(lines[:-1]):
+        if line.strip() == "Parameters" and set(lines[i + 1].strip()) == {"-"}:
+            break
+    else:
+        return out
+    names: list[str] = []
+    text: list[str] = []
+    body = lines[i + 2 :]
+    for j, line in enumerate(body):
+        if not line.strip():
+            continue
+        if not line.startswith((" ", "\t")):
+            if j + 1 < len(body) and re.fullmatch(r"-{3,}", body[j + 1].strip()):  # the next section
+                break
+            out.update(dict.fromkeys(names, " ".join(text)))
+            names = [n.strip() for n in line.split(":", 1)[0].split(",") if n.strip()]
+            text = []
+        else:
+            text.append(line.strip())
+    out.update(dict.fromkeys(names, " ".join(text)))
+    return out
+
+
+def _annotation(param: inspect.Parameter) -> str:
+    if param.annotation is inspect.Parameter.empty:
+        return ""
+    ann = param.annotation
+    return ann if isinstance(ann, str) else inspect.formatannotation(ann)
+
+
+def _default(param: inspect.Parameter) -> str:
+    if param.default is inspect.Parameter.empty:
+        return "required"
+    return f"``{param.default!r}``"
+
+
+def _table(rows: list[tuple[str, str, str, str]]) -> list[str]:
+    out = [".. list-table::", "   :header-rows: 1", "   :widths: 15 25 15 45", ""]
+    out += ["   * - parameter", "     - type", "     - default", "     - meaning"]
+    for name, kind, default, meaning in rows:
+        out += [f"   * - ``{name}``", f"     - {kind and f'``{kind}``'}", f"     - {default}", f"     - {meaning}"]
+    return out
+
+
+def _example(name: str, params: list[inspect.Parameter], required: set[str]) -> str:
+    """A spec of the family with its required keys (a kernel parameter holds an n-gram spec)."""
+    spec: dict[str, Any] = {"family": name}
+    for p in params:
+        if p.name in KERNEL_PARAMETERS:
+            spec[p.name] = {"family": "ngram", "n": 3} if p.name == "kernel" else [{"family": "ngram", "n": 3}]
+        elif p.name in required or p.default is inspect.Parameter.empty:
+            empty = p.default is inspect.Parameter.empty or p.default in ((), None, "")
+            spec[p.name] = "…" if empty else p.default
+    return json.dumps(spec, ensure_ascii=False)
+
+
+class KernelCatalogue(SphinxDirective):
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        from ratkit import plugins
+
+        infos = plugins.describe_all("kernel")
+        entries = []
+        for info in infos:
+            params = [
+                p
+                for p in inspect.signature(info.obj).parameters.values()
+                if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+            ]
+            combinator = any(p.name in KERNEL_PARAMETERS for p in params)
+            entries.append((combinator, info, params))
+        lines: list[str] = []
+        for title, want in (("Families", False), ("Combinators", True)):
+            chosen = [e for e in entries if e[0] is want]
+            lines += [title, "-" * len(title), ""]
+            lines.append(
+                f"{len(chosen)} registered {'combinators (their parameters hold kernels)' if want else 'families'}: "
+                + ", ".join(f"`{e[1].name}`_" for e in chosen)
+                + "."
+            )
+            lines.append("")
+            for _, info, params in chosen:
+                lines += self._entry(info, params)
+        self.env.note_dependency(inspect.getfile(plugins))
+        container = nodes.container()
+        nested_parse_with_titles(self.state, StringList(lines, source="<kernel-catalogue>"), container)
+        return container.children
+
+    @staticmethod
+    def _entry(info: Any, params: list[inspect.Parameter]) -> list[str]:
+        obj = info.obj
+        doc = _own_doc(obj)
+        described = _parameter_docs(doc)
+        if isinstance(obj, type) and obj.__init__ is not object.__init__:
+            described = {**_parameter_docs(_own_doc(obj.__init__)), **described}
+        path = f"{obj.__module__}.{obj.__qualname__}"
+        lines = [info.name, "~" * len(info.name), ""]
+        lines += [_first_paragraph(doc) or "(no docstring)", ""]
+        lines += [
+            f"Class :class:`~{path}` (``{path}``), from the distribution ``{info.distribution or 'unknown'}``.",
+            "",
+        ]
+        required = set(obj._spec_required_keys())  # a spec must state these, defaults or not
+        lines += ["Spec: ``" + _example(info.name, params, required) + "``", ""]
+        shown = [p for p in params if p.name not in ENGINE_PARAMETERS]
+        engine = [p.name for p in params if p.name in ENGINE_PARAMETERS]
+        if shown:
+            rows = []
+            for p in shown:
+                default = _default(p)
+                if p.name in required and p.default is not inspect.Parameter.empty:
+                    default += " (a spec must state it)"
+                rows.append((p.name, _annotation(p), default, described.get(p.name, "")))
+            lines += _table(rows)
+        else:
+            lines.append("No parameters of its own.")
+        lines.append("")
+        if engine:
+            lines += ["Also takes the engine parameters " + ", ".join(f"``{n}``" for n in engine) + ".", ""]
+        return lines
+
+
+def _home(obj: Any, modules: list[str]) -> str | None:
+    """The documented module whose page indexes ``obj``: the longest of ``modules`` that is a
+    prefix of the module defining it (others show it too, as an unindexed entry)."""
+    defined = getattr(obj, "__module__", None)
+    if not isinstance(defined, str):
+        return None
+    homes = [m for m in modules if defined == m or defined.startswith(m + ".")]
+    return max(homes, key=len) if homes else None
+
+
+def _data_doc(module: types.ModuleType, name: str) -> list[str]:
+    """The ``#:`` comment documenting ``name``, looked up where it is defined: ``module`` or,
+    for a re-exported value, the ratkit module binding the same object under that name."""
+    obj = getattr(module, name)
+    candidates = [module.__name__] + sorted(
+        m for m, mod in list(sys.modules.items()) if m.startswith("ratkit") and getattr(mod, name, None) is obj
+    )
+    for modname in candidates:
+        try:
+            docs = ModuleAnalyzer.for_module(modname).find_attr_docs()
+        except Exception:  # a compiled or unreadable module: no comment to read
+            continue
+        found = docs.get(("", name))
+        if found:
+            return list(found)
+    return []
+
+
+def _skip_member(app: Sphinx, what: str, name: str, obj: Any, skip: bool, options: Any) -> bool | None:
+    """scikit-learn's generated metadata-routing methods (``set_fit_request``, …) are not ratkit's API."""
+    if re.fullmatch(r"set_\w+_request", name):
+        return True
+    return None
+
+
+def _is_class_or_function(obj: Any) -> bool:
+    return isinstance(obj, type) or hasattr(obj, "__code__")
+
+
+class PublicAPI(SphinxDirective):
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        name = self.arguments[0]
+        module = importlib.import_module(name)
+        documented = list(self.config.ratkit_public_modules)
+        public = list(getattr(module, "__all__", []))
+        objects = [n for n in public if not isinstance(getattr(module, n), types.ModuleType)]
+        submodules = [getattr(module, n).__name__ for n in public if isinstance(getattr(module, n), types.ModuleType)]
+        lines = [f".. automodule:: {name}", "   :no-members:", ""]
+        if submodules:
+            lines += ["Submodules: " + ", ".join(f":mod:`{m}`" for m in submodules) + ".", ""]
+        summarised = [n for n in objects if _is_class_or_function(getattr(module, n))]
+        if summarised:  # constants have no docstring of their own to summarise
+            lines += [".. autosummary::", ""] + [f"   {n}" for n in summarised] + [""]
+        for n in objects:
+            obj = getattr(module, n)
+            home = _home(obj, documented)
+            no_index = ["   :no-index:"] if home is not None and home != name else []
+            if isinstance(obj, type):
+                lines += [f".. autoclass:: {n}", *no_index, ""]
+            elif _is_class_or_function(obj):
+                lines += [f".. autofunction:: {n}", *no_index, ""]
+            else:
+                lines += [f".. py:data:: {n}", f"   :type: {type(obj).__name__}", ""]
+                lines += [f"   {line}" for line in _data_doc(module, n)] + [""]
+        self.env.note_dependency(inspect.getfile(module))
+        container = nodes.container()
+        nested_parse_with_titles(self.state, StringList(lines, source=f"<public-api {name}>"), container)
+        return container.children
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_directive("kernel-catalogue", KernelCatalogue)
+    app.add_directive("public-api", PublicAPI)
+    app.add_config_value("ratkit_public_modules", [], "env")
+    app.connect("autodoc-skip-member", _skip_member)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
