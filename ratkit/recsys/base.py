@@ -269,6 +269,16 @@ class Recommender(BaseEstimator, abc.ABC):
         matrix = check_user_items(user_items, name="user_items", ratings=self.feedback == "explicit", allow_empty=True)
         n_rows, n_cols = matrix.shape
         if n_cols == self.n_items_ and n_rows == len(users):
+            if n_rows == self.n_users_ and not np.array_equal(users, np.arange(n_rows)):
+                # every user, reordered: implicit's rows-of-the-users reading and the deprecated
+                # whole-matrix reading disagree, and an old call must not silently change meaning
+                warnings.warn(
+                    f"{owner}: user_items has one row per model user and userid lists every user in another "
+                    "order; it is read as the rows of the given users (row i belongs to userid[i], implicit's "
+                    "convention). If it is the whole users × items matrix, pass user_items[userid].",
+                    UserWarning,
+                    stacklevel=4,
+                )
             return matrix
         if n_cols == self.n_items_ and n_rows == self.n_users_ and n_rows > len(users):
             warnings.warn(
@@ -306,11 +316,15 @@ class Recommender(BaseEstimator, abc.ABC):
                 raise ParameterError(f"{owner} got an empty {kind}s list; pass at least one {kind} id to rank.")
             N = min(N, chosen.size)
             scores = scores[:, chosen]
-        elif N > n_columns:
-            raise ParameterError(f"N={N} exceeds the number of {kind}s ({n_columns}); ask for at most {n_columns}.")
         if has_filter:
             scores[:, check_ids(filter_ids, n_columns, kind=kind)] = -np.inf
-        ids, values = self._top_n(scores, N)
+        # N beyond the number of columns (implicit's metrics ask for K > n_items): the missing
+        # places are padded like any other, id −1 and score −inf
+        ids, values = self._top_n(scores, min(N, scores.shape[1]))
+        if ids.shape[1] < N:
+            pad = N - ids.shape[1]
+            ids = np.hstack([ids, np.zeros((ids.shape[0], pad), dtype=ids.dtype)])
+            values = np.hstack([values, np.full((values.shape[0], pad), -np.inf)])
         if candidates is not None:
             ids = chosen[ids]
         ids = np.asarray(ids, dtype=np.int32 if n_columns <= np.iinfo(np.int32).max else np.int64)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -50,8 +52,6 @@ def test_ids_out_of_range():
 
 def test_recommend_argument_errors():
     model = Popularity().fit(X)
-    with pytest.raises(ValueError, match=r"N=11 exceeds the number of items \(10\); ask for at most 10"):
-        model.recommend(0, X[0], N=11)
     with pytest.raises(ValueError, match=r"needs user_items, the rows of the given users \(user_items = train\[userid"):
         model.recommend(0)
     with pytest.raises(DataFormatError, match="looks transposed"):
@@ -158,3 +158,39 @@ def test_fit_accepts_interactions_with_id_maps():
     data = Interactions(X, np.arange(100, 115), np.arange(10))
     model = Popularity().fit(data)
     np.testing.assert_array_equal(model.item_counts_, np.asarray((X > 0).sum(axis=0)).ravel())
+
+
+def test_n_beyond_the_number_of_items_is_padded_as_implicit_asks_for_it():
+    """implicit's ranking_metrics_at_k(model, train, test, K) passes N = K, which may exceed the
+    items: the missing places are id −1 and score −inf (misses), not an error."""
+    model = Popularity().fit(X)
+    users = np.arange(3)
+    ids, scores = model.recommend(users, X[users], N=X.shape[1] + 4, filter_already_liked_items=True)
+    assert ids.shape == scores.shape == (3, X.shape[1] + 4)
+    for row, user in enumerate(users):
+        liked = set(X[user].indices)
+        ranked = [i for i in ids[row] if i >= 0]
+        assert sorted(ranked) == sorted(set(range(X.shape[1])) - liked)
+        assert (ids[row][len(ranked) :] == -1).all() and np.isneginf(scores[row][len(ranked) :]).all()
+    single_ids, _ = model.recommend(0, X[0], N=50)
+    assert list(single_ids) == [i for i in ids[0] if i >= 0]
+
+
+def test_every_user_reordered_with_one_row_each_warns_that_rows_follow_userid():
+    """Regression (review): recommend(perm, X) with X the whole matrix (the deprecated form)
+    and perm a permutation of all users took row i as user perm[i]'s items silently, which
+    leaked liked items; the call is now flagged, and the rows of the given users need no flag."""
+    model = Popularity().fit(X)
+    perm = np.arange(X.shape[0])[::-1].copy()
+    with pytest.warns(UserWarning, match=r"user_items\[userid\]"):
+        model.recommend(perm, X, N=3)
+    # the shape cannot tell the two readings apart, so the rows of the given users are flagged
+    # too — and read as such
+    with pytest.warns(UserWarning, match="rows of the given users"):
+        ids, _ = model.recommend(perm, X[perm], N=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.recommend(np.arange(X.shape[0]), X, N=3)  # every user in order: both readings agree
+        model.recommend(perm[:-1], X[perm[:-1]], N=3)  # not every user: unambiguous
+    for row, user in enumerate(perm):
+        assert not set(ids[row]) & set(X[user].indices)
