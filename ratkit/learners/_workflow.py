@@ -100,8 +100,16 @@ def split_dataset(data: SequenceDataset, test_size: float, seed: int) -> tuple[S
 def scores(model: Any, y_true: list[str], y_pred: list[str], positive: str | None = None) -> tuple[float, float, str]:
     """(accuracy, F1, what the F1 is): F1 of the positive class for two classes (``positive``,
     else ``classes_[1]``), macro-averaged F1 otherwise."""
-    acc = float(accuracy_score(y_true, y_pred))
     classes = [str(c) for c in model.classes_]
+    unknown = sorted({str(label) for label in y_true} - set(classes))
+    if unknown:
+        shown = ", ".join(map(repr, unknown[:5])) + (", …" if len(unknown) > 5 else "")
+        raise TrainingDataError(
+            f"The labelled data hold {len(unknown)} label(s) the model never saw in training: {shown}; it "
+            f"knows {', '.join(map(repr, classes))}. Accuracy and F1 need labels of the model's classes "
+            "(or give unlabelled data to predict only)."
+        )
+    acc = float(accuracy_score(y_true, y_pred))
     if len(classes) == 2:
         pos = positive if positive in classes else classes[1]
         return (
