@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
@@ -51,6 +52,15 @@ class Shared:
 
     def __init__(self, value: Any) -> None:
         self.value = value
+
+    def __sizeof__(self) -> int:
+        """The size of the value, as Dask measures it: joblib's Dask backend scatters only
+        arguments it finds larger than 1 kB, and the bare holder is 48 bytes."""
+        try:
+            from dask.sizeof import sizeof
+        except ImportError:  # pragma: no cover - without dask nothing reads this
+            return object.__sizeof__(self) + sys.getsizeof(self.value)
+        return object.__sizeof__(self) + int(sizeof(self.value))
 
 
 def effective_jobs(n_jobs: int | None) -> int:

@@ -59,3 +59,15 @@ def test_a_bad_address_is_refused_before_connecting():
         connect("")
     with joblib.parallel_config(n_jobs=1):
         assert effective_jobs(None) == 1
+
+
+def test_a_shared_value_reports_its_own_size_so_that_dask_scatters_it():
+    """Regression (benchmark): Shared reported 48 bytes, below joblib's 1 kB scatter threshold,
+    so the data travelled with every task instead of once."""
+    dask_sizeof = pytest.importorskip("dask.sizeof", reason="the 'dask' extra is not installed").sizeof
+    import numpy as np
+    import scipy.sparse as sp
+
+    assert dask_sizeof(Shared(np.zeros(10**6))) >= 8 * 10**6
+    assert dask_sizeof(Shared(sp.random(1000, 1000, density=0.01, format="csr", random_state=0))) > 10**5
+    assert dask_sizeof(Shared(["x" * 100] * 1000)) > 10**4

@@ -341,7 +341,14 @@ def _block_work(
 
 
 def _feature_block(F: sp.csr_matrix, G: sp.csr_matrix, start: int, stop: int, first: int) -> np.ndarray:
-    return np.asarray((F[start:stop] @ G[first:].T).toarray(), dtype=np.float64)
+    """F_I · G_Jᵀ for rows I = [start, stop) and columns J = [first, n), as (G_J · F_Iᵀ)ᵀ: G_J is
+    a view of G's arrays (no copy), and only the small F_I is transposed; slicing G_J and
+    transposing it would copy about nnz(G) per block."""
+    offset = G.indptr[first]
+    view = sp.csr_matrix(
+        (G.data[offset:], G.indices[offset:], G.indptr[first:] - offset), shape=(G.shape[0] - first, G.shape[1])
+    )
+    return np.ascontiguousarray((view @ F[start:stop].T).toarray().T, dtype=np.float64)
 
 
 def _kernel_block(
