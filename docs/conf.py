@@ -80,6 +80,7 @@ ratkit_public_modules = [
     "ratkit.recsys.evaluation",
     "ratkit.recsys.feedback",
     "ratkit.recsys.metrics",
+    "ratkit.plots",
     "ratkit.plugins",
     "ratkit.testing",
     "ratkit.exceptions",

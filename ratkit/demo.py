@@ -4,7 +4,8 @@ Trains :class:`~ratkit.learners.RationalSVC` — an SVM on a rational kernel, by
 coordinate descent with W′ as a weighted trie (Algorithm 4 of the survey) — on the UCI
 splice-junction sequences shipped with ratkit, reports the training time, the passes
 and the held-out accuracy/F1, then saves the model, reads it back and checks that the
-reloaded model predicts the same labels.
+reloaded model predicts the same labels. The model is saved to ``output`` when given (and
+kept there), else to a temporary folder that is deleted after the check.
 
 The default kernel is the cosine-normalised 3-gram kernel on positional tokens (each
 nucleotide tagged with its position), i.e. 3-mers matching at the same position of
@@ -14,14 +15,17 @@ Sonnenburg 2004). The three classes (EI, IE, N) are learned one-vs-rest.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ratkit._files import check_output_path
 from ratkit._persistence import load_model, save_model
 from ratkit.datasets import load_splice
 from ratkit.learners._workflow import DEFAULT_SPEC, prepare, split_dataset, train_and_evaluate
@@ -32,18 +36,39 @@ __all__ = ["DEMO_SPEC", "run_demo"]
 DEMO_SPEC: dict[str, Any] = DEFAULT_SPEC
 
 
+@contextlib.contextmanager
+def _model_file(output: str | os.PathLike | None) -> Iterator[Path]:
+    """``output`` (kept), or a file in a temporary folder deleted on exit."""
+    if output is not None:
+        yield Path(output)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        yield Path(tmp) / "splice-model.zip"
+
+
 def run_demo(
     *,
     test_size: float = 0.25,
     seed: int = 0,
     limit: int | None = None,
     show_progress: bool = False,
+    output: str | os.PathLike | None = None,
     print_fn: Callable[[str], Any] = print,
 ) -> dict[str, Any]:
     """Train, evaluate, save and reload on the bundled splice data; returns the measurements.
 
     ``limit`` keeps only the first ``limit`` sequences of each class (for quick runs).
+    ``output`` is the model file to write and keep (a zip, read by :func:`ratkit.load_model`);
+    without it the model goes to a temporary folder, deleted once the reload is checked. The
+    result's ``"model_path"`` is the kept file, or None.
+
+    Raises
+    ------
+    OutputPathError
+        ``output`` cannot be written (a folder, or in a missing folder); checked before training.
     """
+    if output is not None:
+        check_output_path(output, "model file")  # fail before the training, not after
     data = load_splice()
     if limit is not None:
         keep = [
@@ -80,15 +105,15 @@ def run_demo(
         f"{report.n_iter} passes, {'converged' if report.converged else 'not converged'}"
     )
     print_fn(f"held-out accuracy {report.accuracy:.4f}, {report.f1_kind} {report.f1:.4f}")
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "splice-model.zip"
-        save_model(m, path, metadata={"positional": True})
-        size = path.stat().st_size
-        again = load_model(path)
+    with _model_file(output) as path:
+        written = save_model(m, path, metadata={"positional": True})
+        size = written.stat().st_size
+        again = load_model(written)
     X = prepare(test.sequences, True)
     same = bool(np.array_equal(again.predict(X), m.predict(X)))
+    where = f"to {written}" if output is not None else "to a temporary folder"
     print_fn(
-        f"saved the model ({size / 1024:.0f} KiB zip of JSON + arrays), reloaded it: "
+        f"saved the model {where} ({size / 1024:.0f} KiB zip of JSON + arrays), reloaded it: "
         f"{'identical' if same else 'DIFFERENT'} predictions on the held-out set"
     )
     return {
@@ -97,4 +122,5 @@ def run_demo(
         "seconds": report.seconds,
         "n_iter": report.n_iter,
         "reload_identical": same,
+        "model_path": written if output is not None else None,
     }

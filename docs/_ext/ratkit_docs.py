@@ -10,24 +10,49 @@
 ``.. public-api:: MODULE``
     The module's docstring, a summary table of its ``__all__`` and the autodoc entry of every
     name in it; names that are modules link to their own page.
+
+``.. ratkit-data::``
+    Its content, Python code, is shown as a code block and run in the plot folder
+    (``docs/_build/plots``, git-ignored): it writes the small data files the
+    ``ratkit-plot`` commands of the page read.
+
+``.. ratkit-plot:: FILE.png``
+    Its content, one ``ratkit …`` command line that writes ``FILE.png`` (``--plot FILE.png``),
+    is shown as a code block, run as written in a fresh ``python`` process with the plot
+    folder as working directory, and the PNG it wrote is shown below it (``:output:``: also
+    what the command printed, standard output and error as a terminal shows them). A command
+    that fails, or writes no PNG, fails the build. A PNG is made again only when the command,
+    the ``ratkit-data`` code or the drawing code (ratkit.plots, ratkit.cli) changed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import importlib
 import inspect
 import json
+import os
 import re
+import shlex
+import subprocess
 import sys
+import time
 import types
+from pathlib import Path
 from typing import Any
 
 from docutils import nodes
+from docutils.parsers.rst import directives
 from docutils.statemachine import StringList
 from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
 from sphinx.pycode import ModuleAnalyzer
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
+
+logger = logging.getLogger(__name__)
 
 #: Parameters every engine-backed family takes; listed once on the page, not per family.
 ENGINE_PARAMETERS = ("strategy", "n_jobs", "show_progress")
@@ -242,9 +267,143 @@ class PublicAPI(SphinxDirective):
         return container.children
 
 
+# -- plots made by the command line at build time ------------------------------------------
+
+#: Where the ratkit-data code and the ratkit-plot commands run, under the build folder (git-ignored).
+PLOT_FOLDER = ("_build", "plots")
+_REPO = Path(__file__).resolve().parents[2]
+#: What a command's PNG depends on besides the command and the data: the code that draws it.
+_PLOT_SOURCES = ("ratkit/plots.py", "ratkit/cli")
+#: Runs ``ratkit ARGS…`` exactly as the console script does (``ratkit.cli._main.main``).
+_RUN_CLI = "import sys; from ratkit.cli._main import main; sys.exit(main(sys.argv[1:]))"
+
+
+def _plot_folder(env: Any) -> Path:
+    folder = Path(env.srcdir).joinpath(*PLOT_FOLDER)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _source_files() -> list[Path]:
+    files: list[Path] = []
+    for name in _PLOT_SOURCES:
+        path = _REPO / name
+        files += sorted(path.rglob("*.py")) if path.is_dir() else [path]
+    return files
+
+
+def _fingerprint(*parts: str) -> str:
+    """A hash of ``parts``, the ratkit code that draws and the data files of the plot folder."""
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode("utf-8") + b"\0")
+    for path in _source_files():
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _code_block(text: str, language: str) -> list[str]:
+    return [f".. code-block:: {language}", ""] + [f"   {line}" for line in text.splitlines()] + [""]
+
+
+def _parse(directive: SphinxDirective, lines: list[str], source: str) -> list[nodes.Node]:
+    container = nodes.container()
+    nested_parse_with_titles(directive.state, StringList(lines, source=source), container)
+    return container.children
+
+
+class RatkitData(SphinxDirective):
+    """Show Python code and run it in the plot folder (it writes the data the commands read)."""
+
+    has_content = True
+
+    def run(self) -> list[nodes.Node]:
+        code = "\n".join(self.content)
+        folder = _plot_folder(self.env)
+        for path in folder.iterdir():  # the data and the commands' other outputs: made afresh
+            if path.is_file() and not path.name.endswith((".png", ".stamp.json")):
+                path.unlink()
+        start = time.perf_counter()
+        with _working_directory(folder):
+            exec(compile(code, f"<ratkit-data in {self.env.docname}>", "exec"), {"__name__": "ratkit_data"})
+        logger.info(f"ratkit-data: {time.perf_counter() - start:.1f} s", color="darkgreen")
+        self.env.ratkit_data_fingerprint = hashlib.sha256(code.encode("utf-8")).hexdigest()  # type: ignore[attr-defined]
+        return _parse(self, _code_block(code, "python"), "<ratkit-data>")
+
+
+@contextlib.contextmanager
+def _working_directory(folder: Path):
+    before = os.getcwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+class RatkitPlot(SphinxDirective):
+    """Show a ``ratkit`` command, run it in the plot folder, show the PNG it wrote."""
+
+    has_content = True
+    required_arguments = 1
+    option_spec = {"output": directives.flag, "alt": directives.unchanged}
+
+    def run(self) -> list[nodes.Node]:
+        png = self.arguments[0]
+        command = " ".join(line.strip() for line in self.content).strip()
+        words = shlex.split(command)
+        if not words or words[0] != "ratkit" or png not in words:
+            raise self.error(f"ratkit-plot {png}: the content must be one 'ratkit …' command writing {png}")
+        folder = _plot_folder(self.env)
+        printed = self._run(words[1:], folder, png, command)
+        for path in _source_files():
+            self.env.note_dependency(str(path))
+        lines = _code_block(command, "sh")
+        if "output" in self.options:
+            lines += ["Its output:", ""] + _code_block(printed.rstrip("\n"), "text")
+        alt = self.options.get("alt", f"the plot written by: {command}")
+        lines += [f".. image:: /{'/'.join(PLOT_FOLDER)}/{png}", f"   :alt: {alt}", ""]
+        return _parse(self, lines, f"<ratkit-plot {png}>")
+
+    def _run(self, args: list[str], folder: Path, png: str, command: str) -> str:
+        """What the command printed; run again only when the command, the data code or the
+        drawing code changed since the PNG in the folder was made (``make docs`` builds twice)."""
+        data = getattr(self.env, "ratkit_data_fingerprint", "")
+        stamp = folder / f"{png}.stamp.json"
+        key = _fingerprint(command, data)
+        if stamp.is_file() and (folder / png).is_file():
+            saved = json.loads(stamp.read_text(encoding="utf-8"))
+            if saved.get("key") == key:
+                return saved["printed"]
+        (folder / png).unlink(missing_ok=True)
+        env = {**os.environ, "MPLBACKEND": "Agg", "RATKIT_TRACEBACK": "1"}
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_REPO), env.get("PYTHONPATH")]))
+        start = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-c", _RUN_CLI, *args],
+            cwd=folder,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,  # what a terminal shows, in its order
+            text=True,
+            check=False,
+        )
+        seconds = time.perf_counter() - start
+        if done.returncode != 0 or not (folder / png).is_file():
+            raise ExtensionError(
+                f"ratkit-plot in {self.env.docname}: '{command}' exited with {done.returncode} "
+                f"and wrote {'no ' if not (folder / png).is_file() else ''}{png}:\n{done.stdout}"
+            )
+        logger.info(f"ratkit-plot: {command} ({seconds:.1f} s)", color="darkgreen")
+        stamp.write_text(json.dumps({"key": key, "printed": done.stdout, "seconds": seconds}), encoding="utf-8")
+        return done.stdout
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("kernel-catalogue", KernelCatalogue)
     app.add_directive("public-api", PublicAPI)
+    app.add_directive("ratkit-data", RatkitData)
+    app.add_directive("ratkit-plot", RatkitPlot)
     app.add_config_value("ratkit_public_modules", [], "env")
     app.connect("autodoc-skip-member", _skip_member)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

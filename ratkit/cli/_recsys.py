@@ -2,15 +2,19 @@
 
 ``evaluate --model NAME [NAME ...]`` takes any registered ``"recommender"`` plugins, built-in
 or third-party, with their constructor parameters from ``--param KEY=VALUE``; nothing here
-names a model. The protocol is :func:`ratkit.recsys.evaluation.prepare_leave_k_out` with
-the defaults below, and the numbers are :func:`ratkit.recsys.evaluation.evaluate`'s: the
-README's Python example calls the same two functions with the same defaults.
+names a model. A model with a ``show_progress`` parameter shows its fit's progress bar
+(iterations, objective) on standard error unless ``--quiet``. The protocol is
+:func:`ratkit.recsys.evaluation.prepare_leave_k_out` with the defaults below, and the
+numbers are :func:`ratkit.recsys.evaluation.evaluate`'s: the README's Python example calls
+the same two functions with the same defaults.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ratkit.cli._argtypes import finite_float, key_value, non_negative_int, parse_params, positive
@@ -132,6 +136,12 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
     ev.add_argument("--batch-size", metavar="N", type=positive(int), default=512, help="users scored per block")
     add_compute_arguments(ev, what="the fit's parallel loops and the evaluation blocks")
     add_plot(ev, what="the metrics@k curves, one subplot per metric and one line per model")
+    ev.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress on standard error: no 'fitting …' line and no progress bar (by default a model with "
+        "a show_progress parameter shows its iterations and objective while it fits)",
+    )
     ev.set_defaults(func=_evaluate)
 
 
@@ -154,16 +164,35 @@ def _evaluate(args: argparse.Namespace) -> int:
     for name in names:
         model_cls = recommender_class(name)
         params = parse_params(args.param, model_cls)
-        if "random_state" in model_cls._get_param_names() and "random_state" not in params:
+        valid = model_cls._get_param_names()
+        if "random_state" in valid and "random_state" not in params:
             params["random_state"] = args.seed
+        # shown during the fit only: not a parameter of the reported or saved model
+        progress = not args.quiet and "show_progress" in valid and "show_progress" not in params
         model = model_cls(**params)
         model._validate_params()  # bad parameters fail before the data are read
-        models.append((name, model))
+        models.append((name, model, progress))
     with compute_context(args):
         return _evaluate_on(args, models)
 
 
-def _evaluate_on(args: argparse.Namespace, models: list[tuple[str, Recommender]]) -> int:
+@contextlib.contextmanager
+def _fit_progress(model: Recommender, on: bool) -> Iterator[None]:
+    """Within the block, ``model.show_progress`` is True when ``on`` (its fit draws its bar on
+    standard error); afterwards it is what it was, so the report and a saved model show the
+    model's own parameters, not the command's display setting."""
+    if not on:
+        yield
+        return
+    before = model.get_params(deep=False)["show_progress"]
+    model.set_params(show_progress=True)
+    try:
+        yield
+    finally:
+        model.set_params(show_progress=before)
+
+
+def _evaluate_on(args: argparse.Namespace, models: list[tuple[str, Recommender, bool]]) -> int:
     from dataclasses import replace
 
     from ratkit.recsys.evaluation import evaluate, prepare_leave_k_out
@@ -173,7 +202,7 @@ def _evaluate_on(args: argparse.Namespace, models: list[tuple[str, Recommender]]
     if threshold is None:
         threshold = _DEFAULT_THRESHOLD.get(args.format)
     curves: dict[str, dict[str, dict[int, float]]] = {}
-    for i, (name, model) in enumerate(models):
+    for i, (name, model, progress) in enumerate(models):
         train, test, protocol = prepare_leave_k_out(
             data,
             threshold=threshold,
@@ -184,12 +213,14 @@ def _evaluate_on(args: argparse.Namespace, models: list[tuple[str, Recommender]]
         )
         if i:
             print()
-        print(
-            f"fitting {name} on {train.shape[0]} users × {train.shape[1]} items ({train.nnz} entries) …",
-            file=sys.stderr,
-            flush=True,
-        )
-        model.fit(train)
+        if not args.quiet:
+            print(
+                f"fitting {name} on {train.shape[0]} users × {train.shape[1]} items ({train.nnz} entries) …",
+                file=sys.stderr,
+                flush=True,
+            )
+        with _fit_progress(model, progress):
+            model.fit(train)
         report = evaluate(model, train, test, replace(protocol, ks=tuple(args.k)), batch_size=args.batch_size)
         print(report.to_text(), flush=True)
         curves[name] = _curves(report.metrics)
