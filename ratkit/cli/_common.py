@@ -163,14 +163,38 @@ def add_format(parser: argparse.ArgumentParser, choices: Sequence[str]) -> None:
     )
 
 
+#: Under ``--format auto``, a tab-free file whose every line splits at one of these into a
+#: first field with at most this many distinct values looks labelled (CSV, the UCI splice
+#: layout): it is refused rather than read as sequences with the label glued on.
+_LABEL_SEPARATORS = (",", ";")
+_MAX_LABELS = 20
+
+
 def resolve_format(path: str, fmt: str, choices: Sequence[str]) -> str:
     """``fmt``, or under ``auto`` with ``lines`` among ``choices``: ``lines`` for a regular file
     not named splice.data in which no line contains a tab (unlabelled sequences, one per
-    line); ``auto`` otherwise (then :func:`ratkit.datasets.load_sequences` decides)."""
+    line, said on stderr); ``auto`` otherwise (then :func:`ratkit.datasets.load_sequences`
+    decides). A tab-free file that looks labelled by another separator is refused."""
     p = Path(path)
     if fmt != "auto" or "lines" not in choices or not p.is_file() or p.name == "splice.data":
         return fmt
     with p.open(encoding="utf-8", errors="replace", newline="\n") as fh:
-        if any("\t" in line for line in fh):
-            return fmt
+        lines = [line.rstrip("\r\n") for line in fh]
+    if any("\t" in line for line in lines):
+        return fmt
+    rows = [line for line in lines if line.strip()]
+    for sep in _LABEL_SEPARATORS:
+        if rows and all(sep in line for line in rows):
+            labels = {line.split(sep, 1)[0].strip() for line in rows}
+            if len(labels) <= min(_MAX_LABELS, max(2, len(rows) // 2)):
+                from ratkit.exceptions import DataFormatError
+
+                shown = ", ".join(map(repr, sorted(labels)[:5]))
+                raise DataFormatError(
+                    f"{path}: no line has a tab, but every line splits at {sep!r} into a first field with "
+                    f"{len(labels)} distinct value(s) ({shown}): it looks like labelled data, not one sequence "
+                    f"per line. Convert it to label<TAB>sequence, or pass --format lines to read each whole "
+                    "line as one sequence."
+                )
+    print(f"reading {path} as unlabelled sequences, one per line (--format auto: no line has a tab)", file=sys.stderr)
     return "lines"
