@@ -54,6 +54,7 @@ from __future__ import annotations
 import functools
 import math
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal
 
@@ -127,6 +128,37 @@ class _Prepared:
             for k, x in enumerate(lab):
                 groups.setdefault(x, []).append(k)
             self.edge_mats = {x: sp.csr_matrix((w[ks], (src[ks], dst[ks])), shape=(n, n)) for x, ks in groups.items()}
+
+
+#: Prepared graphs kept per process, least recently used dropped first: a Gram computed in
+#: blocks (``gram(..., out=..., block_bytes=...)``) hands every block the graphs of its
+#: columns again, and preparing them (ρ(A), eigenvectors) costs more than most pairs.
+_PREPARED_MAX = 4096
+_prepared_cache: OrderedDict[tuple[Any, ...], _Prepared] = OrderedDict()
+
+
+def _walk_key(spec: Any) -> Any:
+    """What identifies a start/stop choice in the cache key (a callable by identity)."""
+    if isinstance(spec, str):
+        return spec
+    if callable(spec):
+        return ("callable", id(spec))
+    return ("array", np.asarray(spec, dtype=np.float64).tobytes())
+
+
+def _prepared(graph: Graph, kernel: RandomWalkKernel, index: int, spectral: bool) -> _Prepared:
+    """``_Prepared(graph, …)``, from the per-process cache when this graph (by content) was
+    prepared under the same labels, adjacency, start, stop and spectral choice."""
+    key = (graph, kernel.labels, kernel.adjacency, _walk_key(kernel.start), _walk_key(kernel.stop), spectral)
+    hit = _prepared_cache.get(key)
+    if hit is not None:
+        _prepared_cache.move_to_end(key)
+        return hit
+    prepared = _Prepared(graph, kernel, index, spectral)
+    _prepared_cache[key] = prepared
+    if len(_prepared_cache) > _PREPARED_MAX:
+        _prepared_cache.popitem(last=False)
+    return prepared
 
 
 def _exp_term(lam: float, k: int) -> float:
@@ -415,8 +447,8 @@ class RandomWalkKernel(Kernel):
         if not left or not right:
             return np.zeros((len(left), len(right)))
         spectral = self.method in ("auto", "spectral") and self.labels == "none"
-        pl = [_Prepared(g, self, i, spectral) for i, g in enumerate(left)]
-        pr = pl if Y is None else [_Prepared(g, self, i, spectral) for i, g in enumerate(right)]
+        pl = [_prepared(g, self, i, spectral) for i, g in enumerate(left)]
+        pr = pl if Y is None else [_prepared(g, self, i, spectral) for i, g in enumerate(right)]
         return pair_matrix(
             functools.partial(_pair, c=_Config(self)),
             pl,
