@@ -33,18 +33,15 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ratkit._jit import njit
 from ratkit.automata.kernels._features import row_sq_norms
-from ratkit.learners.dcd._epochs import epoch_automaton, intersect_slots
+from ratkit.learners.dcd._epochs import epoch_automaton_walk, intersect_slots
+from ratkit.learners.wprime._automaton_arrays import WalkRows, dense_arc_table, minimal_dfa
 from ratkit.learners.wprime._indexed_rows import csr_arrays
-from ratkit.learners.wprime._patterns import code_labels, sorted_lcp
+from ratkit.learners.wprime._patterns import sorted_lcp
 from ratkit.learners.wprime._protocol import Epoch, EpochResult, TrainingSet, primal_inputs, register_representation
 from ratkit.learners.wprime._trie import PatternTrie
 
 __all__ = ["PatternAutomaton", "AutomatonWPrime", "merge_equivalent", "minimal_weighted_size", "wprime_sizes"]
-
-
-_TABLE_LIMIT = 2**24
 
 
 def _quantise(x: np.ndarray, bits: int = 36) -> np.ndarray:
@@ -149,30 +146,15 @@ def wprime_sizes(codes: np.ndarray, base: int, weights: np.ndarray) -> dict[str,
     }
 
 
-@njit
-def _number_paths(arc_off, arc_dst, final):
-    """count(q) = [q final] + Σ count(dst) and each arc's skip; states are numbered so that
-    every arc goes to a smaller number (children are classified before parents)."""
-    n = final.shape[0]
-    count = np.zeros(n, dtype=np.int64)
-    inc = np.zeros(arc_dst.shape[0], dtype=np.int64)
-    for q in range(n):
-        c = 1 if final[q] else 0
-        for a in range(arc_off[q], arc_off[q + 1]):
-            inc[a] = c
-            c += count[arc_dst[a]]
-        count[q] = c
-    return count, inc
-
-
 @dataclass(frozen=True)
 class PatternAutomaton:
     """The minimal deterministic acceptor of a pattern set, its paths numbered.
 
     Arcs of state q are ``arc_off[q]:arc_off[q + 1]``, sorted by label; following z
-    from ``start`` and summing ``arc_inc`` gives z's slot in 0 … ``n_paths`` − 1.
-    ``table[q, label]`` is the arc of q with that label (−1 if none) when the automaton
-    is small enough for a dense table (≤ 2²⁴ entries), else empty (binary search then).
+    from ``start`` and summing ``arc_inc`` gives z's slot in 0 … ``n_paths`` − 1 (its
+    lexicographic rank). ``table[q, label]`` is the arc of q with that label (−1 if none)
+    when the automaton is small enough for a dense table (≤ 2²⁴ entries), else empty
+    (binary search in the CSR then).
     """
 
     start: int
@@ -186,29 +168,10 @@ class PatternAutomaton:
 
     @classmethod
     def from_trie(cls, trie: PatternTrie) -> PatternAutomaton:
-        """Minimise the trie (merge nodes with equal futures) and number the paths."""
-        live = np.ones(trie.n_states, dtype=bool)
-        node_cls, n_states, _ = merge_equivalent(trie, live, trie.final.astype(np.float64), np.ones(trie.n_states))
-        rep = np.full(n_states, -1, dtype=np.int64)
-        rep[node_cls[::-1]] = np.arange(trie.n_states)[::-1]  # a representative node per state
-        deg = trie.n_children[rep]
-        arc_off = np.zeros(n_states + 1, dtype=np.int64)
-        np.cumsum(deg, out=arc_off[1:])
-        kids = trie.children[
-            np.repeat(trie.child_offsets[rep], deg) + (np.arange(arc_off[-1]) - np.repeat(arc_off[:-1], deg))
-        ]
-        arc_lab = trie.label[kids]
-        arc_dst = node_cls[kids]
-        final = trie.final[rep]
-        count, arc_inc = _number_paths(arc_off, arc_dst, final)
-        start = int(node_cls[0])
-        width = int(arc_lab.max()) + 1 if arc_lab.size else 1
-        if n_states * width <= _TABLE_LIMIT:  # dense [state, label] → arc lookups
-            table = np.full((n_states, width), -1, dtype=np.int32)
-            table[np.repeat(np.arange(n_states), deg), arc_lab] = np.arange(arc_lab.shape[0], dtype=np.int32)
-        else:
-            table = np.zeros((0, 0), dtype=np.int32)
-        return cls(start, arc_off, arc_lab, arc_dst, arc_inc, final, int(count[start]), table)
+        """Minimise the trie (merge nodes with equal futures, compiled:
+        :func:`~ratkit.learners.wprime._automaton_arrays.minimal_dfa`) and number the paths."""
+        start, arc_off, arc_lab, arc_dst, arc_inc, final, n_paths = minimal_dfa(trie)
+        return cls(start, arc_off, arc_lab, arc_dst, arc_inc, final, n_paths, dense_arc_table(arc_off, arc_lab))
 
     @property
     def arrays(self) -> tuple:
@@ -247,8 +210,11 @@ class PatternAutomaton:
 @register_representation("automaton")
 class AutomatonWPrime:
     """The ``"automaton"`` representation: W′ as signed weights on the numbered paths of the
-    minimal automaton of the training patterns; each gradient intersects Φ′_i (the trie of
-    its patterns, with their common prefixes) with it (:func:`~ratkit.learners.dcd._epochs.epoch_automaton`).
+    minimal automaton of the training patterns; each step walks Φ′_i (a walk program over
+    its sorted patterns, :class:`~ratkit.learners.wprime._automaton_arrays.WalkRows`) through
+    its arrays to the paths it reads and writes
+    (:func:`~ratkit.learners.dcd._epochs.epoch_automaton_walk`). As on the trie, the patterns
+    of one Φ′_i only are folded into u_i and their weights written out at the end.
     """
 
     name: str
@@ -256,11 +222,8 @@ class AutomatonWPrime:
     stage: str
 
     def __init__(self, F: sp.csr_matrix, patterns: np.ndarray, base: int, vocabulary: Any, bias: float) -> None:
-        n = F.shape[0]
         self.vocabulary, self.bias = vocabulary, bias
         self.diagonal = row_sq_norms(F) + bias**2
-        if bias > 0:  # ε, of value s, is column 0 of every augmented row
-            F = sp.hstack([sp.csr_matrix(np.full((n, 1), bias)), F], format="csr")
         indptr, cols, data = csr_arrays(F)
         trie = PatternTrie.from_codes(patterns, base)
         self.automaton = aut = PatternAutomaton.from_trie(trie)
@@ -270,12 +233,14 @@ class AutomatonWPrime:
             "automaton_states": aut.n_states,
             "automaton_arcs": aut.n_arcs,
         }
-        vlab, vlen = code_labels(patterns, base)  # the pattern of every column of F
-        self.position = aut.slots(vlab, vlen)
-        self.phi = (indptr, cols, data, sorted_lcp(indptr, cols, vlab), vlab, vlen)
-        width = vlab.shape[1] + 1
-        slots = np.zeros(max(int(np.diff(indptr).max(initial=0)), 1), np.int64)
-        self.scratch = (np.zeros(width, np.int64), np.zeros(width, np.int64), slots)
+        shift = 1 if bias > 0 else 0  # ε (code 0) is pattern 0 of the augmented rows
+        self.rows = WalkRows.from_csr(indptr, cols + shift, data, patterns, base, bias)
+        m = patterns.shape[0]
+        everything = WalkRows.from_csr(
+            np.array([0, m], dtype=np.int64), np.arange(m, dtype=np.int64), np.ones(m), patterns, base, fold_own=False
+        )
+        self.position = everything.slots(aut.arrays)  # the path of every pattern (column of [s, Φ′])
+        self.scratch = self.rows.scratch()
         self._w: dict[int, np.ndarray] = {}
 
     @classmethod
@@ -287,17 +252,22 @@ class AutomatonWPrime:
 
     def epoch(self, c: int, y: np.ndarray, qinv: np.ndarray, C: float, alpha: np.ndarray) -> Epoch:
         w = self._w[c] = np.zeros(self.automaton.n_paths)
-        phi, dfa, scratch = self.phi, self.automaton.arrays, self.scratch
+        r, dfa, scratch = self.rows, self.automaton.arrays, self.scratch
+        prog = r.program
 
         def run(active: np.ndarray, size: int, max_old: float, min_old: float) -> EpochResult:
-            return epoch_automaton(active, size, max_old, min_old, phi, dfa, scratch, y, qinv, C, alpha, w)
+            return epoch_automaton_walk(
+                active, size, max_old, min_old, prog, r.data, r.own, dfa, scratch, y, qinv, C, alpha, w
+            )
 
         return run
 
     def finish(self, c: int) -> None:
-        """Nothing to do: every step wrote W′."""
+        """Nothing to do: every step wrote W′ (the folded weights are written by :meth:`solution`)."""
 
     def solution(self, alphas: np.ndarray, Y: np.ndarray) -> dict[str, Any]:
+        r = self.rows
         W = np.stack([self._w[c][self.position] for c in range(Y.shape[0])])
+        W[:, r.own_cols] = alphas[:, r.own_rows] * Y[:, r.own_rows] * r.own_vals
         coef = W[:, 1:] if self.bias > 0 else W
         return {"coef_": coef, "feature_map_": self.vocabulary, "wprime_size_": dict(self.wprime_size)}
