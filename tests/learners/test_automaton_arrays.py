@@ -1,9 +1,10 @@
 """The automaton W′ on arrays (issue 22): compiled minimisation, walk programs, the same optimum.
 
-Oracles: the previous implementation, rebuilt here from what it was made of (the numpy
-minimisation :func:`merge_equivalent` and path numbering, and the pattern-by-pattern
-intersection :func:`epoch_automaton` over the whole augmented rows), lexicographic ranks by
-brute force, and the trie representation.
+Oracles: the previous implementations, rebuilt here from what they were made of (the numpy
+minimisation :func:`merge_equivalent` and path numbering, the pattern-by-pattern
+intersection :func:`epoch_automaton` over the whole augmented rows, and the walk of Φ′_i at
+every step, :func:`epoch_automaton_walk`), lexicographic ranks by brute force, and the trie
+representation.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import scipy.sparse as sp
 
 from ratkit.automata import kernels
 from ratkit.learners import RationalSVC
-from ratkit.learners.dcd._epochs import epoch_automaton, inverse_diagonal
+from ratkit.learners.dcd._epochs import epoch_automaton, epoch_automaton_walk, inverse_diagonal
 from ratkit.learners.dcd._solver import solve
 from ratkit.learners.wprime._automaton import AutomatonWPrime, PatternAutomaton, merge_equivalent
 from ratkit.learners.wprime._automaton_arrays import WalkRows, minimal_dfa
@@ -173,3 +174,89 @@ def test_automaton_fit_equals_trie_fit_multiclass(kernel):
         "automaton_states": old[5].shape[0],
         "automaton_arcs": old[2].shape[0],
     }
+
+
+def _walk_rows(data: TrainingSet) -> WalkRows:
+    """Every Φ′_i (ε first with an intercept) as the walk program of the previous implementation."""
+    inputs = primal_inputs(data)
+    indptr, cols, vals = csr_arrays(inputs.F)
+    shift = 1 if data.bias > 0 else 0
+    return WalkRows.from_csr(indptr, cols + shift, vals, inputs.patterns, inputs.base, data.bias)
+
+
+def _per_step_walk_epoch(rep: AutomatonWPrime, r: WalkRows, y, qinv, alpha, w, C):
+    """The previous pass of this representation: Φ′_i walked through the automaton at every step."""
+    scratch = r.scratch()
+    return lambda active, size, max_old, min_old: epoch_automaton_walk(
+        active, size, max_old, min_old, r.program, r.data, r.own, rep.automaton.arrays, scratch, y, qinv, C, alpha, w
+    )
+
+
+@pytest.mark.parametrize("kernel", [kernels.ngram(3), kernels.cosine(kernels.ngram(4))])
+@pytest.mark.parametrize("bias", [0.0, 1.0])
+def test_the_walk_once_reaches_the_paths_of_the_per_step_walk(kernel, bias):
+    """The path number of every walked entry is its pattern's lexicographic rank among the
+    training patterns (brute force), and the passes on those numbers take the steps of the
+    per-step walk: same α, same f after every pass, same weight on every path."""
+    X = _strings(3, 70)
+    y = np.array([1.0 if s.count("ab") >= s.count("ba") else -1.0 for s in X])
+    data = TrainingSet(kernel, X, bias=bias)
+    rep = AutomatonWPrime.build(data)
+    inputs = primal_inputs(data)
+    labels, lengths = code_labels(inputs.patterns, inputs.base)
+    strings = [tuple(labels[j, : lengths[j]]) for j in range(labels.shape[0])]
+    rank = {z: r for r, z in enumerate(sorted(strings))}
+    assert rep.automaton.n_paths == len(rank)
+    # the walked entries of row i: ε first (with an intercept), then the columns other rows share, in CSR order
+    indptr, cols, _ = csr_arrays(inputs.F)
+    shift = 1 if bias > 0 else 0
+    df = np.bincount(cols, minlength=inputs.F.shape[1])
+    expected = []
+    for i in range(len(X)):
+        c = cols[indptr[i] : indptr[i + 1]]
+        expected += ([rank[()]] if bias > 0 else []) + [rank[strings[j + shift]] for j in c[df[c] >= 2]]
+    assert rep.rows.slots.tolist() == expected
+    # ... and the numbers the walk of every Φ′_i through the automaton (the per-step walk) reaches
+    walks = _walk_rows(data)
+    assert walks.slots(rep.automaton.arrays).tolist() == expected
+    qinv = inverse_diagonal(rep.diagonal)
+    C = 2.0
+    alpha_ref, w_ref = np.zeros(len(X)), np.zeros(rep.automaton.n_paths)
+    ref = solve(
+        _per_step_walk_epoch(rep, walks, y, qinv, alpha_ref, w_ref, C),
+        len(X),
+        tol=1e-6,
+        max_iter=3000,
+        rng=np.random.RandomState(1),
+    )
+    alpha = np.zeros(len(X))
+    new = solve(rep.epoch(0, y, qinv, C, alpha), len(X), tol=1e-6, max_iter=3000, rng=np.random.RandomState(1))
+    assert ref.converged and new.n_iter == ref.n_iter > 2
+    np.testing.assert_allclose(alpha, alpha_ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(new.dual_objective, ref.dual_objective, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(rep._w[0], w_ref, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "kernel", [kernels.ngram(2), kernels.ngram(4), kernels.cosine(kernels.ngram(3)), kernels.cosine(kernels.ngram(5))]
+)
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_automaton_fit_equals_trie_fit_within_1e_10(kernel, fit_intercept):
+    """Multiclass one-vs-rest, shrinking on: α, the dual objective, decision values and
+    predictions of the automaton equal the trie's (no float32 cache on the trie's side)."""
+    X = _strings(21, 80, alphabet="abcd", lo=2, hi=16)
+    y = np.array([max("abcd", key=s.count) for s in X])  # up to four classes
+    kw = dict(C=1.5, fit_intercept=fit_intercept, tol=1e-7, max_iter=5000, random_state=3, cache_size=1e-9)
+    trie = RationalSVC(kernel, representation="trie", **kw).fit(X, y)
+    aut = RationalSVC(kernel, representation="automaton", **kw).fit(X, y)
+    assert aut.representation_ == "automaton" and aut.converged_ and trie.converged_
+    assert aut.alpha_.shape == (len(trie.classes_), len(X)) and len(trie.classes_) >= 3
+    assert aut.n_iter_ == trie.n_iter_
+    np.testing.assert_allclose(aut.alpha_, trie.alpha_, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(
+        aut.convergence_["dual_objective"], trie.convergence_["dual_objective"], rtol=1e-10, atol=1e-10
+    )
+    np.testing.assert_allclose(aut.coef_, trie.coef_, rtol=0, atol=1e-10)
+    T = _strings(22, 40, alphabet="abcd", lo=2, hi=16)
+    np.testing.assert_allclose(aut.decision_function(T), trie.decision_function(T), rtol=0, atol=1e-10)
+    assert (aut.predict(T) == trie.predict(T)).all()

@@ -7,9 +7,10 @@ deterministic automaton A of the patterns of W′ (shared prefixes *and* shared 
 merged) and numbers its accepting paths 0 … n − 1 in lexicographic order: each arc
 carries the number of accepted strings its path skips (a minimal perfect hash, Lucchesi
 and Kowaltowski 1993), so the path of z sums to z's slot in a float64 array of signed
-weights, kept outside OpenFst. A gradient D(Φ′_i ⋄ W′) intersects Φ′_i (as the trie of
-its patterns) with A and reads the weights of the matched slots; the update W′ += Δ Φ′_i
-writes them back.
+weights, kept outside OpenFst. Φ′_i ⋄ A matches the same slots at every step (both are
+fixed), so they are found once, when training starts; a gradient D(Φ′_i ⋄ W′) then reads
+the weights of those slots and the update W′ += Δ Φ′_i writes them back
+(:class:`AutomatonWPrime`).
 
 :func:`minimal_weighted_size` gives the size of the minimal weighted automaton of the
 final W′ — the "min. aut." column of Table III — by weight pushing over the reals and
@@ -27,16 +28,15 @@ vocabularies", Software—Practice and Experience 23 (1993).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from ratkit.automata.kernels._features import row_sq_norms
-from ratkit.learners.dcd._epochs import epoch_automaton_walk, intersect_slots
-from ratkit.learners.wprime._automaton_arrays import WalkRows, dense_arc_table, minimal_dfa
-from ratkit.learners.wprime._indexed_rows import csr_arrays
+from ratkit.learners.dcd._epochs import epoch_indexed, intersect_slots
+from ratkit.learners.wprime._automaton_arrays import dense_arc_table, minimal_dfa, trie_paths
+from ratkit.learners.wprime._indexed_rows import IndexedRows, csr_arrays
 from ratkit.learners.wprime._patterns import sorted_lcp
 from ratkit.learners.wprime._protocol import Epoch, EpochResult, TrainingSet, primal_inputs, register_representation
 from ratkit.learners.wprime._trie import PatternTrie
@@ -210,11 +210,27 @@ class PatternAutomaton:
 @register_representation("automaton")
 class AutomatonWPrime:
     """The ``"automaton"`` representation: W′ as signed weights on the numbered paths of the
-    minimal automaton of the training patterns; each step walks Φ′_i (a walk program over
-    its sorted patterns, :class:`~ratkit.learners.wprime._automaton_arrays.WalkRows`) through
-    its arrays to the paths it reads and writes
-    (:func:`~ratkit.learners.dcd._epochs.epoch_automaton_walk`). As on the trie, the patterns
-    of one Φ′_i only are folded into u_i and their weights written out at the end.
+    minimal automaton of the training patterns (its states and arcs, one weight per path).
+
+    Φ′_i and the automaton never change during training, so neither do the paths Φ′_i
+    reaches. The automaton is therefore walked once, when training starts: every training
+    pattern is spelt through its arrays from the trie of the patterns, each trie node by one
+    lookup from its parent's state (:func:`~ratkit.learners.wprime._automaton_arrays.trie_paths`),
+    and every row Φ′_i keeps the path number of each of its patterns beside the value Φ′_i(z)
+    (:class:`~ratkit.learners.wprime._indexed_rows.IndexedRows` on the automaton's numbering).
+    Every DCD step then reads and writes W′[path] at those numbers with the compiled pass the
+    trie runs on its node numbers (:func:`~ratkit.learners.dcd._epochs.epoch_indexed`, exact
+    gradients, no float32 cache): the steps, their order and Δf are those of walking Φ′_i
+    at every step (:func:`~ratkit.learners.dcd._epochs.epoch_automaton_walk`, the previous
+    implementation, kept as the tests' reference), which cost one dependent lookup
+    state → arc → next state per transition of Φ′_i's trie: 60–200 ns each on Reuters
+    character n-grams, 8.5–19.9 M transitions and 1.1–4.2 s per pass against 0.01–0.02 s
+    for the trie's indexed reads (bench/RESULTS.md, issue 22). Walking each Φ′_i once
+    (:meth:`~ratkit.learners.wprime._automaton_arrays.WalkRows.slots`) still costs one such
+    pass, 0.8 s at n = 4 and 3.4 s at n = 7, more than the trie's whole fit; walking each
+    distinct pattern once reads 10× fewer transitions (2.1 M at n = 7), independently of
+    one another. As on the trie, the patterns of one Φ′_i only are folded into u_i and their
+    weights written out at the end.
     """
 
     name: str
@@ -223,7 +239,6 @@ class AutomatonWPrime:
 
     def __init__(self, F: sp.csr_matrix, patterns: np.ndarray, base: int, vocabulary: Any, bias: float) -> None:
         self.vocabulary, self.bias = vocabulary, bias
-        self.diagonal = row_sq_norms(F) + bias**2
         indptr, cols, data = csr_arrays(F)
         trie = PatternTrie.from_codes(patterns, base)
         self.automaton = aut = PatternAutomaton.from_trie(trie)
@@ -233,14 +248,24 @@ class AutomatonWPrime:
             "automaton_states": aut.n_states,
             "automaton_arcs": aut.n_arcs,
         }
-        shift = 1 if bias > 0 else 0  # ε (code 0) is pattern 0 of the augmented rows
-        self.rows = WalkRows.from_csr(indptr, cols + shift, data, patterns, base, bias)
-        m = patterns.shape[0]
-        everything = WalkRows.from_csr(
-            np.array([0, m], dtype=np.int64), np.arange(m, dtype=np.int64), np.ones(m), patterns, base, fold_own=False
+        self.position = trie_paths(trie, aut.arrays, patterns)  # the path of every column of [s, Φ′]
+        if self.position.size and self.position.min() < 0:  # pragma: no cover - A accepts every training pattern
+            raise AssertionError("a training pattern is not a path of the automaton of the training patterns")
+        shift = 1 if bias > 0 else 0  # ε (code 0) is pattern 0 of the augmented rows, its path 0
+        rows = IndexedRows.from_csr(indptr, cols, data, F.shape[1], bias)
+        shared = rows.col_slot >= 0
+        slot_path = np.zeros(rows.n_slots, dtype=np.int64)
+        slot_path[rows.col_slot[shared]] = self.position[shift:][shared]
+        if bias > 0:
+            slot_path[0] = self.position[0]
+        slot_type = np.int32 if aut.n_paths < np.iinfo(np.int32).max else np.int64
+        self.rows = replace(
+            rows,
+            slots=slot_path.astype(slot_type)[rows.slots],
+            col_slot=np.where(shared, self.position[shift:], -1),
+            n_slots=aut.n_paths,
         )
-        self.position = everything.slots(aut.arrays)  # the path of every pattern (column of [s, Φ′])
-        self.scratch = self.rows.scratch()
+        self.diagonal = self.rows.sq_norms
         self._w: dict[int, np.ndarray] = {}
 
     @classmethod
@@ -252,13 +277,10 @@ class AutomatonWPrime:
 
     def epoch(self, c: int, y: np.ndarray, qinv: np.ndarray, C: float, alpha: np.ndarray) -> Epoch:
         w = self._w[c] = np.zeros(self.automaton.n_paths)
-        r, dfa, scratch = self.rows, self.automaton.arrays, self.scratch
-        prog = r.program
+        r = self.rows
 
         def run(active: np.ndarray, size: int, max_old: float, min_old: float) -> EpochResult:
-            return epoch_automaton_walk(
-                active, size, max_old, min_old, prog, r.data, r.own, dfa, scratch, y, qinv, C, alpha, w
-            )
+            return epoch_indexed(active, size, max_old, min_old, r.indptr, r.slots, r.data, r.own, y, qinv, C, alpha, w)
 
         return run
 
@@ -266,8 +288,5 @@ class AutomatonWPrime:
         """Nothing to do: every step wrote W′ (the folded weights are written by :meth:`solution`)."""
 
     def solution(self, alphas: np.ndarray, Y: np.ndarray) -> dict[str, Any]:
-        r = self.rows
-        W = np.stack([self._w[c][self.position] for c in range(Y.shape[0])])
-        W[:, r.own_cols] = alphas[:, r.own_rows] * Y[:, r.own_rows] * r.own_vals
-        coef = W[:, 1:] if self.bias > 0 else W
+        coef = np.stack([self.rows.column_weights(self._w[c], alphas[c], Y[c]) for c in range(Y.shape[0])])
         return {"coef_": coef, "feature_map_": self.vocabulary, "wprime_size_": dict(self.wprime_size)}

@@ -28,9 +28,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ratkit._jit import njit
-from ratkit.learners.dcd._epochs import walk_row
+from ratkit.learners.dcd._epochs import _next_state, walk_row
 
-__all__ = ["minimal_dfa", "WalkRows", "dense_arc_table"]
+__all__ = ["minimal_dfa", "WalkRows", "dense_arc_table", "trie_paths"]
 
 #: A dense [state, label] → arc table is kept when it has at most this many entries.
 TABLE_LIMIT = 2**24
@@ -147,6 +147,41 @@ def dense_arc_table(arc_off: np.ndarray, arc_lab: np.ndarray) -> np.ndarray:
     table = np.full((n_states, width), -1, dtype=np.int32)
     table[np.repeat(np.arange(n_states), np.diff(arc_off)), arc_lab] = np.arange(arc_lab.shape[0], dtype=np.int32)
     return table
+
+
+@njit
+def _walk_trie(parent, label, dfa, state, number):
+    start, table, arc_off, arc_lab, arc_dst, arc_inc, final = dfa
+    state[0] = start
+    number[0] = 0
+    for v in range(1, parent.shape[0]):  # parents come before their children
+        p = state[parent[v]]
+        if p < 0:
+            state[v] = -1
+            continue
+        q, inc = _next_state(table, arc_off, arc_lab, arc_dst, arc_inc, p, label[v])
+        state[v] = q
+        number[v] = number[parent[v]] + inc
+    for v in range(parent.shape[0]):
+        if state[v] >= 0 and not final[state[v]]:
+            state[v] = -1
+
+
+def trie_paths(trie, dfa: tuple, codes: np.ndarray) -> np.ndarray:
+    """The path number in the DFA ``dfa`` (the arrays of
+    :class:`~ratkit.learners.wprime._automaton.PatternAutomaton`) of each pattern ``codes``
+    (a node of ``trie``), −1 where the DFA rejects it. The trie's nodes are walked once, each
+    from its parent's state by one lookup: every prefix of the patterns is read once, however
+    many rows hold it."""
+    parent = np.ascontiguousarray(trie.parent, dtype=np.int64)
+    label = np.ascontiguousarray(trie.label, dtype=np.int64)
+    state = np.empty(parent.shape[0], dtype=np.int64)
+    number = np.zeros(parent.shape[0], dtype=np.int64)
+    _walk_trie(parent, label, dfa, state, number)
+    nodes = trie.nodes_of(codes)
+    ok = nodes >= 0
+    ok[ok] = state[nodes[ok]] >= 0
+    return np.where(ok, number[np.maximum(nodes, 0)], -1)
 
 
 @njit
