@@ -10,6 +10,12 @@ import sys
 
 import bench
 
+#: Benchmarks inside a suite that the suite's own ``main()`` does not run: ``python -m bench``
+#: runs them after the suites, ``python -m bench NAME`` alone. One line per benchmark.
+EXTRA = {
+    "from_transducer": "bench.kernels.from_transducer",
+}
+
 
 def _call(main) -> int:
     """main() or main([]) — suites with an argparse main take their defaults."""
@@ -27,6 +33,10 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(suite, "main"):
             print(f"\n===== bench.{info.name} =====", flush=True)
             status |= _call(suite.main)
+    for name, module in EXTRA.items():
+        if not wanted or name in wanted:
+            print(f"\n===== {module} =====", flush=True)
+            status |= _call(importlib.import_module(module).main)
     return status
 
 

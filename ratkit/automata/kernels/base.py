@@ -420,7 +420,8 @@ class RationalKernel(Kernel):
     None), :meth:`_specialized_features` and :meth:`_specialized_gram` /
     :meth:`_specialized_diag` (the family's own algorithms, which return exactly what the
     transducer defines; None), :meth:`_feature_automaton_arcs` (a size estimate checked
-    before OpenFst builds Φ_x; None), :meth:`_psi` (Ψ of the semiring).
+    before OpenFst builds Φ_x; None), :meth:`_compiled_features` (Φ_x without OpenFst for
+    strategy "auto"; None), :meth:`_psi` (Ψ of the semiring).
 
     The ``strategy`` parameter chooses how Gram matrices are computed:
 
@@ -654,6 +655,10 @@ class RationalKernel(Kernel):
         if t is None or t.semiring.name not in ("probability", "log"):
             raise TooManyPaths("no finite feature map for this kernel")
         self._check_feature_automata(sequences, held=False)
+        if strategy == "auto":
+            compiled = self._compiled_features(t, sequences, len(symbols), n_jobs, show_progress)
+            if compiled is not None:
+                return compiled
         work = functools.partial(_phi_features_chunk, n_labels=len(symbols))
         parts = map_chunks(
             work,
@@ -667,6 +672,14 @@ class RationalKernel(Kernel):
         codes = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int64)
         vals = np.concatenate([p[2] for p in parts]) if parts else np.zeros(0)
         return rows, codes, vals
+
+    def _compiled_features(
+        self, t: Transducer, sequences: list[Any], n_labels: int, n_jobs: int | None, show_progress: bool
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """COO triplets (row, code, value) of Φ_x = Π2(X ∘ T) for strategy ``"auto"``, computed
+        without OpenFst (patterns with labels above ``n_labels`` dropped, as the feature path
+        drops them); None (the default) leaves them to the OpenFst feature path."""
+        return None
 
     def learn(self, X: Any) -> None:
         """Read the alphabet of X as :meth:`gram` does (a family that infers Σ fixes it here)."""

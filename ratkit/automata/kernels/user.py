@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import logging
 import os
 from collections.abc import Callable
 from typing import Any
@@ -10,11 +12,13 @@ import numpy as np
 import pynini
 
 from ratkit._files import check_input_file
+from ratkit._parallel import Shared, effective_jobs, map_chunks
 from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.construct import as_transducer, from_pynini
 from ratkit.automata.io import read_att, read_fst, to_att
+from ratkit.automata.kernels import _evaluator
 from ratkit.automata.kernels._paths import TooManyPaths
-from ratkit.automata.kernels.base import RationalKernel, Strategy
+from ratkit.automata.kernels.base import MAX_PATHS, RationalKernel, Strategy, _is_lattice, _phi_features_chunk
 from ratkit.automata.kernels.spec import SpecError
 from ratkit.automata.semirings import get_semiring
 from ratkit.automata.transducer import Transducer
@@ -22,6 +26,8 @@ from ratkit.exceptions import ParameterError
 from ratkit.plugins import register
 
 __all__ = ["TransducerKernel", "from_transducer", "load_transducer"]
+
+log = logging.getLogger(__name__)
 
 _MAGIC = (2125659606).to_bytes(4, "little")
 
@@ -56,6 +62,13 @@ class TransducerKernel(RationalKernel):
         (probability and log semirings).
     semiring
         The semiring when reading a file or a pynini FST (default: from the file).
+
+    With ``strategy="auto"`` the feature vectors Φ_x = Π2(X ∘ T) of plain sequences are
+    computed by a compiled dynamic programme over (position, state) of T exported to arrays
+    (:mod:`~ratkit.automata.kernels._evaluator`), exactly in float64; ``strategy="features"``
+    builds them with OpenFst (the oracle). Sequences whose Φ_x the evaluator cannot
+    enumerate (lattices; an output-producing ε-input cycle, which makes Φ_x infinite; too
+    many paths) go to OpenFst, and the ``ratkit.automata.kernels.user`` log says so.
     """
 
     def __init__(
@@ -101,6 +114,7 @@ class TransducerKernel(RationalKernel):
                 )
             setattr(self, renames.get(key, key), value)
         self.__dict__.pop("_user_t", None)
+        self.__dict__.pop("_evaluator_cache", None)
         return self
 
     # -- the spec form: {"family": "transducer", "path": FILE | "att": TEXT, "pds", "semiring"} --
@@ -203,9 +217,95 @@ class TransducerKernel(RationalKernel):
         natural = G if self.semiring.name == "probability" else -np.log(G)
         return np.vectorize(lambda v: float(self.psi(v)), otypes=[float])(natural)
 
+    # -- Φ_x by the compiled evaluator (strategy "auto"); OpenFst's feature path is its oracle --
+    def _compiled_features(
+        self, t: Transducer, sequences: list[Any], n_labels: int, n_jobs: int | None, show_progress: bool
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """Φ_x = Π2(X ∘ T) of every plain sequence by :mod:`._evaluator` (a dynamic programme
+        over (position, state), weights in float64); the sequences it cannot evaluate — lattices,
+        an infinite Φ_x (an output-producing cycle that reads no input), too many paths — go
+        to the OpenFst feature path, and the log says which and why."""
+        exported = self._exported(t, n_labels)
+        if exported is None:
+            return None
+        plain = [i for i, x in enumerate(sequences) if not _is_lattice(x)]
+        labels = [t.alphabet.labels(sequences[i]) for i in plain]
+        jobs = effective_jobs(n_jobs)
+        size = max(1, -(-len(labels) // (4 * jobs))) if jobs > 1 else max(1, len(labels))
+        parts = map_chunks(
+            _evaluate_chunk,
+            labels,
+            shared=(Shared(exported),),
+            n_jobs=n_jobs if jobs > 1 and len(labels) > 1 else 1,
+            chunk_size=size,
+            show_progress=show_progress,
+            desc="feature strings",
+        )
+        index = np.asarray(plain, dtype=np.int64)
+        rows, codes, vals, status = [], [], [], []
+        for c, (r, z, v, st) in enumerate(parts):
+            rows.append(index[r + c * size])
+            codes.append(z)
+            vals.append(v)
+            status.append(st)
+        status_all = np.concatenate(status) if status else np.zeros(0, dtype=np.int64)
+        rest = [i for i, x in enumerate(sequences) if _is_lattice(x)] + index[status_all != 0].tolist()
+        if rest:
+            reasons = [
+                f"{int(np.sum(status_all == s))} {_evaluator.STATUS_REASONS[s]}"
+                + (f" ({exported.n_bad_reason})" if s == 1 else "")
+                for s in sorted(set(status_all.tolist()) - {0})
+            ]
+            lattices = len(sequences) - len(plain)
+            if lattices:
+                reasons.append(f"{lattices} are lattices")
+            log.info(
+                "%r: %d of %d sequences fall back to the OpenFst feature path: %s",
+                self,
+                len(rest),
+                len(sequences),
+                "; ".join(reasons),
+            )
+            fallback = map_chunks(
+                functools.partial(_phi_features_chunk, n_labels=n_labels),
+                [(i, sequences[i]) for i in sorted(rest)],
+                shared=(Shared(t),),
+                n_jobs=n_jobs,
+                show_progress=show_progress,
+                desc="feature automata",
+            )
+            for r, z, v in fallback:
+                rows.append(r)
+                codes.append(z)
+                vals.append(v)
+        if not rows:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+        return np.concatenate(rows), np.concatenate(codes), np.concatenate(vals)
+
+    def _exported(self, t: Transducer, n_labels: int) -> _evaluator.ExportedTransducer | None:
+        """T exported for the evaluator, once per (T, n_labels); None, logged, when it cannot be."""
+        cache = self.__dict__.setdefault("_evaluator_cache", {})
+        key = (id(t), n_labels)
+        if key not in cache or cache[key][0] is not t:
+            try:
+                exported: _evaluator.ExportedTransducer | None = _evaluator.export_transducer(t, n_labels)
+            except _evaluator.EvaluatorUnavailable as exc:
+                log.info("%r: Φ_x by the OpenFst feature path: %s", self, exc)
+                exported = None
+            cache[key] = (t, exported)
+        return cache[key][1]
+
     def att(self) -> str:
         """The user transducer as AT&T text (natural weights)."""
         return to_att(self.user_transducer())
+
+
+def _evaluate_chunk(exported: _evaluator.ExportedTransducer, chunk: list[np.ndarray]):
+    """:func:`~._evaluator.evaluate` of a chunk of label arrays (rows numbered within the chunk)."""
+    offsets = np.zeros(len(chunk) + 1, dtype=np.int64)
+    np.cumsum([c.shape[0] for c in chunk], out=offsets[1:])
+    labels = np.concatenate(chunk) if chunk else np.zeros(0, dtype=np.int64)
+    return _evaluator.evaluate(exported, labels, offsets, MAX_PATHS)
 
 
 def from_transducer(
