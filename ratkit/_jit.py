@@ -18,6 +18,15 @@ __all__ = ["njit"]
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def njit(func: F) -> F:
-    """``numba.njit(cache=True, nogil=True)(func)``: ``func`` compiled to machine code on first call."""
-    return _numba_njit(cache=True, nogil=True)(func)
+def njit(func: F | None = None, *, reassociate: bool = False) -> Any:
+    """``numba.njit(cache=True, nogil=True)(func)``: ``func`` compiled to machine code on first call.
+
+    ``@njit(reassociate=True)`` also lets the compiler reorder sums and fuse multiply-adds
+    (numba's ``fastmath={"reassoc", "contract"}``): faster reductions whose results differ
+    in round-off only; no other fast-math licence (NaN and ∞ keep their meaning)."""
+    options: dict[str, Any] = {"cache": True, "nogil": True}
+    if reassociate:
+        options["fastmath"] = {"reassoc", "contract"}
+    if func is None:
+        return _numba_njit(**options)
+    return _numba_njit(**options)(func)

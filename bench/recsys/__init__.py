@@ -1,6 +1,7 @@
 """Recommender benchmarks (issues 7, 17 and 18): ``python -m bench.recsys.ml100k --help`` (MFAUC),
-``python -m bench.recsys.cccf --help`` (CCCF/DCF) and ``python -m bench.recsys.tjsl --help``
-(TJSL/FISM)."""
+``python -m bench.recsys.cccf --help`` (CCCF/DCF), ``python -m bench.recsys.cccf_bandwidth``
+(CCCF's bandwidth by validation), ``python -m bench.recsys.tjsl --help`` (TJSL/FISM) and
+``python -m bench.recsys.mfauc_speed --help`` (compiled MFAUC against numpy and BPR, issue 22)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ __all__ = ["main"]
 def main(argv: list[str] | None = None) -> int:
     """The recommender comparisons with their default options (what ``python -m bench`` runs)."""
     from bench.recsys.cccf import main as run_cccf
+    from bench.recsys.mfauc_speed import main as run_mfauc_speed
     from bench.recsys.ml100k import main as run_ml100k
     from bench.recsys.tjsl import main as run_tjsl
 
     status = 0
-    for run in (run_ml100k, run_cccf, run_tjsl):
+    for run in (run_ml100k, run_cccf, run_tjsl, run_mfauc_speed):
         status |= run(argv)
     return status

@@ -18,9 +18,6 @@ from bench.recsys.cccf import DEFAULT_DATA, ndcg_at, split_half
 from ratkit.recsys import CCCF, DCF
 from ratkit.recsys.datasets import load_movielens
 
-data = load_movielens(DEFAULT_DATA).matrix.tocsr()
-H = [float(h) for h in sys.argv[1].split(",")] if len(sys.argv) > 1 else [1.0, 1.5, 2.0, 3.0]
-
 
 def ndcg10(model, test):
     users, items = test.nonzero()
@@ -33,22 +30,33 @@ def ndcg10(model, test):
     )[10].mean()
 
 
-diffs = []
-for seed in range(5):
-    train, test = split_half(data, seed)
-    with threadpool_limits(1):
-        val_scores = {}
-        inner_train, val = split_half(train, 100 + seed)
-        for h in H:
-            val_scores[h] = ndcg10(CCCF(8, 8, bandwidth=h, random_state=seed).fit(inner_train), val)
-        best = max(val_scores, key=val_scores.get)
-        c = ndcg10(CCCF(8, 8, bandwidth=best, random_state=seed).fit(train), test)
-        d = ndcg10(DCF(64, random_state=seed).fit(train), test)
-        fixed = {h: ndcg10(CCCF(8, 8, bandwidth=h, random_state=seed).fit(train), test) for h in H}
-    diffs.append(c - d)
-    shown_val = {k: round(float(v), 4) for k, v in val_scores.items()}
-    shown_test = {k: round(float(v), 4) for k, v in fixed.items()}
-    print(
-        f"seed {seed}: validation {shown_val}, chosen h={best}: CCCF {c:.4f}, DCF {d:.4f}; test at each h {shown_test}"
-    )
-print("mean diff", np.mean(diffs), "std", np.std(diffs))
+def main(argv: list[str] | None = None) -> int:
+    """Run the comparison; argv[0] is the comma-separated grid of h (default 1.5,2.0,3.0,10.0)."""
+    argv = sys.argv[1:] if argv is None else argv
+    H = [float(h) for h in argv[0].split(",")] if argv else [1.5, 2.0, 3.0, 10.0]
+    data = load_movielens(DEFAULT_DATA).matrix.tocsr()
+    diffs = []
+    for seed in range(5):
+        train, test = split_half(data, seed)
+        with threadpool_limits(1):
+            val_scores = {}
+            inner_train, val = split_half(train, 100 + seed)
+            for h in H:
+                val_scores[h] = ndcg10(CCCF(8, 8, bandwidth=h, random_state=seed).fit(inner_train), val)
+            best = max(val_scores, key=val_scores.get)
+            c = ndcg10(CCCF(8, 8, bandwidth=best, random_state=seed).fit(train), test)
+            d = ndcg10(DCF(64, random_state=seed).fit(train), test)
+            fixed = {h: ndcg10(CCCF(8, 8, bandwidth=h, random_state=seed).fit(train), test) for h in H}
+        diffs.append(c - d)
+        shown_val = {k: round(float(v), 4) for k, v in val_scores.items()}
+        shown_test = {k: round(float(v), 4) for k, v in fixed.items()}
+        print(
+            f"seed {seed}: validation {shown_val}, chosen h={best}: CCCF {c:.4f}, DCF {d:.4f}; "
+            f"test at each h {shown_test}"
+        )
+    print("mean diff", np.mean(diffs), "std", np.std(diffs))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -94,6 +94,10 @@ class MFAUC(FactorRecommender):
 
     Notes
     -----
+    The SGD block steps run compiled (numba, one thread) and draw their random numbers
+    from ``random_state``'s Generator in the order the vectorised numpy reference does, so
+    a seed gives the same fit as that reference up to float round-off.
+
     Users with no relevant item, or with every item relevant, have no pair to rank: they
     contribute nothing to θ and their factors only feel the regulariser (they score
     near 0 everywhere). Items nobody has are irrelevant for every user and sink.
@@ -121,6 +125,9 @@ class MFAUC(FactorRecommender):
         "n_iter_",
         "converged_",
     )
+    #: Block steps of the SGD: ``"compiled"`` (numba) or ``"numpy"`` (the vectorised reference,
+    #: kept for the benchmark and the equivalence tests); both give the same fit up to round-off.
+    _sgd_engine: ClassVar[str] = "compiled"
 
     def __init__(
         self,
@@ -243,19 +250,9 @@ class MFAUC(FactorRecommender):
             for k, (beta, iters) in enumerate(zip(betas, stage_iters)):
                 if len(betas) > 1:
                     stage["stage"] = f"{k + 1}/{len(betas)}"
-                settings = SGDSettings(
-                    loss_fn=loss_and_derivative(self.loss, beta),
-                    phi_fn=phi_and_derivative(self.rho),
-                    square_fast=self.loss == "square" and self.rho is None,
-                    lam=self.lam,
-                    learning_rate=self.learning_rate,
-                    kappa_users=self.kappa_users,
-                    kappa_items=self.kappa_items,
-                    batch_size=self.batch_size,
-                    max_grad_norm=self.max_grad_norm,
-                )
+                settings = self._sgd_settings(beta)
                 U, V, objectives, n_iter, converged = run_sgd(
-                    problem, U, V, settings, rng, max_iter=iters, tol=self.tol, progress=report
+                    problem, U, V, settings, rng, max_iter=iters, tol=self.tol, progress=report, engine=self._sgd_engine
                 )
                 done += n_iter
         finally:
@@ -273,6 +270,23 @@ class MFAUC(FactorRecommender):
             done,
             converged,
             objectives[-1] if objectives else float("nan"),
+        )
+
+    def _sgd_settings(self, beta: float) -> SGDSettings:
+        """The SGD settings of one β stage (the compiled and numpy engines read the same)."""
+        return SGDSettings(
+            loss_fn=loss_and_derivative(self.loss, beta),
+            phi_fn=phi_and_derivative(self.rho),
+            square_fast=self.loss == "square" and self.rho is None,
+            lam=self.lam,
+            learning_rate=self.learning_rate,
+            kappa_users=self.kappa_users,
+            kappa_items=self.kappa_items,
+            batch_size=self.batch_size,
+            max_grad_norm=self.max_grad_norm,
+            loss=self.loss,
+            beta=beta,
+            rho=self.rho,
         )
 
     def _initial_factors(self, positives: sp.csr_matrix, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
