@@ -277,3 +277,42 @@ def test_large_random_transducers(caplog):
             _same_features(kernel, X, rtol=1e-9)
         _no_fallback(caplog)
         assert kernel.fit_features(X)[1].nnz > 10
+
+
+@pytest.mark.parametrize(
+    "weights, semiring",
+    [((0.25, 4.0), "probability"), ((4.0, 0.25), "probability"), ((0.25, 4.0), "log")],
+    ids=["prefix underflows", "prefix overflows", "log semiring"],
+)
+def test_products_that_leave_float64_midway_fall_back_and_say_so(weights, semiring, caplog):
+    """Regression (review): with a:ε/w₁ looping before c and b:ε/w₂ looping after it, the path
+    of a⁶⁰⁰cb⁶⁰⁰ weighs (w₁w₂)⁶⁰⁰ = 1, but the evaluator's left-to-right product of natural
+    weights went to 0 (or ∞) halfway and the kernel value came out 0, with nothing logged."""
+    w1, w2 = weights
+    if semiring == "log":
+        w1, w2 = -math.log(w1), -math.log(w2)
+        one = 0.0
+    else:
+        one = 1.0
+    t = from_arcs([(0, "a", "", w1, 0), (0, "c", "c", one, 1), (1, "b", "", w2, 1)], 0, {1: one}, semiring=semiring)
+    k = from_transducer(t)
+    short, long = "a" * 50 + "c" + "b" * 50, "a" * 600 + "c" + "b" * 600
+    with caplog.at_level(logging.INFO, logger=USER_LOG):
+        G = k.gram([short, long])
+    np.testing.assert_allclose(G, np.ones((2, 2)), rtol=1e-9)
+    np.testing.assert_allclose(G, k.gram([short, long], strategy="features"), rtol=1e-9)
+    messages = [r.getMessage() for r in caplog.records if r.name == USER_LOG]
+    assert any("1 of 2 sequences fall back" in m and "float64's range" in m for m in messages), messages
+
+
+def test_weights_above_1_off_every_cycle_stay_on_the_evaluator(caplog):
+    """A counter whose copy arc weighs 2 (taken once per path) cannot leave float64's range
+    however long the input: no fallback, and the values are exact."""
+    arcs = [(0, s, "", 1.0, 0) for s in "ab"] + [(1, s, "", 1.0, 1) for s in "ab"]
+    arcs += [(0, "a", "a", 2.0, 1), (0, "b", "b", 1.0, 1)]
+    k = from_transducer(from_arcs(arcs, 0, {1: 1.0}))
+    x = "ab" * 2000
+    with caplog.at_level(logging.INFO, logger=USER_LOG):
+        value = k.gram([x])[0, 0]
+    _no_fallback(caplog)
+    assert value == pytest.approx((2.0 * 2000) ** 2 + 2000.0**2, rel=1e-12)

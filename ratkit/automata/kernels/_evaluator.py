@@ -43,13 +43,16 @@ MAX_DENSE_CELLS = 1 << 22
 #: The most (position, reachable state) cells of the backward table β of one sequence.
 MAX_BACKWARD_CELLS = 50_000_000
 
-_OK, _EPS_CYCLE, _TOO_MANY, _TOO_LONG, _TOO_BIG = 0, 1, 2, 3, 4
+_OK, _EPS_CYCLE, _TOO_MANY, _TOO_LONG, _TOO_BIG, _RANGE = 0, 1, 2, 3, 4, 5
+#: |ln| of the largest partial product the float64 evaluator may form (e^±700 is in range).
+_LOG_RANGE = 700.0
 #: Why a sequence was not evaluated, by the status :func:`evaluate` returns.
 STATUS_REASONS = {
     _EPS_CYCLE: "its paths reach an output-producing cycle that reads no input (Φ_x is infinite)",
     _TOO_MANY: "it has more feature paths than the enumeration bound",
     _TOO_LONG: "its output strings are longer than an int64 pattern code holds",
     _TOO_BIG: f"its backward table would exceed {MAX_BACKWARD_CELLS:,} (position, reachable state) cells",
+    _RANGE: "it is long enough for a product of T's weights (some above 1) to leave float64's range midway",
 }
 
 
@@ -118,6 +121,11 @@ def export_transducer(t: Transducer, n_labels: int) -> ExportedTransducer:
     with np.errstate(over="ignore"):
         weight = np.exp(-a.weight)
         final = np.where(useful, np.exp(-a.final), 0.0)
+    finite = np.isfinite(a.weight)
+    if (weight[finite] > 1.0).any() and (((weight == 0) & finite) | np.isinf(weight)).any():
+        # an arc below e^−745 (read as 0) next to arcs above 1 could lie on a path whose
+        # weight is in range: float64 products cannot carry it
+        raise EvaluatorUnavailable("T has weights beyond float64's range next to weights above 1")
     keep = useful[a.src] & useful[a.dst] & (weight > 0) & (a.olabel <= n_labels)
     src, il, ol, w, dst = (v[keep] for v in (a.src, a.ilabel, a.olabel, weight, a.dst))
 
@@ -292,7 +300,7 @@ def evaluate(
     pows = np.ones(e.max_len + 1, dtype=np.int64)
     for k in range(1, e.max_len + 1):
         pows[k] = pows[k - 1] * e.base
-    return _evaluate(
+    rows, codes, vals, status = _evaluate(
         np.ascontiguousarray(labels, dtype=np.int64),
         np.ascontiguousarray(offsets, dtype=np.int64),
         e.start,
@@ -321,6 +329,69 @@ def evaluate(
         MAX_HYPOTHESES,
         MAX_BACKWARD_CELLS,
     )
+    return _range_guard(e, offsets, rows, codes, vals, status)
+
+
+#: ln of the largest total gain (product of the weights above 1 a path can collect) for
+#: which T counts as safe on inputs of any length: a prefix that underflows to 0 then stands
+#: for a path weight below 1e-308·e^300 ≈ 1e-178, dropped (the OpenFst path keeps it).
+_LOG_GAIN = 300.0
+
+
+def _bounded_gain(e: ExportedTransducer) -> bool:
+    """Whether no path of T collects more than e^_LOG_GAIN from weights above 1 however long
+    the input: no ε-closure weight is above 1, no arc above 1 lies on a cycle (its two states
+    in one strongly connected component of the arcs and ε-closures), and the arcs and final
+    weights above 1 multiply to less than e^_LOG_GAIN. Then a product only grows by that
+    much after it shrinks, so none overflows and an underflow loses at most ≈ 1e-178."""
+    if (e.clo_all > 1.0).any():
+        return False
+    n = e.final.shape[0]
+    arc_src = np.repeat(np.arange(n, dtype=np.int64), np.diff(e.arc_off))
+    clo_src = np.repeat(np.arange(n, dtype=np.int64), np.diff(e.clo_off))
+    src = np.concatenate([arc_src, clo_src])
+    dst = np.concatenate([e.arc_dst, e.clo_dst])
+    graph = sp.csr_matrix((np.ones(src.size, dtype=np.int8), (src, dst)), shape=(n, n))
+    _, component = csgraph.connected_components(graph, directed=True, connection="strong")
+    gain = e.arc_weight > 1.0
+    if (component[arc_src[gain]] == component[e.arc_dst[gain]]).any():
+        return False
+    total = float(np.log(e.arc_weight[gain]).sum()) + float(np.log(max(e.final.max(initial=0.0), 1.0)))
+    return total < _LOG_GAIN
+
+
+def _range_guard(
+    e: ExportedTransducer,
+    offsets: np.ndarray,
+    rows: np.ndarray,
+    codes: np.ndarray,
+    vals: np.ndarray,
+    status: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Mark ``_RANGE`` (and drop the triplets of) the sequences on which a partial product of
+    T's weights could leave float64's range while the whole path stays in it.
+
+    A path over x of length m multiplies at most 2m + 2 factors (an ε-closure and an arc per
+    position, the closure at the start, the final weight), each in [f_min, f_max] over the
+    non-zero arc, closure and final weights. With every factor ≤ 1 the products only shrink,
+    so a product that underflows belongs to a path whose weight underflows too (the OpenFst
+    path gives 0 as well); otherwise x is safe while (2m + 2)·max(ln f_max, ln 1/f_min) stays
+    below :data:`_LOG_RANGE`. (The evaluator multiplies natural weights left to right; OpenFst
+    adds −ln weights and exponentiates once.)
+    """
+    factors = np.concatenate([e.arc_weight, e.clo_all, e.final])
+    factors = factors[factors > 0]
+    if not factors.size or factors.max() <= 1.0 or _bounded_gain(e):
+        return rows, codes, vals, status
+    spread = max(float(np.log(factors.max())), float(-np.log(factors.min())))
+    lengths = np.diff(np.asarray(offsets, dtype=np.int64))
+    unsafe = (2 * lengths + 2) * spread >= _LOG_RANGE
+    if not unsafe.any():
+        return rows, codes, vals, status
+    status = status.copy()
+    status[unsafe & (status == _OK)] = _RANGE
+    keep = ~unsafe[rows]
+    return rows[keep], codes[keep], vals[keep], status
 
 
 @njit
