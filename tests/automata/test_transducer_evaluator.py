@@ -20,6 +20,7 @@ from ratkit.automata.construct import from_arcs
 from ratkit.automata.kernels import count_based, from_transducer, gappy, mismatch, ngram, subsequence
 from ratkit.automata.kernels._evaluator import export_transducer
 from ratkit.automata.kernels._paths import TooManyPaths
+from ratkit.exceptions import WeightOverflowError
 
 USER_LOG = "ratkit.automata.kernels.user"
 DOCS = ["the cat sat on the mat", "a dog ate the cat's food", "ttt", "", "abcabcabc", "tattle tale"]
@@ -316,3 +317,18 @@ def test_weights_above_1_off_every_cycle_stay_on_the_evaluator(caplog):
         value = k.gram([x])[0, 0]
     _no_fallback(caplog)
     assert value == pytest.approx((2.0 * 2000) ** 2 + 2000.0**2, rel=1e-12)
+
+
+def test_a_sum_over_exponentially_many_parallel_paths_that_overflows_falls_back(caplog):
+    """Two parallel a:ε/1 loops give 2^m paths with the same output: every weight is ≤ 1, yet
+    the evaluator's sum overflows float64 at m > 1024. The sequence goes to the OpenFst path
+    (logged), where the feature weight 2^1100 is a WeightOverflowError rather than inf."""
+    t = from_arcs([(0, "a", "", 1.0, 0), (0, "a", "", 1.0, 0), (0, "c", "c", 1.0, 1)], 0, {1: 1.0})
+    k = from_transducer(t)
+    with caplog.at_level(logging.INFO, logger=USER_LOG), pytest.raises(WeightOverflowError, match="float64"):
+        k.gram(["a" * 1100 + "c"])
+    messages = [r.getMessage() for r in caplog.records if r.name == USER_LOG]
+    assert any("fall back" in m and "float64's range" in m for m in messages), messages
+    with pytest.raises(WeightOverflowError):
+        k.gram(["a" * 1100 + "c"], strategy="features")
+    np.testing.assert_allclose(k.gram(["a" * 10 + "c"]), [[2.0**20]], rtol=1e-12)  # 2^10 paths, squared

@@ -379,13 +379,16 @@ def _range_guard(
     below :data:`_LOG_RANGE`. (The evaluator multiplies natural weights left to right; OpenFst
     adds −ln weights and exponentiates once.)
     """
+    lengths = np.diff(np.asarray(offsets, dtype=np.int64))
+    # a value that overflowed (sums over many parallel paths can grow even when every weight
+    # is ≤ 1) marks its sequence whatever T's weights
+    unsafe = np.zeros(lengths.size, dtype=bool)
+    unsafe[rows[~np.isfinite(vals)]] = True
     factors = np.concatenate([e.arc_weight, e.clo_all, e.final])
     factors = factors[factors > 0]
-    if not factors.size or factors.max() <= 1.0 or _bounded_gain(e):
-        return rows, codes, vals, status
-    spread = max(float(np.log(factors.max())), float(-np.log(factors.min())))
-    lengths = np.diff(np.asarray(offsets, dtype=np.int64))
-    unsafe = (2 * lengths + 2) * spread >= _LOG_RANGE
+    if factors.size and factors.max() > 1.0 and not _bounded_gain(e):
+        spread = max(float(np.log(factors.max())), float(-np.log(factors.min())))
+        unsafe |= (2 * lengths + 2) * spread >= _LOG_RANGE
     if not unsafe.any():
         return rows, codes, vals, status
     status = status.copy()

@@ -53,7 +53,7 @@ from ratkit.automata.kernels._paths import TooManyPaths, enumerate_paths
 from ratkit.automata.operations import compose, invert
 from ratkit.automata.semirings import PROBABILITY, Semiring, get_semiring
 from ratkit.automata.transducer import Transducer
-from ratkit.exceptions import ParameterError, ResourceLimitError, UnknownSymbolError
+from ratkit.exceptions import ParameterError, ResourceLimitError, UnknownSymbolError, WeightOverflowError
 
 __all__ = ["Kernel", "RationalKernel", "Strategy", "is_single", "as_collection"]
 
@@ -980,9 +980,16 @@ def _phi_features_chunk(t: Transducer, chunk: Sequence[tuple[int, Any]], n_label
             keep = a.olabel <= n_labels
             a.src, a.ilabel, a.olabel, a.weight, a.dst = (v[keep] for v in (a.src, a.ilabel, a.olabel, a.weight, a.dst))
         c, w = enumerate_paths(a, n_labels, MAX_PATHS)
+        with np.errstate(over="ignore"):
+            values = np.exp(-w)
+        if not np.isfinite(values).all():
+            raise WeightOverflowError(
+                f"Input {i}: a feature weight ⟦T⟧(x, z) = e^{-float(w.min()):.4g} exceeds float64's range "
+                "(about e^709); scale T's weights down."
+            )
         rows.append(np.full(c.shape[0], i, dtype=np.int64))
         codes.append(c)
-        vals.append(np.exp(-w))
+        vals.append(values)
     return np.concatenate(rows), np.concatenate(codes), np.concatenate(vals)
 
 
