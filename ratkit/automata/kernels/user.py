@@ -63,12 +63,15 @@ class TransducerKernel(RationalKernel):
     semiring
         The semiring when reading a file or a pynini FST (default: from the file).
 
+    Notes
+    -----
     With ``strategy="auto"`` the feature vectors Φ_x = Π2(X ∘ T) of plain sequences are
     computed by a compiled dynamic programme over (position, state) of T exported to arrays
-    (:mod:`~ratkit.automata.kernels._evaluator`), exactly in float64; ``strategy="features"``
+    (``ratkit.automata.kernels._evaluator``), exactly in float64; ``strategy="features"``
     builds them with OpenFst (the oracle). Sequences whose Φ_x the evaluator cannot
     enumerate (lattices; an output-producing ε-input cycle, which makes Φ_x infinite; too
-    many paths) go to OpenFst, and the ``ratkit.automata.kernels.user`` log says so.
+    many paths; products of weights above 1 that could leave float64's range midway) go to
+    OpenFst, and the ``ratkit.automata.kernels.user`` log says so.
     """
 
     def __init__(
