@@ -17,6 +17,7 @@ import scipy.sparse as sp
 
 from ratkit.automata import kernels
 from ratkit.learners import RationalSVC
+from ratkit.learners.dcd import _active_gram as ag
 from ratkit.learners.dcd._epochs import epoch_automaton, epoch_automaton_walk, inverse_diagonal
 from ratkit.learners.dcd._solver import solve
 from ratkit.learners.wprime._automaton import AutomatonWPrime, PatternAutomaton, merge_equivalent
@@ -120,10 +121,11 @@ def _old_epoch(data: TrainingSet, aut: PatternAutomaton, y, qinv, alpha, w, C):
 )
 @pytest.mark.parametrize("bias", [0.0, 1.0])
 def test_passes_take_the_previous_steps(kernel, bias):
-    """Same α, same f(α) after every pass (Δf exact), same W′ as the previous implementation."""
+    """Same α, same f(α) after every pass (Δf exact), same W′ as the previous implementation
+    (the exact passes, without the float32 cache of Q_AA)."""
     X = _strings(7, 60)
     y = np.array([1.0 if s.count("a") > s.count("b") else -1.0 for s in X])
-    data = TrainingSet(kernel, X, bias=bias)
+    data = TrainingSet(kernel, X, bias=bias, cache_size=1e-9)  # exact passes: no float32 cache of Q_AA
     rep = AutomatonWPrime.build(data)
     qinv = inverse_diagonal(rep.diagonal)
     C = 1.0
@@ -200,7 +202,7 @@ def test_the_walk_once_reaches_the_paths_of_the_per_step_walk(kernel, bias):
     per-step walk: same α, same f after every pass, same weight on every path."""
     X = _strings(3, 70)
     y = np.array([1.0 if s.count("ab") >= s.count("ba") else -1.0 for s in X])
-    data = TrainingSet(kernel, X, bias=bias)
+    data = TrainingSet(kernel, X, bias=bias, cache_size=1e-9)  # exact passes: no float32 cache of Q_AA
     rep = AutomatonWPrime.build(data)
     inputs = primal_inputs(data)
     labels, lengths = code_labels(inputs.patterns, inputs.base)
@@ -260,3 +262,43 @@ def test_automaton_fit_equals_trie_fit_within_1e_10(kernel, fit_intercept):
     T = _strings(22, 40, alphabet="abcd", lo=2, hi=16)
     np.testing.assert_allclose(aut.decision_function(T), trie.decision_function(T), rtol=0, atol=1e-10)
     assert (aut.predict(T) == trie.predict(T)).all()
+
+
+@pytest.mark.parametrize("kernel", [kernels.ngram(3), kernels.cosine(kernels.ngram(4))])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_automaton_cached_passes_equal_the_trie_cached_passes(kernel, fit_intercept, monkeypatch):
+    """With the float32 cache of Q_AA (built as soon as shrinking leaves a set: the ski-rental
+    costs set to 0) the automaton runs the trie's cached passes on its path numbers: same α,
+    same f after every pass, same W′ as the trie's cached fit — and that fit is the exact one's
+    optimum within the cache's float32 drift, the tolerance of the trie's cached passes."""
+    for name in ("ENTRY_COST", "PAIR_COST"):
+        monkeypatch.setattr(ag, name, 0.0)
+    calls = {"cached": 0}
+    cached = ag.epoch_cached
+
+    def counting(*args):
+        calls["cached"] += 1
+        return cached(*args)
+
+    monkeypatch.setattr(ag, "epoch_cached", counting)
+    X = _strings(23, 80, alphabet="abcd", lo=2, hi=16)
+    y = np.array([max("abcd", key=s.count) for s in X])
+    kw = dict(C=1.5, fit_intercept=fit_intercept, tol=1e-7, max_iter=5000, random_state=3)
+    trie = RationalSVC(kernel, representation="trie", cache_size=200.0, **kw).fit(X, y)
+    trie_passes = calls["cached"]
+    aut = RationalSVC(kernel, representation="automaton", cache_size=200.0, **kw).fit(X, y)
+    assert trie_passes > 0 and calls["cached"] - trie_passes == trie_passes  # the cache ran, as often
+    assert aut.converged_ and trie.converged_ and aut.n_iter_ == trie.n_iter_
+    np.testing.assert_allclose(aut.alpha_, trie.alpha_, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(
+        aut.convergence_["dual_objective"], trie.convergence_["dual_objective"], rtol=1e-10, atol=1e-10
+    )
+    np.testing.assert_allclose(aut.coef_, trie.coef_, rtol=0, atol=1e-10)
+    # the optimum of the exact passes (no cache), within the cached passes' drift
+    exact = RationalSVC(kernel, representation="automaton", cache_size=1e-9, **kw).fit(X, y)
+    assert calls["cached"] == 2 * trie_passes
+    f_exact, f_cached = exact.convergence_["dual_objective"][-1], aut.convergence_["dual_objective"][-1]
+    assert f_cached == pytest.approx(f_exact, rel=1e-6)
+    T = _strings(24, 40, alphabet="abcd", lo=2, hi=16)
+    np.testing.assert_allclose(aut.decision_function(T), trie.decision_function(T), rtol=0, atol=1e-10)
+    assert (aut.predict(T) == exact.predict(T)).all()

@@ -34,12 +34,13 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ratkit.learners.dcd._epochs import epoch_indexed, intersect_slots
+from ratkit.learners.dcd._active_gram import cache_capacity
+from ratkit.learners.dcd._epochs import intersect_slots
 from ratkit.learners.wprime._automaton_arrays import dense_arc_table, minimal_dfa, trie_paths
 from ratkit.learners.wprime._indexed_rows import IndexedRows, csr_arrays
 from ratkit.learners.wprime._patterns import sorted_lcp
-from ratkit.learners.wprime._protocol import Epoch, EpochResult, TrainingSet, primal_inputs, register_representation
-from ratkit.learners.wprime._trie import PatternTrie
+from ratkit.learners.wprime._protocol import TrainingSet, primal_inputs, register_representation
+from ratkit.learners.wprime._trie import IndexedRowsWPrime, PatternTrie
 
 __all__ = ["PatternAutomaton", "AutomatonWPrime", "merge_equivalent", "minimal_weighted_size", "wprime_sizes"]
 
@@ -208,7 +209,7 @@ class PatternAutomaton:
 
 
 @register_representation("automaton")
-class AutomatonWPrime:
+class AutomatonWPrime(IndexedRowsWPrime):
     """The ``"automaton"`` representation: W′ as signed weights on the numbered paths of the
     minimal automaton of the training patterns (its states and arcs, one weight per path).
 
@@ -218,11 +219,15 @@ class AutomatonWPrime:
     lookup from its parent's state (:func:`~ratkit.learners.wprime._automaton_arrays.trie_paths`),
     and every row Φ′_i keeps the path number of each of its patterns beside the value Φ′_i(z)
     (:class:`~ratkit.learners.wprime._indexed_rows.IndexedRows` on the automaton's numbering).
-    Every DCD step then reads and writes W′[path] at those numbers with the compiled pass the
-    trie runs on its node numbers (:func:`~ratkit.learners.dcd._epochs.epoch_indexed`, exact
-    gradients, no float32 cache): the steps, their order and Δf are those of walking Φ′_i
-    at every step (:func:`~ratkit.learners.dcd._epochs.epoch_automaton_walk`, the previous
-    implementation, kept as the tests' reference), which cost one dependent lookup
+    The passes are then the trie's (:class:`~ratkit.learners.wprime._trie.IndexedRowsWPrime`)
+    on path numbers instead of node numbers: exact gradients read and written at W′[path]
+    (:func:`~ratkit.learners.dcd._epochs.epoch_indexed`) while many coordinates are active,
+    cached float32 inner products of the active rows within ``cache_size`` once shrinking has
+    left few (:class:`~ratkit.learners.dcd._active_gram.ActiveGramEpoch`). The rows' entries
+    are the trie's, in the same order, so both representations take the same steps, to the
+    last bit. Those steps, their order and Δf are those of walking Φ′_i at every step
+    (:func:`~ratkit.learners.dcd._epochs.epoch_automaton_walk`, the previous implementation,
+    kept as the tests' reference), which cost one dependent lookup
     state → arc → next state per transition of Φ′_i's trie: 60–200 ns each on Reuters
     character n-grams, 8.5–19.9 M transitions and 1.1–4.2 s per pass against 0.01–0.02 s
     for the trie's indexed reads (bench/RESULTS.md, issue 22). Walking each Φ′_i once
@@ -237,12 +242,14 @@ class AutomatonWPrime:
     fallback: str | None
     stage: str
 
-    def __init__(self, F: sp.csr_matrix, patterns: np.ndarray, base: int, vocabulary: Any, bias: float) -> None:
-        self.vocabulary, self.bias = vocabulary, bias
+    def __init__(
+        self, F: sp.csr_matrix, patterns: np.ndarray, base: int, vocabulary: Any, bias: float, capacity: int = 0
+    ) -> None:
+        self.bias = bias
         indptr, cols, data = csr_arrays(F)
         trie = PatternTrie.from_codes(patterns, base)
         self.automaton = aut = PatternAutomaton.from_trie(trie)
-        self.wprime_size = {
+        wprime_size = {
             "trie_states": trie.n_states,
             "trie_arcs": trie.n_arcs,
             "automaton_states": aut.n_states,
@@ -259,34 +266,18 @@ class AutomatonWPrime:
         if bias > 0:
             slot_path[0] = self.position[0]
         slot_type = np.int32 if aut.n_paths < np.iinfo(np.int32).max else np.int64
-        self.rows = replace(
+        rows = replace(
             rows,
             slots=slot_path.astype(slot_type)[rows.slots],
             col_slot=np.where(shared, self.position[shift:], -1),
             n_slots=aut.n_paths,
         )
-        self.diagonal = self.rows.sq_norms
-        self._w: dict[int, np.ndarray] = {}
+        super().__init__(rows, vocabulary, wprime_size, capacity)
 
     @classmethod
     def build(cls, data: TrainingSet) -> AutomatonWPrime | None:
         inputs = primal_inputs(data)
         if inputs is None:
             return None
-        return cls(inputs.F, inputs.patterns, inputs.base, inputs.vocabulary, data.bias)
-
-    def epoch(self, c: int, y: np.ndarray, qinv: np.ndarray, C: float, alpha: np.ndarray) -> Epoch:
-        w = self._w[c] = np.zeros(self.automaton.n_paths)
-        r = self.rows
-
-        def run(active: np.ndarray, size: int, max_old: float, min_old: float) -> EpochResult:
-            return epoch_indexed(active, size, max_old, min_old, r.indptr, r.slots, r.data, r.own, y, qinv, C, alpha, w)
-
-        return run
-
-    def finish(self, c: int) -> None:
-        """Nothing to do: every step wrote W′ (the folded weights are written by :meth:`solution`)."""
-
-    def solution(self, alphas: np.ndarray, Y: np.ndarray) -> dict[str, Any]:
-        coef = np.stack([self.rows.column_weights(self._w[c], alphas[c], Y[c]) for c in range(Y.shape[0])])
-        return {"coef_": coef, "feature_map_": self.vocabulary, "wprime_size_": dict(self.wprime_size)}
+        capacity = cache_capacity(data.cache_size, data.n_samples)
+        return cls(inputs.F, inputs.patterns, inputs.base, inputs.vocabulary, data.bias, capacity)

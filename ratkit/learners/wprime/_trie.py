@@ -30,7 +30,7 @@ from ratkit.learners.wprime._indexed_rows import IndexedRows, csr_arrays
 from ratkit.learners.wprime._patterns import code_lengths
 from ratkit.learners.wprime._protocol import Epoch, TrainingSet, primal_inputs, register_representation
 
-__all__ = ["PatternTrie", "TrieWPrime"]
+__all__ = ["PatternTrie", "IndexedRowsWPrime", "TrieWPrime"]
 
 
 @dataclass(frozen=True)
@@ -150,36 +150,24 @@ class PatternTrie:
         return np.where(self.node_codes[pos] == codes, pos, -1)
 
 
-@register_representation("trie")
-class TrieWPrime:
-    """The ``"trie"`` representation: W′ on the trie's nodes, looked up once, as indexed rows.
+class IndexedRowsWPrime:
+    """W′ as a float64 array indexed by the slots of :class:`~ratkit.learners.wprime._indexed_rows.IndexedRows`:
+    what the trie and the automaton representations share once each Φ′_i has been looked up.
 
-    Every Φ′_i is laid out by :class:`~ratkit.learners.wprime._indexed_rows.IndexedRows`
-    (the pattern nodes it reaches, the intercept's ε as slot 0); a pass is
-    :class:`~ratkit.learners.dcd._active_gram.ActiveGramEpoch`, which switches to cached
-    inner products of the active rows within ``cache_size`` once shrinking has left few.
+    ``rows.slots`` number W′'s entries (the trie's pattern nodes, the automaton's paths), and
+    ``rows.n_slots`` is the length of W′'s array. A pass is
+    :class:`~ratkit.learners.dcd._active_gram.ActiveGramEpoch`: G_i = y_i ⟨W′, Φ′_i⟩ + α_i u_i − 1
+    read on the rows, switching to cached float32 inner products of the active rows
+    (within ``capacity`` rows) once shrinking has left few. Only the slots' names differ
+    between the representations, so the steps, and the cache, are the same.
     """
 
-    name: str
-    fallback: str | None
-    stage: str
-
-    def __init__(self, rows: IndexedRows, vocabulary: Any, n_states: int, capacity: int) -> None:
+    def __init__(self, rows: IndexedRows, vocabulary: Any, wprime_size: dict[str, int], capacity: int) -> None:
         self.rows, self.vocabulary, self.capacity = rows, vocabulary, capacity
         self.diagonal = rows.sq_norms
-        self.wprime_size = {"trie_states": n_states, "trie_arcs": n_states - 1}
+        self.wprime_size = wprime_size
         self._w: dict[int, np.ndarray] = {}
         self._epochs: dict[int, ActiveGramEpoch] = {}
-
-    @classmethod
-    def build(cls, data: TrainingSet) -> TrieWPrime | None:
-        inputs = primal_inputs(data)
-        if inputs is None:
-            return None
-        states = PatternTrie.count_states(inputs.patterns, inputs.base)
-        indptr, cols, values = csr_arrays(inputs.F)
-        rows = IndexedRows.from_csr(indptr, cols, values, inputs.F.shape[1], data.bias)
-        return cls(rows, inputs.vocabulary, states, cache_capacity(data.cache_size, data.n_samples))
 
     def epoch(self, c: int, y: np.ndarray, qinv: np.ndarray, C: float, alpha: np.ndarray) -> Epoch:
         self._w[c] = np.zeros(self.rows.n_slots)
@@ -194,3 +182,31 @@ class TrieWPrime:
         for c in range(Y.shape[0]):
             coef[c] = self.rows.column_weights(self._w[c], alphas[c], Y[c])
         return {"coef_": coef, "feature_map_": self.vocabulary, "wprime_size_": dict(self.wprime_size)}
+
+
+@register_representation("trie")
+class TrieWPrime(IndexedRowsWPrime):
+    """The ``"trie"`` representation: W′ on the trie's nodes, looked up once, as indexed rows.
+
+    Every Φ′_i is laid out by :class:`~ratkit.learners.wprime._indexed_rows.IndexedRows`
+    (the pattern nodes it reaches, the intercept's ε as slot 0); the passes are those of
+    :class:`IndexedRowsWPrime`, with cached inner products of the active rows within
+    ``cache_size``.
+    """
+
+    name: str
+    fallback: str | None
+    stage: str
+
+    def __init__(self, rows: IndexedRows, vocabulary: Any, n_states: int, capacity: int) -> None:
+        super().__init__(rows, vocabulary, {"trie_states": n_states, "trie_arcs": n_states - 1}, capacity)
+
+    @classmethod
+    def build(cls, data: TrainingSet) -> TrieWPrime | None:
+        inputs = primal_inputs(data)
+        if inputs is None:
+            return None
+        states = PatternTrie.count_states(inputs.patterns, inputs.base)
+        indptr, cols, values = csr_arrays(inputs.F)
+        rows = IndexedRows.from_csr(indptr, cols, values, inputs.F.shape[1], data.bias)
+        return cls(rows, inputs.vocabulary, states, cache_capacity(data.cache_size, data.n_samples))
