@@ -35,7 +35,6 @@ from ratkit._jit import njit
 
 __all__ = [
     "epoch_indexed",
-    "epoch_automaton",
     "epoch_gram",
     "epoch_python",
     "inverse_diagonal",
@@ -44,8 +43,6 @@ __all__ = [
     "newton_step",
     "dual_change",
     "intersect_slots",
-    "walk_row",
-    "epoch_automaton_walk",
     "PG_ZERO",
 ]
 
@@ -226,88 +223,6 @@ def intersect_slots(i, phi, dfa, scratch):
             slots[p - indptr[i]] = st_slot[L]
         else:
             slots[p - indptr[i]] = -1
-
-
-@njit
-def epoch_automaton(active, size, max_old, min_old, phi, dfa, scratch, y, qinv, C, alpha, w):
-    """Algorithm 4 with W′ a deterministic automaton whose paths index a weight array.
-
-    G = y_i D(Φ′_i ⋄ W′) − 1 (eq. (54)) is computed by intersecting Φ′_i with the
-    automaton (see :func:`intersect_slots`); the update W′ += Δα_i y_i Φ′_i (eq. (53))
-    writes the weights of the paths that intersection matched.
-    """
-    indptr, data = phi[0], phi[2]
-    slots = scratch[2]
-    pgmax = -np.inf
-    pgmin = np.inf
-    df = 0.0
-    s = 0
-    while s < size:
-        i = active[s]
-        intersect_slots(i, phi, dfa, scratch)
-        lo, hi = indptr[i], indptr[i + 1]
-        shrink, PG, change = _row_step(i, slots[: hi - lo], data[lo:hi], 0.0, y, qinv, C, alpha, w, max_old, min_old)
-        df += change
-        s, size, pgmax, pgmin = _advance(active, s, size, shrink, PG, pgmax, pgmin)
-    return pgmax, pgmin, size, df
-
-
-@njit
-def walk_row(i, prog, dfa, st_state, st_slot, slots):
-    """Walk the trie of Φ′_i's patterns through the deterministic automaton A.
-
-    ``prog`` = (indptr, entry_node, node_ptr, node_parent, node_label): row i's trie has the
-    nodes ``node_ptr[i]:node_ptr[i + 1]`` level by level, local node 0 the root, each with its
-    parent's local number and the label into it; entry e of the row is the pattern of local
-    node ``entry_node[e]`` (:class:`~ratkit.learners.wprime._automaton_arrays.WalkRows`).
-    ``dfa`` as in :func:`intersect_slots`. Node k reaches state δ(state(parent), label) and
-    path number (the sum of ``arc_inc`` along the path) that of its parent plus the arc's;
-    the lookups of one level are independent, so their cache misses overlap. Writes the path
-    number of the row's entries to ``slots`` (−1 if A rejects the pattern); returns their count.
-    """
-    indptr, entry_node, node_ptr, node_parent, node_label = prog
-    start, table, arc_off, arc_lab, arc_dst, arc_inc, final = dfa
-    base = node_ptr[i]
-    st_state[0] = start
-    st_slot[0] = 0
-    for k in range(1, node_ptr[i + 1] - base):
-        p = st_state[node_parent[base + k]]
-        if p < 0:
-            st_state[k] = -1
-            continue
-        q, inc = _next_state(table, arc_off, arc_lab, arc_dst, arc_inc, p, node_label[base + k])
-        st_state[k] = q
-        st_slot[k] = st_slot[node_parent[base + k]] + inc
-    lo = indptr[i]
-    for e in range(lo, indptr[i + 1]):
-        v = entry_node[e]
-        q = st_state[v]
-        slots[e - lo] = st_slot[v] if q >= 0 and final[q] else -1
-    return indptr[i + 1] - lo
-
-
-@njit
-def epoch_automaton_walk(active, size, max_old, min_old, prog, data, own, dfa, scratch, y, qinv, C, alpha, w):
-    """Algorithm 4 with W′ the numbered minimal automaton, each Φ′_i a walk program.
-
-    Each step walks Φ′_i through A (:func:`walk_row`) to the paths of its shared patterns,
-    G = y_i Σ W′[path] Φ′_i(z) + α_i u_i − 1 (eq. (54); u_i as in :func:`_row_step`), and on a
-    step W′[path] += Δα_i y_i Φ′_i(z) (eq. (53)) on the paths that walk reached.
-    """
-    indptr = prog[0]
-    st_state, st_slot, slots = scratch
-    pgmax = -np.inf
-    pgmin = np.inf
-    df = 0.0
-    s = 0
-    while s < size:
-        i = active[s]
-        k = walk_row(i, prog, dfa, st_state, st_slot, slots)
-        lo = indptr[i]
-        shrink, PG, change = _row_step(i, slots[:k], data[lo : lo + k], own[i], y, qinv, C, alpha, w, max_old, min_old)
-        df += change
-        s, size, pgmax, pgmin = _advance(active, s, size, shrink, PG, pgmax, pgmin)
-    return pgmax, pgmin, size, df
 
 
 @njit

@@ -226,12 +226,12 @@ class AutomatonWPrime(IndexedRowsWPrime):
     left few (:class:`~ratkit.learners.dcd._active_gram.ActiveGramEpoch`). The rows' entries
     are the trie's, in the same order, so both representations take the same steps, to the
     last bit. Those steps, their order and Δf are those of walking Φ′_i at every step
-    (:func:`~ratkit.learners.dcd._epochs.epoch_automaton_walk`, the previous implementation,
-    kept as the tests' reference), which cost one dependent lookup
+    (the previous implementation, ``epoch_automaton_walk``, kept as the tests' reference in
+    tests/learners/_automaton_reference.py), which cost one dependent lookup
     state → arc → next state per transition of Φ′_i's trie: 60–200 ns each on Reuters
     character n-grams, 8.5–19.9 M transitions and 1.1–4.2 s per pass against 0.01–0.02 s
     for the trie's indexed reads (bench/RESULTS.md, issue 22). Walking each Φ′_i once
-    (:meth:`~ratkit.learners.wprime._automaton_arrays.WalkRows.slots`) still costs one such
+    (``WalkRows.slots`` in that reference) still costs one such
     pass, 0.8 s at n = 4 and 3.4 s at n = 7, more than the trie's whole fit; walking each
     distinct pattern once reads 10× fewer transitions (2.1 M at n = 7), independently of
     one another. As on the trie, the patterns of one Φ′_i only are folded into u_i and their

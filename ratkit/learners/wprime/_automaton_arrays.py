@@ -1,6 +1,6 @@
-"""The arrays the automaton W′ trains on: the minimal DFA of the patterns, and Φ′_i as walks.
+"""The arrays the automaton W′ trains on: the minimal DFA of the patterns and their paths.
 
-Two compiled builders for :mod:`ratkit.learners.wprime._automaton`:
+Compiled builders for :mod:`ratkit.learners.wprime._automaton`:
 
 * :func:`minimal_dfa` — the minimal deterministic acceptor of a trie's patterns, by Revuz's
   bottom-up merge of the nodes with equal futures (final flag and (label, class) of every
@@ -8,11 +8,8 @@ Two compiled builders for :mod:`ratkit.learners.wprime._automaton`:
   in the trie. Its arcs are stored CSR by state, labels sorted, and every arc carries the
   number of accepted strings its path skips (the path of z sums to z's lexicographic rank,
   a minimal perfect hash — Lucchesi and Kowaltowski 1993).
-* :class:`WalkRows` — every Φ′_i as the program its walk through the DFA runs: its patterns
-  in sorted order, each as the length it shares with the previous one (the depth to resume
-  from) and the labels after it, laid out contiguously. As on the trie
-  (:mod:`ratkit.learners.wprime._indexed_rows`), a pattern only Φ′_i holds has W′(z) =
-  α_i y_i Φ′_i(z) at every moment, so it is folded into u_i = Σ Φ′_i(z)² and not walked.
+* :func:`trie_paths` — the path number of every pattern of a trie, one DFA lookup per trie
+  node from its parent's state.
 
 References
 ----------
@@ -23,14 +20,12 @@ vocabularies", Software—Practice and Experience 23 (1993).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ratkit._jit import njit
-from ratkit.learners.dcd._epochs import _next_state, walk_row
+from ratkit.learners.dcd._epochs import _next_state
 
-__all__ = ["minimal_dfa", "WalkRows", "dense_arc_table", "trie_paths"]
+__all__ = ["minimal_dfa", "dense_arc_table", "trie_paths"]
 
 #: A dense [state, label] → arc table is kept when it has at most this many entries.
 TABLE_LIMIT = 2**24
@@ -182,218 +177,3 @@ def trie_paths(trie, dfa: tuple, codes: np.ndarray) -> np.ndarray:
     ok = nodes >= 0
     ok[ok] = state[nodes[ok]] >= 0
     return np.where(ok, number[np.maximum(nodes, 0)], -1)
-
-
-@njit
-def _digits(code, base, out):
-    """Write the labels of pattern ``code`` to ``out``; return its length."""
-    L = 0
-    c = code
-    while c > 0:
-        L += 1
-        c //= base
-    c = code
-    for k in range(L - 1, -1, -1):
-        out[k] = c % base
-        c //= base
-    return L
-
-
-@njit
-def _walk_programs(indptr, cols, data, codes, base, df, bias, width):
-    """Per row, the trie of the patterns several rows hold (and ε when ``bias`` > 0): its
-    nodes level by level, each as (parent, label) with the root as local node 0, and the
-    node of every walked entry; u_i over the other entries, and ‖Φ′_i‖²."""
-    n = indptr.shape[0] - 1
-    nnz = cols.shape[0]
-    extra = n if bias > 0.0 else 0
-    ent_ptr = np.empty(n + 1, dtype=np.int64)
-    ent_node = np.empty(nnz + extra, dtype=np.int32)
-    vals = np.empty(nnz + extra, dtype=np.float64)
-    node_ptr = np.empty(n + 1, dtype=np.int64)
-    own = np.zeros(n, dtype=np.float64)
-    sq = np.zeros(n, dtype=np.float64)
-    own_ent = np.empty(nnz, dtype=np.int64)
-    cap = max(nnz, 16)
-    par = np.empty(cap, dtype=np.int32)
-    lab = np.empty(cap, dtype=np.int32)
-    # one row's nodes in creation (depth-first) order, then sorted by depth
-    row_par = np.empty(16, dtype=np.int64)
-    row_lab = np.empty(16, dtype=np.int64)
-    row_dep = np.empty(16, dtype=np.int64)
-    prev = np.zeros(width + 1, dtype=np.int64)
-    cur = np.zeros(width + 1, dtype=np.int64)
-    path = np.zeros(width + 1, dtype=np.int64)  # local node of each depth of the last pattern
-    count = np.zeros(width + 2, dtype=np.int64)
-    q = 0
-    t = 0
-    r = 0
-    for i in range(n):
-        ent_ptr[i] = q
-        node_ptr[i] = t
-        total = bias * bias
-        plen = 0
-        k = 1  # local node 0 is the root
-        first = q
-        if bias > 0.0:
-            ent_node[q] = 0
-            vals[q] = bias
-            q += 1
-        for p in range(indptr[i], indptr[i + 1]):
-            x = data[p]
-            total += x * x
-            c = cols[p]
-            if df[c] < 2:
-                own[i] += x * x
-                own_ent[r] = p
-                r += 1
-                continue
-            L = _digits(codes[c], base, cur)
-            d = 0
-            while d < L and d < plen and cur[d] == prev[d]:
-                d += 1
-            if k + L - d > row_par.shape[0]:
-                m = 2 * row_par.shape[0] + L
-                g1 = np.empty(m, dtype=np.int64)
-                g2 = np.empty(m, dtype=np.int64)
-                g3 = np.empty(m, dtype=np.int64)
-                g1[:k] = row_par[:k]
-                g2[:k] = row_lab[:k]
-                g3[:k] = row_dep[:k]
-                row_par, row_lab, row_dep = g1, g2, g3
-            for j in range(d, L):
-                row_par[k] = path[j]
-                row_lab[k] = cur[j]
-                row_dep[k] = j + 1
-                path[j + 1] = k
-                k += 1
-            ent_node[q] = path[L]
-            vals[q] = x
-            q += 1
-            for j in range(L):
-                prev[j] = cur[j]
-            plen = L
-        sq[i] = total
-        # counting sort of the row's nodes by depth (root first), parents remapped
-        count[:] = 0
-        for v in range(1, k):
-            count[row_dep[v] + 1] += 1
-        count[1] = 1
-        for dd in range(1, width + 2):
-            count[dd] += count[dd - 1]
-        new = np.empty(k, dtype=np.int64)
-        new[0] = 0
-        for v in range(1, k):
-            new[v] = count[row_dep[v]]
-            count[row_dep[v]] += 1
-        if t + k > cap:
-            cap = 2 * cap + k
-            g4 = np.empty(cap, dtype=np.int32)
-            g5 = np.empty(cap, dtype=np.int32)
-            g4[:t] = par[:t]
-            g5[:t] = lab[:t]
-            par, lab = g4, g5
-        par[t] = 0
-        lab[t] = 0
-        for v in range(1, k):
-            par[t + new[v]] = new[row_par[v]]
-            lab[t + new[v]] = row_lab[v]
-        for e in range(first, q):
-            ent_node[e] = new[ent_node[e]]
-        t += k
-    ent_ptr[n] = q
-    node_ptr[n] = t
-    return ent_ptr, ent_node[:q].copy(), node_ptr, par[:t].copy(), lab[:t].copy(), vals[:q].copy(), own, sq, own_ent[:r]
-
-
-@dataclass(frozen=True)
-class WalkRows:
-    """Φ′_i as walks through the DFA, its own patterns folded out (see the module docstring).
-
-    Attributes
-    ----------
-    indptr
-        Walked entries of row i are ``indptr[i]:indptr[i + 1]``.
-    entry_node
-        The local node (in row i's trie) of every walked entry.
-    node_ptr, node_parent, node_label
-        Row i's trie has the nodes ``node_ptr[i]:node_ptr[i + 1]``, level by level (the root,
-        local node 0, first; every parent before its children), each with its parent's local
-        number and the label of the arc into it: the lookups of one level do not depend on
-        each other, so the walk's memory accesses overlap.
-    data
-        Φ′_i(z) of every walked entry.
-    own
-        u_i = Σ Φ′_i(z)² over the patterns only Φ′_i holds.
-    sq_norms
-        ‖Φ′_i‖², the intercept's ε included: Q_ii.
-    own_rows, own_cols, own_vals
-        The folded entries, to write their weights out.
-    """
-
-    indptr: np.ndarray
-    entry_node: np.ndarray
-    node_ptr: np.ndarray
-    node_parent: np.ndarray
-    node_label: np.ndarray
-    data: np.ndarray
-    own: np.ndarray
-    sq_norms: np.ndarray
-    own_rows: np.ndarray
-    own_cols: np.ndarray
-    own_vals: np.ndarray
-
-    @classmethod
-    def from_csr(
-        cls,
-        indptr: np.ndarray,
-        cols: np.ndarray,
-        data: np.ndarray,
-        codes: np.ndarray,
-        base: int,
-        bias: float = 0.0,
-        fold_own: bool = True,
-    ) -> WalkRows:
-        """The walks of the CSR rows (indptr, cols, data) of Φ′, whose column c is the pattern
-        of code ``codes[c]``; ``bias`` > 0 adds ε of value ``bias`` to every row; with
-        ``fold_own`` the patterns of one row are folded into ``own`` instead of walked. The
-        row tries share prefixes when each row's columns are in lexicographic order of their
-        patterns (the walks are correct in any order)."""
-        codes = np.asarray(codes, dtype=np.int64)
-        df = np.bincount(cols, minlength=codes.shape[0]) if fold_own else np.full(codes.shape[0], 2, dtype=np.int64)
-        width = 0
-        if codes.size and codes.max() > 0:
-            width = int(np.floor(np.log(float(codes.max())) / np.log(float(base)))) + 2
-        ptr, ent_node, node_ptr, par, lab, vals, own, sq, own_ent = _walk_programs(
-            indptr, cols, data, codes, int(base), df, float(bias), width
-        )
-        n = indptr.shape[0] - 1
-        rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
-        return cls(ptr, ent_node, node_ptr, par, lab, vals, own, sq, rows[own_ent], cols[own_ent], data[own_ent])
-
-    def scratch(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(state per node, path number per node, slots of one row's entries): what a walk writes."""
-        nodes = int(np.diff(self.node_ptr).max(initial=1))
-        entries = int(np.diff(self.indptr).max(initial=1))
-        return np.zeros(nodes, np.int64), np.zeros(nodes, np.int64), np.zeros(max(entries, 1), np.int64)
-
-    def slots(self, dfa: tuple) -> np.ndarray:
-        """The path number of every walked entry (−1 where the DFA rejects the pattern)."""
-        out = np.empty(self.data.shape[0], dtype=np.int64)
-        st_state, st_slot, slots = self.scratch()
-        _all_slots(self.program, dfa, st_state, st_slot, slots, out)
-        return out
-
-    @property
-    def program(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(indptr, entry_node, node_ptr, node_parent, node_label): what :func:`walk_row` reads."""
-        return (self.indptr, self.entry_node, self.node_ptr, self.node_parent, self.node_label)
-
-
-@njit
-def _all_slots(prog, dfa, st_state, st_slot, slots, out):
-    indptr = prog[0]
-    for i in range(indptr.shape[0] - 1):
-        k = walk_row(i, prog, dfa, st_state, st_slot, slots)
-        for e in range(k):
-            out[indptr[i] + e] = slots[e]
