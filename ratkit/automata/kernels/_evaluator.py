@@ -21,7 +21,7 @@ is reported as not evaluated and is left to the OpenFst path.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -74,6 +74,8 @@ class ExportedTransducer:
     it on paths whose last arc outputs a symbol (``clo_fresh``), and whether it holds the
     empty path (``clo_trivial``). ``can_output[q]``: some output-producing arc is reachable
     from q. ``bad[q]``: q reaches an ε-input cycle (its closure is infinite).
+    ``range_spread``: 0 when no product of T's weights can leave float64's range midway on
+    any input, else max(ln f_max, ln 1/f_min) for the length bound of :func:`_range_guard`.
     """
 
     start: int
@@ -98,6 +100,7 @@ class ExportedTransducer:
     can_output: np.ndarray
     bad: np.ndarray
     n_bad_reason: str
+    range_spread: float = 0.0
 
     @property
     def n_states(self) -> int:
@@ -146,7 +149,7 @@ def export_transducer(t: Transducer, n_labels: int) -> ExportedTransducer:
     can_output = _reaches(n, src, dst, np.unique(src[ol != 0]))
     bad, reason = _bad_states(n, src[eps], dst[eps], ol[eps])
     clo = _closures(n, src[eps], ol[eps], w[eps], dst[eps], bad, base, max_len)
-    return ExportedTransducer(
+    exported = ExportedTransducer(
         start=int(a.start) if n and a.start >= 0 and useful[a.start] else -1,
         base=base,
         max_len=int(min(max_len, 62)),
@@ -170,6 +173,16 @@ def export_transducer(t: Transducer, n_labels: int) -> ExportedTransducer:
         bad=bad,
         n_bad_reason=reason,
     )
+    return replace(exported, range_spread=_range_spread(exported))
+
+
+def _range_spread(e: ExportedTransducer) -> float:
+    """:attr:`ExportedTransducer.range_spread`, computed once per T (see :func:`_range_guard`)."""
+    factors = np.concatenate([e.arc_weight, e.clo_all, e.final])
+    factors = factors[factors > 0]
+    if not factors.size or factors.max() <= 1.0 or _bounded_gain(e):
+        return 0.0
+    return max(float(np.log(factors.max())), float(-np.log(factors.min())))
 
 
 def _reaches(n: int, src: np.ndarray, dst: np.ndarray, targets: np.ndarray) -> np.ndarray:
@@ -384,11 +397,8 @@ def _range_guard(
     # is ≤ 1) marks its sequence whatever T's weights
     unsafe = np.zeros(lengths.size, dtype=bool)
     unsafe[rows[~np.isfinite(vals)]] = True
-    factors = np.concatenate([e.arc_weight, e.clo_all, e.final])
-    factors = factors[factors > 0]
-    if factors.size and factors.max() > 1.0 and not _bounded_gain(e):
-        spread = max(float(np.log(factors.max())), float(-np.log(factors.min())))
-        unsafe |= (2 * lengths + 2) * spread >= _LOG_RANGE
+    if e.range_spread > 0.0:
+        unsafe |= (2 * lengths + 2) * e.range_spread >= _LOG_RANGE
     if not unsafe.any():
         return rows, codes, vals, status
     status = status.copy()
