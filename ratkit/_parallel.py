@@ -207,23 +207,9 @@ def pair_matrix(
     is ``left`` and value(a, b) = value(b, a)) only the upper triangle is computed and mirrored.
     ``value`` must be picklable (a module-level function, or a partial of one); ``right`` is
     sent to each worker once."""
-    jobs = effective_jobs(n_jobs)
-    items = list(enumerate(left))
-    n = len(items)
-    chunk_size = max(1, min(256, -(-n // (jobs * 8)))) if jobs > 1 else max(1, min(256, n))
-    chunks = [items[i : i + chunk_size] for i in range(0, n, chunk_size)]
     work = functools.partial(_pair_rows, value=value, symmetric=symmetric)
-    parts = list(
-        parallel_map(
-            work,
-            [(chunk,) for chunk in chunks],
-            shared=(Shared(right),),
-            n_jobs=n_jobs,
-            show_progress=show_progress,
-            desc=desc,
-            unit="seq",
-            sizes=[len(chunk) for chunk in chunks],
-        )
+    parts = map_chunks(
+        work, list(enumerate(left)), shared=(Shared(right),), n_jobs=n_jobs, show_progress=show_progress, desc=desc
     )
     out = np.vstack(parts) if parts else np.zeros((0, len(right)))
     return np.where(np.isnan(out), out.T, out) if symmetric else out
