@@ -154,10 +154,14 @@ class ItemTable(NamedTuple):
     codes: np.ndarray
     weights: np.ndarray
     n_bits: int
+    #: the real bits of a component's last byte (``_LAST_MASKS``): padding never counts
+    last_mask: np.uint8
 
 
 #: The mask of a component's last byte, by the number of padding bits in it.
 _LAST_MASKS = tuple(np.uint8((0xFF << p) & 0xFF) for p in range(8))
+_UINT8 = np.dtype(np.uint8)
+_INT64 = np.dtype(np.int64)
 #: The largest |integer score| accumulated in int32; beyond it scores accumulate in int64.
 _INT32_SAFE = 2**31 - 1
 
@@ -182,7 +186,8 @@ def item_table(item_codes: np.ndarray, item_weights: np.ndarray, n_bits: int, *,
     else:
         dtype = np.float64
     codes = np.ascontiguousarray(item_codes.transpose(1, 2, 0))
-    return ItemTable(codes, np.ascontiguousarray(item_weights.T, dtype=dtype), n_bits)
+    mask = _LAST_MASKS[8 * codes.shape[1] - n_bits]
+    return ItemTable(codes, np.ascontiguousarray(item_weights.T, dtype=dtype), n_bits, mask)
 
 
 @njit
@@ -200,8 +205,14 @@ def _score_rows(rows, users_codes, users_weights, codes, weights, n_bits, last_m
     Components where the user's weight is 0 are skipped (cost n·nnz(η_i)); an item weight
     of 0 contributes a zero product (a branch per item would stop the vectorisation).
     ``last_mask`` keeps the real bits of a component's last byte, so padding never counts.
+    Returns the position in ``rows`` of the first index outside [0, m), or −1 (compiled code
+    does not check bounds: an unchecked index would read another array's memory).
     """
     g, n_w, n = codes.shape
+    m = users_codes.shape[0]
+    for t in range(rows.shape[0]):
+        if rows[t] < 0 or rows[t] >= m or users_weights.shape[0] != m:
+            return t
     hamming = np.empty(n, dtype=np.int32)
     r = out.dtype.type(n_bits)
     two = out.dtype.type(2)
@@ -232,6 +243,7 @@ def _score_rows(rows, users_codes, users_weights, codes, weights, n_bits, last_m
                     hamming[j] += np.int32(_popcount8(np.uint8(b ^ np.uint8(byte[j] & mask))))
             for j in range(n):
                 row[j] += a * wk[j] * (r - two * out.dtype.type(hamming[j]))
+    return -1
 
 
 def table_scores(
@@ -248,17 +260,19 @@ def table_scores(
     to fill (the retrieval loop reuses one)."""
     g, n_w, n = table.codes.shape
     dtype = table.weights.dtype
-    fast = (  # the retrieval hot path: attribute checks only, no copies
+    # the retrieval hot path: the cheapest attribute checks that make the compiled call safe
+    # (any memory layout compiles; the row indices are checked inside it), no copies
+    fast = (
         type(users_codes) is np.ndarray
-        and users_codes.dtype == np.uint8
+        and users_codes.dtype is _UINT8
         and users_codes.ndim == 3
-        and users_codes.shape[1:] == (g, n_w)
-        and users_codes.flags.c_contiguous
         and type(users_weights) is np.ndarray
-        and users_weights.dtype == dtype
-        and users_weights.shape == users_codes.shape[:2]
-        and users_weights.flags.c_contiguous
+        and users_weights.dtype is dtype
+        and users_weights.ndim == 2
     )
+    if fast:
+        shape = users_codes.shape
+        fast = shape[1] == g and shape[2] == n_w and users_weights.shape[1] == g
     if not fast:
         users_codes = _check_packed(users_codes, "users_codes", table.n_bits, 3)
         m = users_codes.shape[0]
@@ -272,16 +286,21 @@ def table_scores(
         users_weights = np.ascontiguousarray(users_weights, dtype=dtype)
     if rows is None:
         rows = np.arange(users_codes.shape[0])
-    elif not (type(rows) is np.ndarray and rows.dtype == np.int64 and rows.ndim == 1):
+    elif not (type(rows) is np.ndarray and rows.dtype is _INT64 and rows.ndim == 1):
         rows = np.asarray(rows, dtype=np.int64).reshape(-1)
-        if rows.size and (rows.min() < 0 or rows.max() >= users_codes.shape[0]):
-            raise ParameterError(f"rows must index the {users_codes.shape[0]} users; got {rows!r}.")
     if out is None:
         out = np.empty((rows.shape[0], n), dtype=dtype)
-    elif out.shape != (rows.shape[0], n) or out.dtype != dtype or not out.flags.c_contiguous:
-        raise ParameterError(f"out must be a C-contiguous {dtype} array of shape {(rows.shape[0], n)}.")
-    _score_rows(rows, users_codes, users_weights, table.codes, table.weights, table.n_bits,
-                _LAST_MASKS[8 * n_w - table.n_bits], out)  # fmt: skip
+    elif not (type(out) is np.ndarray and out.dtype == dtype and out.ndim == 2 and out.shape[0] == rows.shape[0]
+              and out.shape[1] == n):  # fmt: skip
+        raise ParameterError(f"out must be a {dtype} array of shape {(rows.shape[0], n)}.")
+    bad = _score_rows(rows, users_codes, users_weights, table.codes, table.weights, table.n_bits, table.last_mask, out)
+    if bad >= 0:
+        if users_weights.shape[0] != users_codes.shape[0]:
+            raise ParameterError(
+                f"users_weights must have one row per user of users_codes ({users_codes.shape[0]}). "
+                f"Got shape {users_weights.shape} instead."
+            )
+        raise ParameterError(f"rows must index the {users_codes.shape[0]} users; got {int(rows[bad])}.")
     return out
 
 

@@ -280,3 +280,35 @@ def test_the_compiled_top_k_equals_a_stable_sort(k):
         order = np.argsort(-scores, axis=1, kind="stable")[:, :k]  # ties to the smaller id
         np.testing.assert_array_equal(ids, order)
         np.testing.assert_array_equal(values, np.take_along_axis(scores, order, axis=1))
+
+
+def test_table_scores_refuses_rows_outside_the_users_instead_of_reading_other_memory():
+    # regression: the compiled loop does not check bounds, and an int64 ``rows`` skipped the
+    # range check, so rows=[m] or [10**6] returned whatever memory lay past the codes
+    from ratkit.recsys._packed_codes import item_table, table_scores
+
+    b, d, eta, xi = problem(5, 2, 8)
+    table = item_table(pack_codes(d), xi, 8)
+    codes = pack_codes(b)
+    for rows in ([len(b)], [0, 10**6], [-1]):
+        with pytest.raises(ParameterError, match=rf"rows must index the {len(b)} users; got {rows[-1]}"):
+            table_scores(table, codes, eta, rows=np.array(rows, dtype=np.int64))
+    with pytest.raises(ParameterError, match="one row per user"):
+        table_scores(table, codes, eta[:2], rows=np.array([0], dtype=np.int64))
+    np.testing.assert_allclose(
+        table_scores(table, codes, eta, rows=np.array([len(b) - 1, 0], dtype=np.int64)),
+        exact_scores(eta, b, xi, d)[[len(b) - 1, 0]],
+        atol=1e-12,
+    )
+
+
+def test_table_scores_of_non_contiguous_inputs_equal_those_of_contiguous_copies():
+    from ratkit.recsys._packed_codes import item_table, table_scores
+
+    b, d, eta, xi = problem(6, 3, 8)
+    table = item_table(pack_codes(d), xi, 8)
+    codes = pack_codes(b)
+    flipped_codes, flipped_eta = codes[::-1], eta[::-1]  # views with negative strides
+    assert not flipped_codes.flags.c_contiguous
+    got = table_scores(table, flipped_codes, flipped_eta)
+    np.testing.assert_allclose(got, exact_scores(eta, b, xi, d)[::-1], atol=1e-12)
