@@ -1,6 +1,6 @@
 """Recommender benchmarks (issues 7, 17 and 18): ``python -m bench.recsys.ml100k --help`` (MFAUC),
-``python -m bench.recsys.cccf --help`` (CCCF/DCF), ``python -m bench.recsys.cccf_bandwidth``
-(CCCF's bandwidth by validation), ``python -m bench.recsys.tjsl --help`` (TJSL/FISM) and
+``python -m bench.recsys.cccf --help`` (CCCF/DCF), ``python -m bench.recsys.cccf_validated --help``
+(CCCF against DCF, each with its settings chosen by validation), ``python -m bench.recsys.tjsl --help`` (TJSL/FISM) and
 ``python -m bench.recsys.mfauc_speed --help`` (compiled MFAUC against numpy and BPR, issue 22)."""
 
 from __future__ import annotations
