@@ -41,6 +41,10 @@ __all__ = [
     "MissingDependencyError",
     "DistributedError",
     "UnsupportedOperationError",
+    "SpecError",
+    "SpecTypeError",
+    "PathIsFolderError",
+    "NotAFolderError",
 ]
 
 
@@ -109,6 +113,14 @@ class MissingDataError(RatkitError, FileNotFoundError):
     """A data file or directory that a loader needs is missing."""
 
 
+class PathIsFolderError(RatkitError, IsADirectoryError):
+    """A path that should name a file names a folder."""
+
+
+class NotAFolderError(RatkitError, NotADirectoryError):
+    """A path that should name a folder names a file (or goes through one)."""
+
+
 class NotFittedError(RatkitError, SklearnNotFittedError):
     """An estimator or model is used before ``fit``; also scikit-learn's ``NotFittedError``
     (itself a ``ValueError`` and an ``AttributeError``), so either ``except`` clause works."""
@@ -172,3 +184,13 @@ class DistributedError(RatkitError, RuntimeError):
 class UnsupportedOperationError(RatkitError, NotImplementedError):
     """A model cannot do an optional operation of its contract (``similar_items`` without item
     factors, ``recalculate_user`` without a fold-in); the message names the model and what to use."""
+
+
+class SpecError(RatkitError, ValueError):
+    """A kernel spec is malformed: unknown family or key, missing key, bad value. The message
+    names the path of the bad part (``spec.kernels[1].n``)."""
+
+
+class SpecTypeError(SpecError, TypeError):
+    """A part of a kernel spec has the wrong type (a list where a number belongs, a spec that
+    is not a mapping)."""

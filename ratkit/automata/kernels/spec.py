@@ -46,7 +46,7 @@ from typing import Any
 
 from ratkit._json import plain
 from ratkit.automata.kernels.base import Kernel, _init_parameters
-from ratkit.exceptions import ParameterError, RatkitError, UnknownPluginError
+from ratkit.exceptions import ParameterError, RatkitError, SpecError, UnknownPluginError
 
 __all__ = [
     "SpecError",
@@ -60,10 +60,6 @@ __all__ = [
     "describe_families",
     "spec_example",
 ]
-
-
-class SpecError(RatkitError, ValueError):
-    """A kernel spec is malformed: unknown family or key, missing key, bad value."""
 
 
 def load_spec(source: str | os.PathLike | Mapping[str, Any]) -> dict[str, Any]:
