@@ -19,6 +19,12 @@ writes them. A missing weight is 1̄.
 Binary files are OpenFst ``vector`` FSTs with the alphabet attached as symbol tables.
 The symbol table's name records ratkit's semiring (``ratkit:probability``) so that
 :func:`read_fst` restores it; files written by other tools need ``semiring=``.
+
+Neither format carries a checksum. :func:`read_fst` checks every structural field of a
+binary file (a truncated or corrupted file raises FstFormatError), but a changed bit
+inside a weight gives another valid weight, which no reader can detect; AT&T text cut at
+a line or field boundary is another valid file. Keep a checksum beside the file where
+that matters.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any, Literal
 
+import numpy as np
 import pynini
 
 from ratkit._files import atomic_path, atomic_write, check_input_file, is_file
@@ -36,7 +43,14 @@ from ratkit.automata.alphabet import EPSILON, Alphabet
 from ratkit.automata.construct import as_transducer, from_arcs, from_pynini
 from ratkit.automata.semirings import PROBABILITY, Semiring, get_semiring
 from ratkit.automata.transducer import Transducer
-from ratkit.exceptions import FstFormatError, ParameterError, RatkitError, SemiringError, SemiringMismatchError
+from ratkit.exceptions import (
+    FstFormatError,
+    ParameterError,
+    ParameterTypeError,
+    RatkitError,
+    SemiringError,
+    SemiringMismatchError,
+)
 
 __all__ = ["read_att", "to_att", "write_att", "read_fst", "write_fst"]
 
@@ -47,6 +61,20 @@ _TABLE_PREFIX = "ratkit:"
 
 def _lines(source: str | os.PathLike | Iterable[str]) -> tuple[str, list[str]]:
     """(name for messages, lines) of a path, a str holding AT&T text, or an iterable of lines."""
+    if isinstance(source, (bytes, bytearray)):
+        raise ParameterTypeError(
+            "read_att takes a path, the AT&T text as a str or an iterable of lines; got bytes. Decode them "
+            "first (data.decode('utf-8')), or pass the path of the file."
+        )
+    if not isinstance(source, (str, os.PathLike, Iterable)):
+        raise ParameterTypeError(
+            "read_att takes a path, the AT&T text as a str or an iterable of lines; "
+            f"got {type(source).__name__} {source!r:.40}."
+        )
+    if isinstance(source, str) and source.startswith("\ufeff"):  # a byte-order mark is not part of the first state
+        source = source[1:]
+    if isinstance(source, str) and not source.strip():  # empty text, not the current folder ('')
+        return "<text>", [source]
     if isinstance(source, str) and "\n" not in source and not is_file(source):
         first = source.split()[:1]
         if not (first and first[0].isdigit()):  # not a one-line AT&T text: a missing file
@@ -60,7 +88,22 @@ def _lines(source: str | os.PathLike | Iterable[str]) -> tuple[str, list[str]]:
             raise FstFormatError(f"{path}: not a UTF-8 text file; is it a binary FST? Use read_fst.") from None
     if isinstance(source, str):
         return "<text>", source.splitlines()
-    return "<lines>", list(source)
+    lines = list(source)
+    for k, line in enumerate(lines):
+        if not isinstance(line, str):
+            raise ParameterTypeError(
+                f"read_att: line {k + 1} of the lines given is a {type(line).__name__} ({line!r:.40}); "
+                "expected str lines of AT&T text."
+            )
+    return "<lines>", lines
+
+
+def _check_alphabet(alphabet: Any, owner: str) -> None:
+    if alphabet is not None and not isinstance(alphabet, Alphabet):
+        raise ParameterTypeError(
+            f"The 'alphabet' parameter of {owner} must be a ratkit Alphabet or None. Got {type(alphabet).__name__} "
+            f"{alphabet!r:.40} instead; build one with Alphabet(symbols)."
+        )
 
 
 def read_att(
@@ -83,6 +126,11 @@ def read_att(
         raise ParameterError(
             f"The 'weights' parameter of read_att must be 'natural' or 'openfst'. Got {weights!r} instead."
         )
+    if acceptor is not None and not isinstance(acceptor, (bool, np.bool_)):
+        raise ParameterTypeError(
+            f"The 'acceptor' parameter of read_att must be True, False or None (infer). Got {acceptor!r:.40} instead."
+        )
+    _check_alphabet(alphabet, "read_att")
     name, lines = _lines(source)
     rows = [(i + 1, line.split()) for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")]
     if not rows:
@@ -143,7 +191,10 @@ def read_att(
 
 
 def to_att(t: Any, weights: WeightDomain = "natural") -> str:
-    """The AT&T text of a transducer, always in the 5-field transducer layout (unambiguous)."""
+    """The AT&T text of a transducer, always in the 5-field transducer layout (unambiguous).
+
+    The empty machine (no arcs, a non-final start state) is its start state with the final
+    weight 0̄, which :func:`read_att` reads back as not final."""
     t = as_transducer(t)
     if weights not in ("natural", "openfst"):
         raise ParameterError(
@@ -170,8 +221,8 @@ def to_att(t: Any, weights: WeightDomain = "natural") -> str:
     for a in arcs:
         lines.append(f"{a.src}\t{a.dst}\t{lab(a.ilabel)}\t{lab(a.olabel)}\t{fmt(a.weight)}")
     finals = t.finals()
-    if not arcs and t.start not in finals:
-        raise FstFormatError("A machine with no arcs and a non-final start state cannot be written as AT&T text.")
+    if not arcs and t.start not in finals:  # the empty relation: its start state, final with weight 0̄
+        lines.append(f"{t.start}\t{fmt(sr.zero)}")
     for q in sorted(finals, key=lambda q: (q != t.start, q) if not arcs else q):
         lines.append(f"{q}\t{fmt(finals[q])}")
     return "\n".join(lines) + "\n"
@@ -211,6 +262,14 @@ def read_fst(
     type's (TROPICAL for ``standard``, LOG for ``log``/``log64``). Labels are symbols of
     the symbol tables, else of ``alphabet`` (label i is its symbol i − 1), else code points.
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise ParameterTypeError(
+            f"read_fst takes the path of an OpenFst binary file (a str or path); got {type(path).__name__} "
+            f"{path!r:.40}."
+        )
+    if semiring is not None:
+        semiring = get_semiring(semiring)
+    _check_alphabet(alphabet, "read_fst")
     path = check_input_file(path, "FST file")
     fst = read_fst_bytes(path.read_bytes(), str(path))
     table = fst.input_symbols()

@@ -27,6 +27,10 @@ def walk_vector(G: Graph, spec: Any, what: str) -> np.ndarray:
         if spec == "ones":
             return np.ones(n)
         raise ParameterError(f'{what} must be "uniform", "ones" or an array of {n} weights; got {spec!r}.')
+    if spec is None or isinstance(spec, (bytes, numbers.Number)):
+        raise ParameterTypeError(
+            f'{what} must be "uniform", "ones" or an array of {n} weights; got {type(spec).__name__} {spec!r:.40}.'
+        )
     try:
         v = np.array(spec, dtype=np.float64)
     except (TypeError, ValueError):

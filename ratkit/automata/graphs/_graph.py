@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
@@ -9,6 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ratkit.exceptions import DataFormatError, ParameterError, ParameterTypeError
+from ratkit.limits import check_bytes
 
 __all__ = ["Graph", "from_edges", "from_networkx"]
 
@@ -167,9 +169,22 @@ class Graph:
 
 def _as_adjacency(adjacency: Any) -> sp.csr_matrix:
     """A validated float64 CSR copy of ``adjacency`` (square, n ≥ 1, finite, ≥ 0)."""
+    if _is_complex(adjacency):  # float64 conversion would drop the imaginary parts, and with them edges
+        raise ParameterTypeError(
+            "The adjacency must be a real n × n array or sparse matrix; got complex weights. Pass their "
+            "real parts or moduli explicitly (np.real(a), np.abs(a))."
+        )
     if sp.issparse(adjacency):
-        a = sp.csr_matrix(adjacency, dtype=np.float64, copy=True)
+        try:
+            a = sp.csr_matrix(adjacency, dtype=np.float64, copy=True)
+        except (TypeError, ValueError) as exc:  # a sparse matrix of objects, strings or complex numbers
+            raise ParameterTypeError(f"The adjacency must be a numeric n × n sparse matrix: {exc}") from None
     else:
+        if adjacency is None or isinstance(adjacency, (str, bytes, numbers.Number)):
+            raise ParameterTypeError(
+                f"The adjacency must be a numeric n × n array or sparse matrix; got {type(adjacency).__name__} "
+                f"{adjacency!r:.40}."
+            )
         try:
             dense = np.array(adjacency, dtype=np.float64)
         except (TypeError, ValueError) as exc:
@@ -195,6 +210,15 @@ def _as_adjacency(adjacency: Any) -> sp.csr_matrix:
     a.eliminate_zeros()
     a.sort_indices()
     return a
+
+
+def _is_complex(adjacency: Any) -> bool:
+    if sp.issparse(adjacency):
+        return adjacency.dtype.kind == "c"
+    try:
+        return bool(np.iscomplexobj(adjacency))
+    except (TypeError, ValueError):  # ragged or odd input: the float conversion reports it
+        return False
 
 
 def _entry_of(a: sp.csr_matrix, k: int) -> tuple[int, int]:
@@ -295,10 +319,24 @@ def from_edges(
     weight and label. An edge listed twice is an error.
     """
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
-        raise ParameterTypeError(f"n must be an int (the number of nodes); got {n!r}.")
-    pairs = [tuple(e) for e in edges]
+        raise ParameterTypeError(
+            f"The 'n' parameter of from_edges must be an int (the number of nodes). Got {n!r:.40}."
+        )
+    if n < 1:
+        raise ParameterError(
+            f"The 'n' parameter of from_edges must be an int ≥ 1 (the number of nodes; a graph cannot be empty). "
+            f"Got {n!r} instead."
+        )
+    check_bytes(
+        48.0 * (n + 1),
+        f"A graph of n = {n:,} nodes",
+        "Number the nodes 0 … n − 1 of the graph itself, not of a larger id space.",
+    )
+    if edges is None or isinstance(edges, (str, bytes)) or not isinstance(edges, Iterable):
+        raise ParameterTypeError(f"edges must be a list of pairs (i, j) of node indices; got {type(edges).__name__}.")
+    pairs = [tuple(e) if isinstance(e, Iterable) and not isinstance(e, (str, bytes)) else e for e in edges]
     for k, e in enumerate(pairs):
-        if len(e) != 2 or not all(isinstance(v, (int, np.integer)) for v in e):
+        if not isinstance(e, tuple) or len(e) != 2 or not all(isinstance(v, (int, np.integer)) for v in e):
             raise ParameterTypeError(f"Edge {k} is {e!r}; expected a pair (i, j) of node indices.")
         if not (0 <= e[0] < n and 0 <= e[1] < n):
             raise ParameterError(f"Edge {k} {e!r} names a node outside 0 … {n - 1}.")
@@ -309,6 +347,12 @@ def from_edges(
         raise ParameterTypeError(f"weights must be {m} numbers, one per edge; got {weights!r:.80}.") from None
     if w.shape != (m,):
         raise ParameterError(f"weights has {w.size} entries for {m} edges; expected one per edge.")
+    if edge_labels is not None and (
+        isinstance(edge_labels, (str, bytes)) or not isinstance(edge_labels, (Sequence, np.ndarray))
+    ):
+        raise ParameterTypeError(
+            f"edge_labels must be a sequence of {m} labels, one per edge; got {type(edge_labels).__name__}."
+        )
     if edge_labels is not None and len(edge_labels) != m:
         raise ParameterError(f"edge_labels has {len(edge_labels)} labels for {m} edges; expected one per edge.")
     src, dst, wts, labels = [], [], [], {}
@@ -322,7 +366,7 @@ def from_edges(
             src.append(d[0])
             dst.append(d[1])
             wts.append(w[k])
-    a = sp.csr_matrix((np.asarray(wts, dtype=np.float64), (src, dst)), shape=(n, n)) if n > 0 else np.zeros((0, 0))
+    a = sp.csr_matrix((np.asarray(wts, dtype=np.float64), (src, dst)), shape=(n, n))
     return Graph(a, node_labels, None if edge_labels is None else labels, self_loops=self_loops)
 
 

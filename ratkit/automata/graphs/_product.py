@@ -11,11 +11,15 @@ import scipy.sparse as sp
 
 from ratkit.automata.graphs._graph import Graph
 from ratkit.exceptions import ParameterError, ParameterTypeError
+from ratkit.limits import check_bytes
 
 __all__ = ["product_graph", "product_adjacency", "check_label_kinds", "LABEL_MODES"]
 
 LabelMode = Literal["none", "node", "edge", "both"]
 LABEL_MODES = ("none", "node", "edge", "both")
+#: Bytes per edge of A× while it is built: two pair indices, source, destination and weight
+#: (5 × 8), the COO copy scipy makes (3 × 8) and the CSR result (2 × 8).
+_BYTES_PER_EDGE = 80.0
 
 
 def _kind(label: Hashable) -> str:
@@ -88,6 +92,23 @@ def _product_edges(
 ) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray, np.ndarray]:
     """(A×, sources, destinations, index into G's edges) of the kept product edges."""
     n, m = G.n_nodes, H.n_nodes
+    pairs = G.n_edges * H.n_edges
+    labelled = use_nodes or use_edges
+    # The edge-pair mask (one byte per pair, three while label masks are combined), then per
+    # kept edge its pair indices, source, destination and weight, the COO and CSR copies.
+    what = (
+        f"The direct product G × H ({n:,} × {m:,} = {n * m:,} nodes, up to nnz(A)·nnz(A′) = "
+        f"{G.n_edges:,} × {H.n_edges:,} = {pairs:,} edges)"
+    )
+    hint = (
+        "For a random-walk kernel use a method that never forms W× (method='sylvester', or 'spectral' "
+        "for unlabelled undirected graphs); else use smaller graphs."
+    )
+    check_bytes(
+        (3.0 if labelled else 1.0) * pairs + (0.0 if labelled else _BYTES_PER_EDGE * pairs) + 8.0 * (n * m + 1),
+        what,
+        hint,
+    )
     gi, gj, gw = G.edges()
     hi, hj, hw = H.edges()
     keep = np.ones((gi.size, hi.size), dtype=bool)
@@ -103,6 +124,8 @@ def _product_edges(
             [he[(int(i), int(j))] for i, j in zip(hi, hj, strict=True)],
         )
         keep &= eg[:, None] == eh[None, :]
+    if labelled:  # only now is the number of kept edges known
+        check_bytes(_BYTES_PER_EDGE * float(np.count_nonzero(keep)) + 8.0 * (n * m + 1) + keep.nbytes, what, hint)
     a, b = np.nonzero(keep)
     src = gi[a] * m + hi[b]
     dst = gj[a] * m + hj[b]

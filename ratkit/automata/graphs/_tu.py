@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ratkit.automata.graphs._graph import Graph, SelfLoops
-from ratkit.exceptions import DataFormatError, MissingDataError
+from ratkit.exceptions import DataFormatError, MissingDataError, NotAFolderError, ParameterTypeError
 
 __all__ = ["load_tu"]
 
@@ -20,7 +20,15 @@ def _read_ints(path: Path, fields: int) -> np.ndarray:
     Parsed in one vectorised pass; on failure the lines are scanned to name the bad one.
     Trailing blank lines are ignored.
     """
-    text = path.read_text(encoding="utf-8").rstrip("\n\r ")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8").rstrip("\n\r ")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise DataFormatError(
+            f"{path.name}, line {line}: byte {raw[exc.start]:#04x} is not UTF-8 text; expected {fields} "
+            "comma-separated integer(s) per line."
+        ) from exc
     if not text:
         return np.zeros((0, fields), dtype=np.int64)
     lines = text.count("\n") + 1
@@ -55,7 +63,16 @@ def load_tu(folder: str | os.PathLike, *, self_loops: SelfLoops = "error") -> tu
     ``*_A.txt`` file of the folder. Every edge has weight 1; nodes keep their order within
     their graph. Returns the list of :class:`Graph` and the array y of graph labels.
     """
+    if not isinstance(folder, (str, os.PathLike)):
+        raise ParameterTypeError(
+            f"load_tu expects the path of a TU data set folder (a str or path); got {type(folder).__name__}."
+        )
     folder = Path(folder)
+    if folder.is_file():
+        raise NotAFolderError(
+            f"The TU data set folder {str(folder)!r} is a file, not a folder; give the folder that holds "
+            "NAME_A.txt, NAME_graph_indicator.txt and NAME_graph_labels.txt."
+        )
     if not folder.is_dir():
         raise MissingDataError(f"The TU data set folder {str(folder)!r} does not exist or is not a folder.")
     candidates = sorted(folder.glob("*_A.txt"))
