@@ -29,13 +29,21 @@ import html
 import logging
 import os
 import re
+from collections.abc import Sized
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Literal
 
 from ratkit._files import atomic_write
-from ratkit.exceptions import DataFormatError, MissingDataError, ParameterError
+from ratkit.exceptions import (
+    DataFormatError,
+    MissingDataError,
+    NotAFolderError,
+    ParameterError,
+    ParameterTypeError,
+    PathIsFolderError,
+)
 
 __all__ = [
     "SequenceDataset",
@@ -67,6 +75,23 @@ def _names_columns(label: str, sequence: str) -> bool:
     return label.strip().casefold() in _LABEL_NAMES and sequence.strip().casefold() in _SEQUENCE_NAMES
 
 
+def _as_path(path: object, what: str) -> Path:
+    """``path`` as a Path; ParameterTypeError naming ``what`` when it is not a str or os.PathLike."""
+    if not isinstance(path, (str, os.PathLike)) or isinstance(os.fspath(path), bytes):
+        raise ParameterTypeError(f"The {what} path must be a str or os.PathLike; got {type(path).__name__}.")
+    return Path(path)
+
+
+def _input_file(file: Path, missing: str) -> Path:
+    """``file`` when it names a file: PathIsFolderError for a folder, MissingDataError (message
+    ``missing``) for nothing there."""
+    if file.is_dir():
+        raise PathIsFolderError(f"{str(file)!r} is a folder, not a file; {missing.split('; ', 1)[-1]}")
+    if not file.is_file():
+        raise MissingDataError(missing)
+    return file
+
+
 def _read_lines(file: Path, encoding: Literal["utf-8", "ascii"], expected: str) -> list[str]:
     """The lines of a text file, split at newlines only (LF, CRLF, CR), undecodable text refused.
 
@@ -76,6 +101,8 @@ def _read_lines(file: Path, encoding: Literal["utf-8", "ascii"], expected: str) 
         text = file.read_text(encoding="utf-8-sig" if encoding == "utf-8" else encoding)
     except UnicodeDecodeError as exc:
         raise DataFormatError(f"{file}: not {encoding.upper()} text ({exc}); expected {expected}.") from None
+    except PermissionError as exc:
+        raise DataFormatError(f"{file}: cannot be read ({exc.strerror}); expected {expected}.") from exc
     return text.split("\n")
 
 
@@ -102,14 +129,14 @@ def load_splice(path: str | os.PathLike | None = None) -> SequenceDataset:
     if path is None:
         file = Path(str(BUNDLED_SPLICE))
     else:
-        file = Path(path)
+        file = _as_path(path, "UCI splice-junction")
         if file.is_dir():
             file = file / "splice.data"
-    if not file.is_file():
-        raise MissingDataError(
-            f"UCI splice-junction file {str(file)!r} not found; expected 'splice.data' with "
-            "lines 'CLASS, NAME, SEQUENCE' (UCI data set 69)."
-        )
+    _input_file(
+        file,
+        f"UCI splice-junction file {str(file)!r} not found; expected 'splice.data' with "
+        "lines 'CLASS, NAME, SEQUENCE' (UCI data set 69).",
+    )
     seqs, labels, names = [], [], []
     for lineno, line in enumerate(_read_lines(file, "ascii", "lines 'CLASS, NAME, SEQUENCE'"), 1):
         if not line.strip():
@@ -157,7 +184,12 @@ def load_reuters(path: str | os.PathLike) -> list[ReutersDocument]:
     LEWISSPLIT="TEST" is ``"test"``; every other story is ``"unused"``. Bodies are
     HTML-unescaped and lower-cased; stories without a BODY have ``body == ""``.
     """
-    folder = Path(path)
+    folder = _as_path(path, "Reuters-21578")
+    if folder.is_file():
+        raise NotAFolderError(
+            f"{str(folder)!r} is a file; Reuters-21578 is read from the folder holding the 22 files "
+            "'reut2-000.sgm' ... 'reut2-021.sgm' of Distribution 1.0."
+        )
     files = sorted(folder.glob("reut2-*.sgm")) if folder.is_dir() else []
     if not files:
         raise MissingDataError(
@@ -218,12 +250,11 @@ def load_tsv(path: str | os.PathLike) -> SequenceDataset:
     A first example line that names the columns (``label<TAB>sequence``) is skipped as a
     header and logged at INFO level; every other line is an example or a comment.
     """
-    file = Path(path)
-    if not file.is_file():
-        raise MissingDataError(
-            f"Labelled sequence file {str(file)!r} not found; expected a UTF-8 text file with one "
-            "'label<TAB>sequence' per line."
-        )
+    file = _input_file(
+        _as_path(path, "labelled sequence file"),
+        f"Labelled sequence file {str(path)!r} not found; expected a UTF-8 text file with one "
+        "'label<TAB>sequence' per line.",
+    )
     seqs, labels = [], []
     header_checked = False
     for lineno, line in enumerate(_read_lines(file, "utf-8", "'label<TAB>sequence' lines"), 1):
@@ -281,6 +312,14 @@ def write_tsv(path: str | os.PathLike, sequences: list[str], labels: list[str]) 
         a TAB or line break, an empty sequence or one with a line break, or a first example
         that reads as a header line.
     """
+    for name, column in (("sequences", sequences), ("labels", labels)):
+        if isinstance(column, (str, bytes)) or not isinstance(column, Sized):
+            raise ParameterTypeError(f"write_tsv: {name} must be a list; got {type(column).__name__}.")
+    odd = next((i for i, seq in enumerate(sequences) if not isinstance(seq, str)), None)
+    if odd is not None:
+        raise ParameterTypeError(
+            f"write_tsv: sequence {odd} is {sequences[odd]!r:.80}, not a str; each sequence is a str of symbols."
+        )
     labels = [str(lab) for lab in labels]
     if len(sequences) != len(labels):
         raise DataFormatError(
@@ -304,9 +343,9 @@ def load_lines(path: str | os.PathLike) -> SequenceDataset:
     one of arbitrary text may well read "sequence" or start with "#". Lines end at a
     newline only, as in :func:`load_tsv`.
     """
-    file = Path(path)
-    if not file.is_file():
-        raise MissingDataError(f"Sequence file {str(file)!r} not found; expected one sequence per line.")
+    file = _input_file(
+        _as_path(path, "sequence file"), f"Sequence file {str(path)!r} not found; expected one sequence per line."
+    )
     seqs = [line for line in _read_lines(file, "utf-8", "one sequence per line") if line.strip()]
     if not seqs:
         raise DataFormatError(f"{file}: no sequences found; expected one sequence per line.")
@@ -336,7 +375,7 @@ def load_sequences(
         raise ParameterError(
             f"The 'format' parameter must be one of {', '.join(map(repr, _FORMATS))}. Got {format!r} instead."
         )
-    p = Path(path)
+    p = _as_path(path, "data")
     if format == "auto":
         if p.is_dir() and any(p.glob("reut2-*.sgm")):
             format = "reuters"

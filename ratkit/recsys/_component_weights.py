@@ -42,7 +42,7 @@ from threadpoolctl import threadpool_limits
 
 from ratkit._jit import njit
 from ratkit._validation import check_choice, check_int, check_random_state, check_real
-from ratkit.exceptions import DataFormatError, ParameterError
+from ratkit.exceptions import DataFormatError, ParameterError, ParameterTypeError
 
 __all__ = [
     "pretrain_factors",
@@ -132,11 +132,11 @@ def pretrain_factors(
 def _check_ratings(ratings: Any) -> sp.csr_matrix:
     """``ratings`` as a float64 CSR copy with sorted indices; refuse what is not ratings."""
     if not sp.issparse(ratings) or ratings.ndim != 2:
-        raise DataFormatError(
+        raise ParameterTypeError(
             f"ratings must be a two-dimensional scipy.sparse matrix (users × items); got {type(ratings).__name__}."
         )
     if not np.issubdtype(ratings.dtype, np.number) or np.issubdtype(ratings.dtype, np.complexfloating):
-        raise DataFormatError(f"ratings must hold real numbers; got dtype {ratings.dtype}.")
+        raise ParameterTypeError(f"ratings must hold real numbers; got dtype {ratings.dtype}.")
     csr = sp.csr_matrix(ratings, dtype=np.float64, copy=True)
     stored = csr.nnz
     csr.sum_duplicates()

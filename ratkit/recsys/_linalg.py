@@ -6,7 +6,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import svds
 
-from ratkit.exceptions import SolverError
+from ratkit.exceptions import ParameterError, SolverError
+from ratkit.limits import check_bytes
 
 __all__ = ["svd_factors"]
 
@@ -19,9 +20,14 @@ def svd_factors(matrix: sp.csr_matrix, rank: int, rng: np.random.Generator) -> t
     """
     m, n = matrix.shape
     if not 1 <= rank < min(m, n):
-        raise ValueError(
-            f"A truncated SVD of rank {rank} needs 1 <= rank < min(n_users, n_items) = {min(m, n)}; lower n_factors."
+        raise ParameterError(
+            f"The 'n_factors' parameter must be below min(n_users, n_items) = {min(m, n)} for a truncated SVD of "
+            f"the {m} × {n} matrix. Got {rank} instead; lower n_factors."
         )
+    # ARPACK's Lanczos basis (about 2·rank + 1 vectors of the longer side) and the two factors
+    check_bytes(
+        8.0 * (m + n) * (3 * rank + 2), f"A truncated SVD of rank {rank} of the {m} × {n} matrix", "Lower n_factors."
+    )
     v0 = rng.uniform(-1.0, 1.0, size=min(m, n))
     try:
         left, sigma, right_t = svds(matrix.astype(np.float64), k=rank, v0=v0)

@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ratkit.exceptions import DataFormatError, IdOutOfRangeError
+from ratkit.exceptions import DataFormatError, IdOutOfRangeError, ParameterTypeError
+from ratkit.limits import check_bytes
 
 __all__ = [
     "check_user_items",
@@ -36,13 +37,17 @@ def check_user_items(
 
     Raises
     ------
+    ParameterTypeError
+        Not sparse (a dense array, a list, None), or not of a real numeric dtype.
     DataFormatError
-        Not sparse, not two-dimensional, not numeric, NaN/inf or negative values (unless
-        ratings), duplicate entries (ratings), or no interaction at all.
+        Not two-dimensional, NaN/inf or negative values (unless ratings), duplicate entries
+        (ratings), or no interaction at all.
+    ResourceLimitError
+        A shape whose CSR row pointers alone would exceed :func:`ratkit.limits.max_bytes`.
     """
     matrix = getattr(user_items, "matrix", user_items)
     if not sp.issparse(matrix):
-        raise DataFormatError(
+        raise ParameterTypeError(
             f"{name} must be a scipy.sparse matrix with users as rows and items as columns; "
             f"got {type(matrix).__name__}. Convert it with scipy.sparse.csr_matrix(...)."
         )
@@ -50,7 +55,13 @@ def check_user_items(
         raise DataFormatError(f"{name} must be two-dimensional (users × items); got {matrix.ndim}-D.")
     dtype = matrix.dtype
     if not np.issubdtype(dtype, np.number) or np.issubdtype(dtype, np.complexfloating):
-        raise DataFormatError(f"{name} must hold real numbers (interaction strengths); got dtype {matrix.dtype}.")
+        raise ParameterTypeError(f"{name} must hold real numbers (interaction strengths); got dtype {matrix.dtype}.")
+    # the float64 copy: values, column indices and one row pointer per user
+    check_bytes(
+        8.0 * (matrix.shape[0] + 1) + 16.0 * matrix.nnz,
+        f"Reading {name} of shape {matrix.shape}",
+        "Drop the empty rows (users without interactions) first.",
+    )
     csr = sp.csr_matrix(matrix, dtype=np.float64, copy=True)
     if ratings:
         _refuse_duplicates(matrix, name)
@@ -115,12 +126,22 @@ def check_shape_matches(
 
 
 def check_ids(ids: Any, upper: int, *, kind: str) -> np.ndarray:
-    """Return ``ids`` as a 1-D int64 array, each in ``[0, upper)``."""
-    arr = np.asarray(ids)
+    """Return ``ids`` as a 1-D int64 array, each in ``[0, upper)``.
+
+    Raises :class:`~ratkit.exceptions.ParameterTypeError` for ids that are not integers
+    (floats, strings, None, bools) and :class:`~ratkit.exceptions.IdOutOfRangeError` for one
+    outside the range.
+    """
+    try:
+        arr = np.asarray(ids)
+    except ValueError as exc:  # a ragged nesting
+        raise ParameterTypeError(
+            f"{kind} ids must be integer row/column indices in [0, {upper}); got {ids!r:.80} ({exc})."
+        ) from exc
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
-        raise IdOutOfRangeError(
+        raise ParameterTypeError(
             f"{kind} ids must be integer row/column indices in [0, {upper}); got dtype "
-            f"{arr.dtype}. "
+            f"{arr.dtype} ({ids!r:.80}). "
             f"Map raw ids to indices with the dataset's id maps first."
         )
     arr = arr.astype(np.int64).ravel()

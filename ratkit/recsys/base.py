@@ -25,14 +25,17 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
+from ratkit._persistence import PersistenceMixin
 from ratkit._validation import check_int
 from ratkit.exceptions import (
     DataFormatError,
     MissingDataError,
     NotFittedError,
     ParameterError,
+    ParameterTypeError,
     UnsupportedOperationError,
 )
+from ratkit.limits import check_bytes
 from ratkit.recsys._ranking import exclude_rows, top_n
 from ratkit.recsys._validation import check_ids, check_shape_matches, check_user_items
 
@@ -43,7 +46,7 @@ log = logging.getLogger(__name__)
 R = TypeVar("R", bound="Recommender")
 
 
-class Recommender(BaseEstimator, abc.ABC):
+class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
     """Abstract base of every recommender: scores ``s(u, i)`` for users ``u`` and items ``i``.
 
     Subclasses implement :meth:`_fit` (learn from a checked CSR matrix) and
@@ -65,13 +68,22 @@ class Recommender(BaseEstimator, abc.ABC):
     ``fit``.
 
     Attributes set by ``fit``: ``n_users_``, ``n_items_`` plus the names listed in the
-    subclass's ``_fitted_attributes``.
+    subclass's ``_fitted_attributes``. Their shapes, declared in ``_fitted_shapes``, are
+    checked before every use and when a model file is read (:meth:`_check_restored`), so
+    an inconsistent state (an edited file, an attribute overwritten by hand) is refused by
+    name instead of failing deep inside numpy.
     """
 
     #: Fitted attributes (besides ``n_users_``/``n_items_``) a complete model has: ``save``
     #: refuses a model without one and ``load_model`` a file without one. (The plugin name
     #: is stated once, where the class is registered.)
     _fitted_attributes: ClassVar[tuple[str, ...]] = ()
+
+    #: The shape of each fitted array, one entry per axis: ``"n_users_"`` / ``"n_items_"``
+    #: (the fitted counts), an int, or any other name, a dimension that must be the same
+    #: wherever that name appears (``"d"``, the number of factors). Checked by
+    #: :meth:`_check_fitted` and :meth:`_check_restored`.
+    _fitted_shapes: ClassVar[dict[str, tuple[str | int, ...]]] = {}
 
     #: What ``fit`` learns from: ``"implicit"``, interaction strengths (0/1, counts) where a
     #: stored entry means interest; ``"explicit"``, ratings whose low values are dislikes
@@ -96,6 +108,11 @@ class Recommender(BaseEstimator, abc.ABC):
         """
         self._validate_params()
         matrix = check_user_items(user_items, ratings=self.feedback == "explicit")
+        check_bytes(
+            self._fit_bytes(*matrix.shape),
+            f"Fitting {self!r} on {matrix.shape[0]} users × {matrix.shape[1]} items",
+            "Lower the model's size parameters (e.g. n_factors).",
+        )
         self.n_users_, self.n_items_ = (int(d) for d in matrix.shape)
         log.debug("fitting %r on %d users × %d items (%d interactions)", self, self.n_users_, self.n_items_, matrix.nnz)
         self._fit(matrix)
@@ -103,6 +120,12 @@ class Recommender(BaseEstimator, abc.ABC):
 
     def _validate_params(self) -> None:
         """Check the constructor parameters (called by ``fit``); subclasses extend this."""
+
+    def _fit_bytes(self, n_users: int, n_items: int) -> float:
+        """Estimated bytes ``fit`` allocates on an ``n_users × n_items`` matrix beyond its input
+        (checked against :func:`ratkit.limits.max_bytes` before fitting). The default, 0, suits
+        models whose state is the size of their input; a model with factors overrides it."""
+        return 0.0
 
     @abc.abstractmethod
     def _fit(self, user_items: sp.csr_matrix) -> None:
@@ -130,12 +153,61 @@ class Recommender(BaseEstimator, abc.ABC):
                 f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with a "
                 f"users × items matrix before using it."
             )
+        self._check_shapes()
+
+    def _check_shapes(self) -> None:
+        """DataFormatError naming the first fitted array whose shape disagrees with
+        ``_fitted_shapes`` (a cheap check, run before every use)."""
+        owner = type(self).__name__
+        counts = {}
+        for name in ("n_users_", "n_items_"):
+            value = getattr(self, name, None)
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
+                raise DataFormatError(
+                    f"{owner}'s fitted {name} is {value!r}; expected a count (an int ≥ 0). The fitted state is "
+                    "inconsistent: refit the model."
+                )
+            counts[name] = int(value)
+        bound: dict[str, int] = {}
+        for attribute, axes in self._fitted_shapes.items():
+            shape = getattr(getattr(self, attribute, None), "shape", None)
+            if shape is None or len(shape) != len(axes):
+                raise DataFormatError(
+                    f"{owner}'s fitted {attribute} has shape {shape}; expected a {len(axes)}-D array. The fitted "
+                    "state is inconsistent: refit the model."
+                )
+            for axis, (size, want) in enumerate(zip(shape, axes)):
+                expected = counts.get(want, want) if isinstance(want, str) else want
+                if isinstance(expected, str):
+                    expected = bound.setdefault(expected, int(size))
+                if size != expected:
+                    meaning = f" ({want})" if isinstance(want, str) else ""
+                    raise DataFormatError(
+                        f"{owner}'s fitted {attribute} has shape {tuple(shape)}, but axis {axis} should have "
+                        f"{expected}{meaning}. The fitted state is inconsistent (an edited model file, or an "
+                        "attribute replaced after fit): refit the model."
+                    )
+
+    def _check_restored(self) -> None:
+        """A model read from a file: the shapes of ``_fitted_shapes`` agree, and its float
+        arrays hold finite numbers (a model extends this with its own invariants)."""
+        self._check_shapes()
+        for attribute in self._fitted_shapes:
+            value = getattr(self, attribute)
+            data = value.data if sp.issparse(value) else value
+            if np.issubdtype(data.dtype, np.floating) and not np.isfinite(data).all():
+                raise DataFormatError(
+                    f"{type(self).__name__}'s fitted {attribute} holds NaN or infinite values; a fitted "
+                    "model's arrays are finite. Refit the model."
+                )
 
     def score(self, userids: Any, itemids: Any) -> np.ndarray:
         """Model scores ``s(u_k, i_k)`` of the pairs ``(userids[k], itemids[k])``.
 
-        ``userids`` and ``itemids`` are broadcast against each other, so one user with many
-        items (or the reverse) works. Returns a float array of the broadcast shape.
+        ``userids`` and ``itemids`` have the same shape, or one of them is a single id (one
+        user with many items, or the reverse). Returns a float array of that shape. Arrays
+        of two different shapes are refused (a ParameterError): pairing them would silently
+        repeat ids.
         """
         return self._scores_with(None, userids, itemids)
 
@@ -144,7 +216,14 @@ class Recommender(BaseEstimator, abc.ABC):
         :meth:`_score_pairs` when it is None: a model with several ways to score (exact or
         approximate) passes the one asked for."""
         self._check_fitted()
-        u, i = np.broadcast_arrays(np.asarray(userids), np.asarray(itemids))
+        owner = f"{type(self).__name__}.score"
+        u_arr, i_arr = (_id_array(x, kind, owner) for x, kind in ((userids, "userids"), (itemids, "itemids")))
+        if u_arr.ndim and i_arr.ndim and u_arr.shape != i_arr.shape:
+            raise ParameterError(
+                f"{owner} scores the pairs (userids[k], itemids[k]), so userids and itemids must have the same "
+                f"shape (or one be a single id); got shapes {u_arr.shape} and {i_arr.shape}."
+            )
+        u, i = np.broadcast_arrays(u_arr, i_arr)
         users = check_ids(u, self.n_users_, kind="user")
         items = check_ids(i, self.n_items_, kind="item")
         if score_rows is None:
@@ -244,6 +323,11 @@ class Recommender(BaseEstimator, abc.ABC):
                 f"{owner} needs user_items, the rows of the given users (user_items = train[userid]), "
                 "when filter_already_liked_items or recalculate_user is true; pass them, or set both to False."
             )
+        check_bytes(
+            16.0 * len(users) * self.n_items_,
+            f"{owner} for {len(users)} users × {self.n_items_} items (a dense row of scores per user)",
+            "Ask for fewer users per call.",
+        )
         if recalculate_user:
             scores = self._recalculate_scores(users, rows)
         elif score_rows is None:
@@ -251,6 +335,11 @@ class Recommender(BaseEstimator, abc.ABC):
         else:
             scores = score_rows(users)
         scores = np.array(scores, dtype=np.float64)
+        if scores.shape != (len(users), self.n_items_):
+            raise DataFormatError(
+                f"{owner}: the model scored shape {scores.shape}, not (len(userid), n_items_) = "
+                f"({len(users)}, {self.n_items_}); its fitted state is inconsistent: refit the model."
+            )
         if filter_already_liked_items:
             exclude_rows(scores, rows, np.arange(len(users)))
         ids, values = self._select(scores, N, filter_items, items, owner)
@@ -304,6 +393,12 @@ class Recommender(BaseEstimator, abc.ABC):
         scores): ``filter_ids`` never chosen, only ``candidates`` when given (then ``N`` is at
         most their number, as in implicit); missing places get id −1 and score −inf."""
         n_columns = scores.shape[1]
+        # the (ids, scores) arrays, padded to N columns
+        check_bytes(
+            12.0 * scores.shape[0] * N,
+            f"{owner} with N={N} for {scores.shape[0]} row(s)",
+            f"Ask for at most N={n_columns} (every {kind}); more places only hold padding.",
+        )
         has_filter = filter_ids is not None and np.size(filter_ids) > 0
         if candidates is not None:
             if has_filter:
@@ -445,6 +540,10 @@ class Recommender(BaseEstimator, abc.ABC):
         takes any recommender, ``MFAUC.load`` only an MFAUC."""
         from ratkit._persistence import load_model, plugin_of
 
+        if not isinstance(path, (str, os.PathLike)):
+            raise ParameterTypeError(
+                f"{cls.__name__}.load needs the path of a model file (a str or os.PathLike); got {type(path).__name__}."
+            )
         path = os.fspath(path)
         if not os.path.exists(path):
             raise MissingDataError(f"Model file {path!r} does not exist; pass the path that save() returned.")
@@ -456,6 +555,16 @@ class Recommender(BaseEstimator, abc.ABC):
                 f"{type(model).__name__}.load."
             )
         return model
+
+
+def _id_array(ids: Any, kind: str, owner: str) -> np.ndarray:
+    """``ids`` as an array (ParameterTypeError for a ragged nesting numpy cannot hold)."""
+    try:
+        return np.asarray(ids)
+    except ValueError as exc:
+        raise ParameterTypeError(
+            f"{owner}: {kind} must be an int or an array of ints; got {ids!r:.80} ({exc})."
+        ) from exc
 
 
 def _pairs_from_rows(score_rows: Any, users: np.ndarray, items: np.ndarray) -> np.ndarray:
@@ -472,6 +581,10 @@ class FactorRecommender(Recommender):
     """
 
     _fitted_attributes: ClassVar[tuple[str, ...]] = ("user_factors_", "item_factors_")
+    _fitted_shapes: ClassVar[dict[str, tuple[str | int, ...]]] = {
+        "user_factors_": ("n_users_", "d"),
+        "item_factors_": ("n_items_", "d"),
+    }
 
     def _score_users(self, users: np.ndarray) -> np.ndarray:
         return self.user_factors_[users] @ self.item_factors_.T

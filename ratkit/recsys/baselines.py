@@ -26,7 +26,9 @@ class Popularity(Recommender):
     """Scores every user alike: ``s(u, i) = |{v : X_vi > 0}|``, the number of users of item ``i``.
 
     Items nobody interacted with score 0; users without interactions get the same list
-    as everyone else.
+    as everyone else. ``recommend(..., recalculate_user=True)`` is exact, not ignored: the
+    score has no user term, so a user recomputed from any row of items scores like every
+    other (only ``filter_already_liked_items`` uses that row).
 
     Attributes
     ----------
@@ -34,6 +36,7 @@ class Popularity(Recommender):
     """
 
     _fitted_attributes: ClassVar[tuple[str, ...]] = ("item_counts_",)
+    _fitted_shapes: ClassVar[dict[str, tuple[str | int, ...]]] = {"item_counts_": ("n_items_",)}
 
     def __init__(self) -> None:
         pass
@@ -45,7 +48,7 @@ class Popularity(Recommender):
         return np.broadcast_to(self.item_counts_, (len(users), len(self.item_counts_)))
 
     def _recalculate_scores(self, users: np.ndarray, user_rows: sp.csr_matrix) -> np.ndarray:
-        """No user state: a recalculated user scores like every other."""
+        """No user state: a user recomputed from ``user_rows`` scores like every other (exact)."""
         return self._score_users(users)
 
 

@@ -22,12 +22,19 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Literal
 
 import numpy as np
 import scipy.sparse as sp
 
-from ratkit.exceptions import DataFormatError, MissingDataError, ParameterError
+from ratkit.exceptions import (
+    DataFormatError,
+    MissingDataError,
+    ParameterError,
+    ParameterTypeError,
+    PathIsFolderError,
+)
 
 __all__ = ["Interactions", "load_movielens", "load_lastfm", "load_csv", "from_triples"]
 
@@ -125,8 +132,38 @@ def from_triples(
     item) pairs are summed, or rejected with ``duplicates="error"``.
     """
     _check_duplicates(duplicates, "from_triples")
-    users, items = np.asarray(users), np.asarray(items)
-    values = np.asarray(values, dtype=np.float64)
+    where = source or "from_triples"
+    columns = {}
+    for name, column in (("users", users), ("items", items), ("values", values)):
+        try:
+            array = np.asarray(column, dtype=np.float64 if name == "values" else None)
+        except (TypeError, ValueError) as exc:
+            raise ParameterTypeError(
+                f"{where}: {name} must be a 1-D array of {'numbers' if name == 'values' else 'ids'}; got "
+                f"{column!r:.80} ({exc})."
+            ) from exc
+        if array.ndim != 1:
+            raise DataFormatError(f"{where}: {name} must be a 1-D array; got shape {array.shape}.")
+        if array.dtype == object:
+            odd = next((x for x in array if not isinstance(x, (str, Integral))), None)
+            if odd is not None:
+                raise ParameterTypeError(
+                    f"{where}: {name} must be a 1-D array of ids (ints or strs); got the element {odd!r:.80}."
+                )
+        columns[name] = array
+    users, items, values = columns["users"], columns["items"], columns["values"]
+    if not len(users) == len(items) == len(values):
+        raise DataFormatError(
+            f"{where}: users, items and values are parallel arrays and must have one length; got lengths "
+            f"{len(users)}, {len(items)} and {len(values)}."
+        )
+    bad = ~np.isfinite(values)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise DataFormatError(
+            f"{where}: {int(bad.sum())} value(s) are NaN or infinite (the first, {float(values[k])!r}, at "
+            f"position {k}: user {users[k].item()!r}, item {items[k].item()!r}); every value must be a finite number."
+        )
     user_ids, rows = np.unique(users, return_inverse=True)
     item_ids, cols = np.unique(items, return_inverse=True)
     if duplicates == "error":
@@ -167,9 +204,23 @@ def _is_float(cell: str) -> bool:
     return True
 
 
-def _open_lines(path: str, what: str, fmt: str) -> Iterator[tuple[int, str]]:
+def _file_path(path: object, what: str, fmt: str) -> str:
+    """``path`` as a str naming an existing file: ParameterTypeError for no path at all,
+    PathIsFolderError for a folder, MissingDataError for nothing there."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ParameterTypeError(f"The {what} path must be a str or os.PathLike; got {type(path).__name__}.")
+    path = os.fspath(path)
+    if not isinstance(path, str):
+        raise ParameterTypeError(f"The {what} path must be a str or os.PathLike of str; got {path!r}.")
+    if os.path.isdir(path):
+        raise PathIsFolderError(f"{what} file {path!r} is a folder, not a file. Expected {fmt}.")
     if not os.path.isfile(path):
         raise MissingDataError(f"{what} file {path!r} not found. Expected {fmt}.")
+    return path
+
+
+def _open_lines(path: str, what: str, fmt: str) -> Iterator[tuple[int, str]]:
+    path = _file_path(path, what, fmt)
     with open(path, encoding="latin-1", newline="") as handle:
         for lineno, line in enumerate(handle, start=1):
             line = line.rstrip("\r\n")
@@ -178,9 +229,12 @@ def _open_lines(path: str, what: str, fmt: str) -> Iterator[tuple[int, str]]:
 
 
 def _parse_rows(
-    path: str, what: str, fmt: str, sep: str, *, header: tuple[str, ...] = ()
+    path: str, what: str, fmt: str, sep: str, n_fields: int, *, header: tuple[str, ...] = ()
 ) -> tuple[list[int], list[int], list[float]]:
     """The (user, item, value) columns of a ``sep``-separated file of integer ids and numeric values.
+
+    Every data line has exactly ``n_fields`` fields and a finite value (NaN and ±inf are
+    refused with the file and line: a NaN rating would silently poison every score).
 
     ``header`` holds the column names of the header line the format may start with (compared
     as :func:`_column_name` does); the line is recognised by its content, so a file without it
@@ -194,16 +248,17 @@ def _parse_rows(
     for lineno, line in _open_lines(path, what, fmt):
         fields = line.split(sep)
         try:
-            if len(fields) < 3:
+            if len(fields) != n_fields:
                 raise ValueError
             user, item, value = int(fields[0]), int(fields[1]), float(fields[2])
         except ValueError:
+            count = f" ({len(fields)} fields, expected {n_fields})" if len(fields) != n_fields else ""
             if first and header:
                 if [_column_name(f) for f in fields] == [_column_name(f) for f in header]:
                     first = False
                     continue
                 raise DataFormatError(
-                    f"{path}, line {lineno} is neither the header {sep.join(header)!r} nor a data line; "
+                    f"{path}, line {lineno} is neither the header {sep.join(header)!r} nor a data line{count}; "
                     f"expected {fmt}; got {line[:80]!r}."
                 ) from None
             if first and (any(map(_is_header_name, fields)) or (len(fields) > 1 and not any(map(_is_number, fields)))):
@@ -211,7 +266,11 @@ def _parse_rows(
                     f"{path}, line {lineno}: {line[:80]!r} looks like a column header, but {what} files have no "
                     f"header line (expected {fmt}). Delete that line."
                 ) from None
-            raise DataFormatError(f"{path}, line {lineno}: expected {fmt}; got {line[:80]!r}.") from None
+            raise DataFormatError(f"{path}, line {lineno}{count}: expected {fmt}; got {line[:80]!r}.") from None
+        if not np.isfinite(value):
+            raise DataFormatError(
+                f"{path}, line {lineno}: the value {fields[2]!r} is not a finite number; expected {fmt}."
+            )
         first = False
         users.append(user)
         items.append(item)
@@ -246,6 +305,8 @@ def load_movielens(path: str | os.PathLike[str], *, variant: Literal["auto", "10
         raise ParameterError(
             f"The 'variant' parameter of load_movielens must be one of 'auto', '100k', '1m'. Got {variant!r} instead."
         )
+    if not isinstance(path, (str, os.PathLike)):
+        raise ParameterTypeError(f"The MovieLens path must be a str or os.PathLike; got {type(path).__name__}.")
     path = os.fspath(path)
     if os.path.isdir(path):
         names = {"100k": [_ML100K], "1m": [_ML1M], "auto": [_ML100K, _ML1M]}[variant]
@@ -259,7 +320,7 @@ def load_movielens(path: str | os.PathLike[str], *, variant: Literal["auto", "10
     if variant == "auto":
         variant = "1m" if os.path.basename(path).endswith(".dat") else "100k"
     sep, fmt = ("::", _ML1M_FORMAT) if variant == "1m" else ("\t", _ML100K_FORMAT)
-    users, items, values = _parse_rows(path, "MovieLens", fmt, sep)
+    users, items, values = _parse_rows(path, "MovieLens", fmt, sep, 4)
     data = from_triples(
         np.array(users),
         np.array(items),
@@ -284,10 +345,12 @@ def load_lastfm(path: str | os.PathLike[str]) -> Interactions:
     I. Cantador, P. Brusilovsky and T. Kuflik. 2nd Workshop on Information
     Heterogeneity and Fusion in Recommender Systems (HetRec 2011), RecSys 2011.
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise ParameterTypeError(f"The Last.fm path must be a str or os.PathLike; got {type(path).__name__}.")
     path = os.fspath(path)
     if os.path.isdir(path):
         path = os.path.join(path, _LASTFM)
-    users, items, values = _parse_rows(path, "Last.fm", _LASTFM_FORMAT, "\t", header=_LASTFM_HEADER)
+    users, items, values = _parse_rows(path, "Last.fm", _LASTFM_FORMAT, "\t", 3, header=_LASTFM_HEADER)
     data = from_triples(
         np.array(users),
         np.array(items),
@@ -392,10 +455,17 @@ def load_csv(
     if header not in (None, True, False):
         raise ParameterError(f"The 'header' parameter of load_csv must be None, True or False. Got {header!r} instead.")
     _check_duplicates(duplicates, "load_csv")
-    path = os.fspath(path)
+    if not isinstance(delimiter, str):
+        raise ParameterTypeError(
+            f"The 'delimiter' parameter of load_csv must be a one-character str. Got {delimiter!r} instead."
+        )
+    if len(delimiter) != 1 or delimiter in '\r\n"' or delimiter.isalnum():
+        raise ParameterError(
+            f"The 'delimiter' parameter of load_csv must be one character other than a letter, a digit, a quote "
+            f"or a line break (e.g. ',', ';' or '\\t'). Got {delimiter!r} instead."
+        )
     fmt = f"a {delimiter!r}-separated file of user, item[, value] rows"
-    if not os.path.isfile(path):
-        raise MissingDataError(f"CSV file {path!r} not found. Expected {fmt}.")
+    path = _file_path(path, "CSV", fmt)
     users: list[str] = []
     items: list[str] = []
     values: list[float] = []
@@ -422,6 +492,11 @@ def load_csv(
                     raise DataFormatError(
                         f"{path}, line {reader.line_num}: expected {fmt}; got {delimiter.join(row)[:80]!r}."
                     ) from None
+                if not np.isfinite(value):
+                    raise DataFormatError(
+                        f"{path}, line {reader.line_num}: the value {cells[2]!r} is not a finite number; "
+                        f"expected {fmt}."
+                    )
                 users.append(cells[0])
                 items.append(cells[1])
                 values.append(value)

@@ -20,7 +20,8 @@ import scipy.sparse as sp
 
 from ratkit._parallel import Shared, effective_jobs, parallel_map
 from ratkit._validation import check_choice, check_int, check_random_state, check_real
-from ratkit.exceptions import DataFormatError, SolverError
+from ratkit.exceptions import DataFormatError, ParameterError, ParameterTypeError, SolverError
+from ratkit.limits import check_bytes
 from ratkit.recsys._ranking import exclude_rows, top_n
 from ratkit.recsys._validation import check_shape_matches, check_user_items
 from ratkit.recsys.base import Recommender
@@ -108,7 +109,9 @@ def _per_user(
     active joblib backend, e.g. a Dask cluster); each user's numbers depend on that user's
     row alone, so they are the same for any ``n_jobs``."""
     if not isinstance(model, Recommender):
-        raise TypeError(f"model must be a ratkit Recommender; got {type(model).__name__}.")
+        raise ParameterTypeError(
+            f"The 'model' parameter of {owner} must be a fitted ratkit Recommender. Got {type(model).__name__} instead."
+        )
     batch_size = check_int(batch_size, "batch_size", owner, low=1)
     effective_jobs(n_jobs)
     model._check_fitted()
@@ -118,9 +121,17 @@ def _per_user(
         check_shape_matches(matrix, model.n_users_, model.n_items_, name=name, fitted_on="the fitted model")
     n_items = model.n_items_
     for k in ks:
-        check_int(k, "k", "ranking_metrics", low=1)
+        check_int(k, "k", owner, low=1)
         if k > n_items:
-            raise ValueError(f"k={k} exceeds the number of items ({n_items}); choose k <= {n_items}.")
+            raise ParameterError(
+                f"The 'k' parameter of {owner}: k={k} exceeds the number of items ({n_items}); choose k <= {n_items}."
+            )
+    # per block: the dense scores, their ranks (auc_rows) and the boolean masks of its users
+    check_bytes(
+        26.0 * min(batch_size, model.n_users_) * n_items,
+        f"{owner} in blocks of {batch_size} users × {n_items} items",
+        "Lower batch_size.",
+    )
     overlap = train_m.multiply(test_m).nnz
     if overlap:
         raise DataFormatError(
@@ -255,6 +266,15 @@ def evaluate(
 ) -> EvaluationReport:
     """Every metric at each of ``protocol.ks``, plus AUC, as a report carrying the protocol;
     ``batch_size`` and ``n_jobs`` as in :func:`ranking_metrics`."""
+    if not isinstance(protocol, Protocol):
+        raise ParameterTypeError(
+            f"The 'protocol' parameter of evaluate must be a ratkit.recsys.evaluation.Protocol. Got "
+            f"{type(protocol).__name__} instead."
+        )
+    if isinstance(protocol.ks, (str, bytes)) or not isinstance(protocol.ks, Sequence) or not protocol.ks:
+        raise ParameterError(
+            f"The protocol's cutoffs 'ks' must be a non-empty tuple of ints ≥ 1. Got {protocol.ks!r} instead."
+        )
     per_user, n_users = _per_user(model, train, test, list(protocol.ks), batch_size, n_jobs, "evaluate")
     metrics = _means(per_user)
     order = [f"{m}@{k}" for m in RANKING_METRICS for k in protocol.ks] + ["auc"]
@@ -288,6 +308,11 @@ def prepare_leave_k_out(
         positives = data.replace((check_user_items(data, name="data") > 0).astype(np.float64))
     else:
         positives = to_one_class(data, threshold)
+        if check_user_items(positives, name="positives", allow_empty=True).nnz == 0:
+            raise DataFormatError(
+                f"No rating of {data.source or 'the data'} is >= threshold={threshold!r}, so no "
+                "user has a positive; lower the threshold."
+            )
     kept = keep_users_with(positives, min_positives)
     if kept.matrix.nnz == 0:
         raise DataFormatError(

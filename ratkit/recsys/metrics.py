@@ -42,12 +42,14 @@ area under a ROC curve. Radiology 143, 1982 (AUC as the Mann–Whitney statistic
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
+from numbers import Integral
 
 import numpy as np
 from scipy.stats import rankdata
 
 from ratkit._validation import check_int
+from ratkit.exceptions import DataFormatError, ParameterError, ParameterTypeError
 from ratkit.recsys._validation import check_ids
 
 __all__ = [
@@ -84,14 +86,30 @@ def ranking_scores(hits: np.ndarray, n_relevant: np.ndarray, k: int) -> dict[str
     dict
         One array of per-user values for each name in :data:`RANKING_METRICS`.
     """
-    hits = np.asarray(hits, dtype=bool)
+    k = check_int(k, "k", "ranking_scores", low=1)
+    hits = _array(hits, "hits", bool)
+    n_relevant = _array(n_relevant, "n_relevant", np.float64)
+    if hits.ndim != 2:
+        raise DataFormatError(f"ranking_scores: hits must be a 2-D (users × ranks) array; got shape {hits.shape}.")
+    if n_relevant.shape != (hits.shape[0],):
+        raise DataFormatError(
+            f"ranking_scores: n_relevant must hold one count per row of hits, shape ({hits.shape[0]},); got shape "
+            f"{n_relevant.shape}."
+        )
+    if not np.isfinite(n_relevant).all():
+        raise DataFormatError("ranking_scores: n_relevant holds NaN or infinite counts; expected ints ≥ 1.")
     if hits.shape[1] < k:  # short lists: the missing ranks are misses
         hits = np.pad(hits, ((0, 0), (0, k - hits.shape[1])))
     hits = hits[:, :k].astype(np.float64)
-    n_relevant = np.asarray(n_relevant, dtype=np.float64)
+    if (hits.sum(axis=1) > n_relevant).any():
+        user = int(np.flatnonzero(hits.sum(axis=1) > n_relevant)[0])
+        raise DataFormatError(
+            f"ranking_scores: row {user} has {int(hits[user].sum())} hits in its top {k} but n_relevant says "
+            f"{n_relevant[user]:g} relevant items; a list cannot hit more items than are relevant."
+        )
     if n_relevant.size and n_relevant.min() < 1:
         user = int(np.argmin(n_relevant))
-        raise ValueError(
+        raise DataFormatError(
             f"ranking_scores needs at least one relevant item per user; user row {user} has "
             f"{n_relevant[user]:g}. Leave users without test items out (recall and NDCG are undefined for them)."
         )
@@ -139,6 +157,16 @@ def auc_rows(scores: np.ndarray, positive: np.ndarray, candidate: np.ndarray) ->
     Uses the Mann–Whitney form ``(Σ_p rank_p − P(P+1)/2) / (P·N)`` with average ranks
     among the candidates.
     """
+    scores = _array(scores, "scores", np.float64)
+    positive = _array(positive, "positive", bool)
+    candidate = _array(candidate, "candidate", bool)
+    if scores.ndim != 2:
+        raise DataFormatError(f"auc_rows: scores must be a 2-D (users × items) array; got shape {scores.shape}.")
+    for name, mask in (("positive", positive), ("candidate", candidate)):
+        if mask.shape != scores.shape:
+            raise DataFormatError(f"auc_rows: {name} must have the shape of scores, {scores.shape}; got {mask.shape}.")
+    if np.isnan(scores[candidate]).any():
+        raise DataFormatError("auc_rows: scores holds NaN for a candidate item; expected finite scores.")
     masked = np.where(candidate, scores, -np.inf)
     ranks = rankdata(masked, axis=1, method="average")
     n_excluded = (~candidate).sum(axis=1)
@@ -152,17 +180,40 @@ def auc_rows(scores: np.ndarray, positive: np.ndarray, candidate: np.ndarray) ->
     return auc
 
 
+def _array(value: object, name: str, dtype: type) -> np.ndarray:
+    """``value`` as an array of ``dtype`` (ParameterTypeError naming ``name`` when it is not one)."""
+    try:
+        return np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        raise ParameterTypeError(
+            f"{name} must be an array of {np.dtype(dtype).name}; got {value!r:.80} ({exc})."
+        ) from exc
+
+
 def _single(ranked: Sequence[int], relevant: Collection[int], k: int, key: str) -> float:
     name = {"map": "average_precision", "mrr": "reciprocal_rank"}.get(key, key) + "_at_k"
     k = check_int(k, "k", name, low=1)
-    relevant = set(int(r) for r in relevant)
+    relevant = set(_item_ids(relevant, "relevant", name))
     if not relevant:
-        raise ValueError(f"{name} needs at least one relevant item; got an empty set.")
-    ranked = [int(r) for r in ranked][:k]
+        raise ParameterError(f"{name} needs at least one relevant item; got an empty set.")
+    ranked = _item_ids(ranked, "ranked", name)[:k]
     if len(set(ranked)) != len(ranked):
-        raise ValueError(f"{name}: the ranked list repeats an item; each item may appear once.")
+        repeated = next(r for r in ranked if ranked.count(r) > 1)
+        raise ParameterError(f"{name}: the ranked list repeats an item ({repeated}); each item may appear once.")
     hits = np.array([[item in relevant for item in ranked]], dtype=bool).reshape(1, len(ranked))
     return float(ranking_scores(hits, np.array([len(relevant)]), k)[key][0])
+
+
+def _item_ids(ids: object, what: str, owner: str) -> list[int]:
+    """``ids`` as a list of ints: ParameterTypeError for a non-iterable, a str or a non-integer id."""
+    if isinstance(ids, (str, bytes)) or not isinstance(ids, Iterable):
+        raise ParameterTypeError(f"{owner}: {what} must be a sequence of item ids (ints); got {ids!r:.80}.")
+    out = []
+    for r in ids:
+        if isinstance(r, (bool, np.bool_)) or not isinstance(r, (Integral, np.integer)):
+            raise ParameterTypeError(f"{owner}: {what} must hold item ids (ints); got {r!r}.")
+        out.append(int(r))
+    return out
 
 
 def precision_at_k(ranked: Sequence[int], relevant: Collection[int], k: int) -> float:
@@ -200,17 +251,23 @@ def auc_score(scores: Sequence[float], relevant: Collection[int], exclude: Colle
 
     Items in ``exclude`` (e.g. the user's training items) take no part. Ties count ½.
     """
-    scores = np.asarray(scores, dtype=np.float64).reshape(1, -1)
+    scores = _array(scores, "scores", np.float64)
+    if scores.ndim != 1:
+        raise DataFormatError(f"auc_score: scores must be one user's 1-D score vector; got shape {scores.shape}.")
+    scores = scores.reshape(1, -1)
     if not np.isfinite(scores).all():
-        raise ValueError("auc_score needs finite scores; got NaN or infinite values.")
+        bad = int(np.flatnonzero(~np.isfinite(scores[0]))[0])
+        raise DataFormatError(
+            f"auc_score needs finite scores; got {float(scores[0, bad])!r} at item {bad} (NaN or infinite values)."
+        )
     n = scores.shape[1]
     positive = np.zeros((1, n), dtype=bool)
     candidate = np.ones((1, n), dtype=bool)
     positive[0, check_ids(list(relevant), n, kind="relevant item")] = True
     candidate[0, check_ids(list(exclude), n, kind="excluded item")] = False
     if (positive & ~candidate).any():
-        raise ValueError("auc_score: an item is both relevant and excluded.")
+        raise ParameterError("auc_score: an item is both relevant and excluded.")
     value = float(auc_rows(scores, positive, candidate)[0])
     if np.isnan(value):
-        raise ValueError("auc_score needs at least one relevant and one other candidate item.")
+        raise ParameterError("auc_score needs at least one relevant and one other candidate item.")
     return value

@@ -214,6 +214,10 @@ class MFAUC(FactorRecommender):
         check_real(self.init_scale, "init_scale", owner, low=0.0, low_open=True)
         check_int(self.batch_size, "batch_size", owner, low=1)
 
+    def _fit_bytes(self, n_users: int, n_items: int) -> float:
+        """The factors U, V and their working copies (gradients, the best iterate): 4 (m + n) d floats."""
+        return 32.0 * (n_users + n_items) * self.n_factors
+
     def _fit(self, user_items: sp.csr_matrix) -> None:
         rng = check_random_state(self.random_state)
         positives = (user_items > 0).astype(np.float64).tocsr()

@@ -74,6 +74,16 @@ class _JointSimilarity(Recommender):
         "selected_",
         "tau_schedule_",
     )
+    _fitted_shapes: ClassVar[dict[str, tuple[str | int, ...]]] = {
+        "user_bias_": ("models", "n_users_"),
+        "item_bias_": ("models", "n_items_"),
+        "candidate_factors_": ("models", "n_items_", "d"),
+        "preferred_factors_": ("models", "n_items_", "d"),
+        "examined_factors_": ("models", "n_items_", "d"),
+        "preferred_": ("n_users_", "n_items_"),
+        "selected_": ("selected rows", "n_items_"),
+        "tau_schedule_": ("rounds",),
+    }
 
     # -- parameters ---------------------------------------------------------------------
     def _validate_params(self) -> None:
@@ -93,6 +103,20 @@ class _JointSimilarity(Recommender):
                 f"n_rounds models; use n_average ≤ {L}."
             )
         check_real(self._decay(), "tau_decay", owner, low=0.0, high=1.0, low_open=True)
+
+    def _fit_bytes(self, n_users: int, n_items: int) -> float:
+        """Three item factor matrices n × d for the current and each kept model, plus the biases."""
+        return 8.0 * (3 * n_items * self.n_factors * (self._averaged() + 1) + (n_users + n_items) * self._averaged())
+
+    def _check_shapes(self) -> None:
+        """The declared shapes, and ``selected_``: one block of ``n_users_`` rows per kept model."""
+        super()._check_shapes()
+        expected = self.user_bias_.shape[0] * self.n_users_
+        if self.selected_.shape[0] != expected:
+            raise DataFormatError(
+                f"{type(self).__name__}'s fitted selected_ has {self.selected_.shape[0]} rows; expected "
+                f"{expected} (n_users_ rows per kept model). The fitted state is inconsistent: refit the model."
+            )
 
     def _rounds(self) -> int:
         return self.n_rounds

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from scipy.spatial.distance import cdist, cosine
 from sklearn.cluster import KMeans
 
-from ratkit.exceptions import DataFormatError, ParameterError, RatkitError
+from ratkit.exceptions import DataFormatError, ParameterError, ParameterTypeError, RatkitError
 from ratkit.recsys._component_weights import (
     _kmedoids_seed,
     angular_distance,
@@ -327,7 +327,7 @@ def test_nan_and_malformed_data_are_refused():
     ratings.data[0] = np.nan
     with pytest.raises(DataFormatError, match="NaN"):
         pretrain_factors(ratings, 2, np.random.default_rng(0))
-    with pytest.raises(DataFormatError, match="scipy.sparse"):
+    with pytest.raises(ParameterTypeError, match="scipy.sparse"):
         pretrain_factors(np.ones((3, 3)), 2, np.random.default_rng(0))
     with pytest.raises(DataFormatError, match="duplicate"):
         pretrain_factors(sp.csr_matrix(([4.0, 5.0], [1, 1], [0, 2, 2]), shape=(2, 2)), 1, 0)

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 
 from ratkit.exceptions import DataFormatError, NotFittedError
 from ratkit.recsys import Popularity
-from ratkit.recsys.datasets import from_triples
+from ratkit.recsys.datasets import Interactions, from_triples
 from ratkit.recsys.evaluation import (
     Protocol,
     evaluate,
@@ -169,6 +169,8 @@ def test_nan_and_negative_values_in_train_are_named(fitted):
 
 
 def test_prepare_without_threshold_refuses_nan():
-    data = from_triples([0, 0, 1, 1], [0, 1, 0, 1], [1.0, np.nan, 1.0, 1.0])
+    # from_triples refuses NaN itself now (issue 21), so build the Interactions directly
+    matrix = sp.csr_matrix(np.array([[1.0, np.nan], [1.0, 1.0]]))
+    data = Interactions(matrix, np.array([0, 1]), np.array([0, 1]))
     with pytest.raises(DataFormatError, match="NaN or infinite"):
         prepare_leave_k_out(data, threshold=None, min_positives=1, n_test=1, random_state=0)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from ratkit.exceptions import DataFormatError, IdOutOfRangeError, MissingDataError
+from ratkit.exceptions import DataFormatError, IdOutOfRangeError, MissingDataError, ParameterTypeError
 from ratkit.recsys import MFAUC, Popularity, PureSVD, Recommender
 
 from .synthetic import planted_blocks, random_one_class
@@ -17,7 +17,7 @@ X = random_one_class(15, 10, 0.4, seed=0)
 
 
 def test_dense_input_is_rejected_with_the_fix():
-    with pytest.raises(DataFormatError, match=r"scipy.sparse matrix .*got ndarray.*csr_matrix"):
+    with pytest.raises(ParameterTypeError, match=r"scipy.sparse matrix .*got ndarray.*csr_matrix"):
         Popularity().fit(X.toarray())
 
 
@@ -46,7 +46,7 @@ def test_ids_out_of_range():
         model.recommend(15, X[:1])
     with pytest.raises(IdOutOfRangeError, match=r"item id -1 is out of range"):
         model.score([0], [-1])
-    with pytest.raises(IdOutOfRangeError, match="must be integer"):
+    with pytest.raises(ParameterTypeError, match="must be integer"):
         model.score(["a"], [0])
 
 
