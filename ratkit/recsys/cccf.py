@@ -124,6 +124,12 @@ class _CompositionalCodes(Recommender):
         "rating_scale_",
         "objective_history_",
     )
+    _fitted_shapes: ClassVar[dict[str, tuple[str | int, ...]]] = {
+        "codes_user_": ("n_users_", "G", "W"),
+        "codes_item_": ("n_items_", "G", "W"),
+        "weights_user_": ("n_users_", "G"),
+        "weights_item_": ("n_items_", "G"),
+    }
 
     def _settings(self) -> _Settings:  # pragma: no cover - defined by each model
         raise NotImplementedError
@@ -286,7 +292,8 @@ class _CompositionalCodes(Recommender):
         return {"max_abs": float(err.max()), "mean_abs": float(err.mean()), "max_rel_range": float(err.max()) / spread}
 
     def _check_restored(self) -> None:
-        """A loaded model: codes, weights and their shapes agree."""
+        """A loaded model: the base checks (shapes, finite weights), then the codes' byte width."""
+        super()._check_restored()
         G = self.weights_user_.shape[1]
         width = math.ceil(self.n_bits_ / 8)
         for name, rows in (("codes_user_", self.n_users_), ("codes_item_", self.n_items_)):

@@ -319,3 +319,23 @@ def test_too_many_components_are_named_as_n_components():
     R = _ratings(14, m=12, n=10, density=0.6)  # 22 users and items: at most 22 distinct directions
     with pytest.raises(ParameterError, match="n_components=30 is more than the distinct MF directions"):
         CCCF(30, 2, random_state=0).fit(R)
+
+
+def test_an_inconsistent_fitted_state_is_refused_by_name_at_use_and_at_load(tmp_path):
+    # regression: CCCF declared no fitted shapes and its restore check skipped the base one,
+    # so a model file with NaN weights loaded and scored NaN, and a truncated weights array
+    # read past its end in the compiled scorer
+    model = CCCF(2, 4, bandwidth=1.5, random_state=0).fit(_ratings())
+    truncated = model.weights_item_
+    model.weights_item_ = truncated[:-1]
+    with pytest.raises(DataFormatError, match=r"weights_item_ has shape \(29, 2\), but axis 0 should have 30"):
+        model.recommend(0, _ratings()[0])
+    model.weights_item_ = truncated.copy()
+    model.weights_item_[3, 0] = np.nan
+    path = tmp_path / "cccf.zip"
+    model.save(path)
+    from ratkit import load_model
+    from ratkit.exceptions import ModelFormatError
+
+    with pytest.raises((DataFormatError, ModelFormatError), match="weights_item_ holds NaN"):
+        load_model(path)
