@@ -13,14 +13,17 @@ from typing import Any
 
 import numpy as np
 
+from ratkit.exceptions import ParameterTypeError
+
 __all__ = ["plain"]
 
 
 def plain(value: Any, where: str = "value") -> Any:
     """``value`` with numpy scalars as Python numbers and tuples/arrays as lists (recursively).
 
-    Raises TypeError naming ``where`` (e.g. ``params.random_state``) for anything JSON
-    cannot hold, and for NaN/±∞ floats, which strict JSON has no literal for.
+    Raises :class:`~ratkit.exceptions.ParameterTypeError` (a TypeError) naming ``where``
+    (e.g. ``params.random_state``) for anything JSON cannot hold, and for NaN/±∞ floats,
+    which strict JSON has no literal for.
     """
     if isinstance(value, np.generic):
         value = value.item()
@@ -28,15 +31,15 @@ def plain(value: Any, where: str = "value") -> Any:
         return value
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise TypeError(f"{where} is {value!r}, which JSON cannot hold.")
+            raise ParameterTypeError(f"{where} is {value!r}, which JSON cannot hold.")
         return value
     if isinstance(value, Mapping):
         out = {}
         for key, v in value.items():
             if not isinstance(key, str):
-                raise TypeError(f"{where} has the key {key!r}; JSON keys are strings.")
+                raise ParameterTypeError(f"{where} has the key {key!r}; JSON keys are strings.")
             out[key] = plain(v, f"{where}.{key}")
         return out
     if isinstance(value, (list, tuple, np.ndarray)):
         return [plain(v, f"{where}[{i}]") for i, v in enumerate(value)]
-    raise TypeError(f"{where} is a {type(value).__name__} ({value!r:.80}), which cannot be written as JSON.")
+    raise ParameterTypeError(f"{where} is a {type(value).__name__} ({value!r:.80}), which cannot be written as JSON.")

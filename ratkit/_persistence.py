@@ -34,9 +34,22 @@ is refused with :class:`~ratkit.exceptions.ModelFormatError` naming the attribut
 type. A random generator parameter is written as None (only a refit would draw again).
 
 Everything is serialised in memory first, then written to a temporary file beside the
-target and renamed over it: a failed save never destroys an existing model file.
+target and renamed over it: a failed save never destroys an existing model file (an OS error
+while writing, e.g. a full disk, is an :class:`~ratkit.exceptions.OutputPathError`). Saving an
+object that is not a registered plugin raises :class:`~ratkit.exceptions.ParameterTypeError`.
 
-Loading refuses, with a :class:`~ratkit.exceptions.ModelFormatError` naming the file,
+Loading refuses a path that is not a str or os.PathLike
+(:class:`~ratkit.exceptions.ParameterTypeError`), a missing file
+(:class:`~ratkit.exceptions.MissingDataError`) and a folder
+(:class:`~ratkit.exceptions.PathIsFolderError`). It refuses, before anything is decompressed,
+an archive whose member names leave the archive (absolute, or with a ``..`` part), a member
+declaring more bytes than deflate can produce from its compressed size (1032:1), and members
+whose declared sizes sum to more than ``max_expansion`` (default :data:`MAX_EXPANSION`, 200)
+times the file's size plus 256 MiB (a zip bomb; ratkit's model files expand far less), all with
+:class:`~ratkit.exceptions.ModelFormatError`; an uncompressed total whose reading would pass
+:func:`ratkit.limits.max_bytes` raises :class:`~ratkit.exceptions.ResourceLimitError`. Members
+are then read in chunks, never past their declared size, and one that ends short of it is
+refused. Loading refuses, with a :class:`~ratkit.exceptions.ModelFormatError` naming the file,
 anything that is not such an archive, a manifest of another format or version, a plugin
 that is not installed, a manifest or arrays whose checksum does not match (a corrupted or
 edited file), a file lacking a declared fitted attribute, and whatever the class's own
@@ -68,9 +81,19 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from ratkit._files import atomic_write, check_output_path
+from ratkit import limits
+from ratkit._files import atomic_write, check_output_path, is_file
 from ratkit._json import plain
-from ratkit.exceptions import ModelFormatError, NotFittedError, UnknownPluginError
+from ratkit.exceptions import (
+    MissingDataError,
+    ModelFormatError,
+    NotFittedError,
+    OutputPathError,
+    ParameterTypeError,
+    PathIsFolderError,
+    RatkitError,
+    UnknownPluginError,
+)
 
 if TYPE_CHECKING:
     from ratkit.automata.graphs import Graph
@@ -78,6 +101,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FORMAT",
     "VERSION",
+    "MAX_EXPANSION",
     "PersistenceMixin",
     "save_model",
     "load_model",
@@ -97,6 +121,18 @@ _BASE_VERSION = 3
 KINDS = ("learner", "recommender")
 _MANIFEST, _MANIFEST_SUM = "manifest.json", "manifest.sha256"
 _JSON_SCALARS = (type(None), bool, int, float, str, np.generic)
+#: Deflate's largest possible expansion (about 1032:1): a member declaring more uncompressed
+#: bytes than this times its compressed size (plus a little for tiny members) cannot be genuine.
+_DEFLATE_RATIO = 1032
+#: The most a model file may expand when read (``load_model``'s default ``max_expansion``): its
+#: members' declared uncompressed sizes may sum to at most this multiple of the file's size, plus
+#: :data:`_EXPANSION_FLOOR` bytes. ratkit's model files hold numbers, JSON and sequences, which
+#: expand far less; a file declaring more is a corrupted file or a zip bomb, refused before
+#: anything is decompressed.
+MAX_EXPANSION = 200
+_EXPANSION_FLOOR = 2**28  # 256 MiB: a small file of mostly zeros loads whatever its ratio
+#: Members are decompressed in chunks of this many bytes, never past their declared size.
+_CHUNK = 2**20
 _GENERATORS = (np.random.RandomState, np.random.Generator)
 
 
@@ -136,7 +172,7 @@ def plugin_of(model: Any) -> tuple[str, str]:
         for name in plugins.available(kind):
             if plugins.get(kind, name) is cls:
                 return kind, name
-    raise ModelFormatError(
+    raise ParameterTypeError(
         f"Cannot save {cls.__name__}: it is not a registered learner or recommender plugin, so a model "
         "file could not name the class to rebuild. Register it with @ratkit.plugins.register('learner', "
         "NAME) or an entry point in the group ratkit.learners (ratkit.recsys for a recommender)."
@@ -452,31 +488,43 @@ def save_model(model: Any, path: str | os.PathLike, metadata: Mapping[str, Any] 
     except (TypeError, ValueError) as exc:
         raise ModelFormatError(f"Cannot save the model to {str(path)!r}: {exc}") from None
     # every byte is ready before the target is touched; the rename makes the write all-or-nothing
-    with atomic_write(target, "wb", encoding=None, what="model file") as fh:
-        with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-            zf.writestr(_MANIFEST, raw)
-            zf.writestr(_MANIFEST_SUM, hashlib.sha256(raw).hexdigest())
-            for member, data in out.blobs.items():
-                zf.writestr(member, data)
+    try:
+        with atomic_write(target, "wb", encoding=None, what="model file") as fh:
+            with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+                zf.writestr(_MANIFEST, raw)
+                zf.writestr(_MANIFEST_SUM, hashlib.sha256(raw).hexdigest())
+                for member, data in out.blobs.items():
+                    zf.writestr(member, data)
+    except OSError as exc:  # a full disk, a folder made read-only meanwhile; the old file is kept
+        if isinstance(exc, RatkitError):
+            raise
+        raise OutputPathError(
+            f"Cannot write the model file {str(path)!r}: {exc.strerror or exc}. Any file that was there is unchanged."
+        ) from exc
     return target
 
 
 # -- loading ---------------------------------------------------------------------------------------
 
 
-def read_metadata(path: str | os.PathLike) -> dict[str, Any]:
+def read_metadata(path: str | os.PathLike, *, max_expansion: float = MAX_EXPANSION) -> dict[str, Any]:
     """The ``metadata`` mapping a model file was saved with (checked like :func:`load_model`)."""
-    return dict(_open(Path(path))[0].get("metadata") or {})
+    expansion = _expansion(max_expansion, "read_metadata")
+    return dict(_open(_model_path(path, "read_metadata"), expansion)[0].get("metadata") or {})
 
 
-def load_model(path: str | os.PathLike) -> Any:
+def load_model(path: str | os.PathLike, *, max_expansion: float = MAX_EXPANSION) -> Any:
     """Rebuild the learner or recommender a model file holds; refuses foreign or corrupted files.
 
     The class is the plugin the manifest names (built-in or third-party, found through
-    :mod:`ratkit.plugins`); nothing in the file is executed or unpickled.
+    :mod:`ratkit.plugins`); nothing in the file is executed or unpickled. A file whose members
+    declare more than ``max_expansion`` times its size (plus 256 MiB) uncompressed is refused as
+    a zip bomb before anything is decompressed; raise it for a genuine file that compresses that
+    well (e.g. a model whose arrays are mostly zeros).
     """
-    path = Path(path)
-    manifest, blobs = _open(path)
+    expansion = _expansion(max_expansion, "load_model")
+    path = _model_path(path, "load_model")
+    manifest, blobs = _open(path, expansion)
     arrays = {}
     for member, data in blobs.items():
         try:
@@ -490,11 +538,101 @@ def load_model(path: str | os.PathLike) -> Any:
     return _rebuild(manifest, arrays, path)
 
 
-def _open(path: Path) -> tuple[dict[str, Any], dict[str, bytes]]:
-    if not path.is_file():
-        raise ModelFormatError(f"Model file {str(path)!r} not found (expected a file written by 'save').")
+def _expansion(value: Any, owner: str) -> float:
+    from ratkit._validation import check_real
+
+    return check_real(value, "max_expansion", owner, low=1.0)
+
+
+def _model_path(path: Any, owner: str) -> Path:
+    """``path`` as the Path of an existing file: ParameterTypeError for a value that is not a
+    path, PathIsFolderError for a folder, MissingDataError for nothing there."""
+    if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes):
+        raise ParameterTypeError(
+            f"The 'path' parameter of {owner} must be the path of a model file (a str or os.PathLike). "
+            f"Got {path!r:.80} instead."
+        )
+    p = Path(path)
+    if is_file(p):
+        return p
+    expected = "expected a model file written by save(), ratkit.save_model or 'ratkit train -o'"
+    try:
+        folder = p.is_dir()
+    except OSError:
+        folder = False
+    if folder:
+        raise PathIsFolderError(f"Model file {str(path)!r} is a folder, not a file; {expected}.")
+    raise MissingDataError(f"Model file {str(path)!r} not found; {expected}.")
+
+
+def _check_members(zf: zipfile.ZipFile, path: Path, expansion: float) -> None:
+    """Refuse, before anything is decompressed, a member with an unsafe name (absolute, or
+    with a ``..`` part) and sizes no genuine model file declares: more than deflate can expand
+    its compressed bytes to, or a total past ``expansion`` × the file's size (a zip bomb)."""
+    infos = zf.infolist()
+    for info in infos:
+        name = info.filename
+        parts = name.replace("\\", "/").split("/")
+        if name.startswith(("/", "\\")) or ".." in parts or re.match(r"^[A-Za-z]:", name):
+            raise ModelFormatError(
+                f"{path}: the archive holds a member named {name!r}, a path outside the archive; a ratkit "
+                "model file holds manifest.json, manifest.sha256 and arrays/*.npy only. The file is not a "
+                "ratkit model (or was tampered with)."
+            )
+        stored = info.compress_type == zipfile.ZIP_STORED
+        most = info.compress_size if stored else _DEFLATE_RATIO * info.compress_size + 1024
+        if info.compress_type in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) and info.file_size > most:
+            raise ModelFormatError(
+                f"{path}: the member {name!r} declares {info.file_size:,} bytes uncompressed "
+                f"({limits.format_bytes(info.file_size)}) from {info.compress_size:,} compressed bytes, more than "
+                f"{'a stored member holds' if stored else 'deflate can produce (1032:1)'}: the file is corrupted "
+                "or a zip bomb."
+            )
+    total = sum(info.file_size for info in infos)
+    size = path.stat().st_size
+    bound = expansion * size + _EXPANSION_FLOOR
+    if total > bound:
+        biggest = max(infos, key=lambda info: info.file_size)
+        raise ModelFormatError(
+            f"{path}: its members declare {total:,} bytes uncompressed ({limits.format_bytes(total)}; the largest, "
+            f"{biggest.filename!r}, {biggest.file_size:,} bytes) from a file of {size:,} bytes: more than "
+            f"{expansion:g}× the file's size plus {limits.format_bytes(_EXPANSION_FLOOR)} (max_expansion). The file "
+            "is corrupted or a zip bomb; if it is a genuine model that compresses that well (arrays of mostly "
+            "zeros), load it with a larger max_expansion."
+        )
+    limits.check_bytes(2 * total, f"Reading the model file {str(path)!r} ({limits.format_bytes(total)} uncompressed)")
+
+
+def _read_member(zf: zipfile.ZipFile, name: str, path: Path) -> bytes:
+    """The bytes of member ``name``, decompressed in chunks and never past its declared size
+    (a stream that inflates further, or ends short of it, is a corrupted file)."""
+    info = zf.getinfo(name)
+    declared = info.file_size
+    chunks, got = [], 0
+    with zf.open(info) as fh:
+        while True:
+            chunk = fh.read(min(_CHUNK, declared - got + 1))
+            if not chunk:
+                break
+            got += len(chunk)
+            if got > declared:
+                raise ModelFormatError(
+                    f"{path}: the member {name!r} inflates past the {declared:,} bytes its header declares: the "
+                    "file is corrupted or a zip bomb."
+                )
+            chunks.append(chunk)
+    if got != declared:
+        raise ModelFormatError(
+            f"{path}: the member {name!r} holds {got:,} bytes but its header declares size {declared:,}: the "
+            "file is corrupted."
+        )
+    return b"".join(chunks)
+
+
+def _open(path: Path, expansion: float = MAX_EXPANSION) -> tuple[dict[str, Any], dict[str, bytes]]:
     try:
         with zipfile.ZipFile(path) as zf:
+            _check_members(zf, path, expansion)
             names = set(zf.namelist())
             if _MANIFEST not in names:
                 if "__ratkit_model__.npy" in names:
@@ -504,9 +642,13 @@ def _open(path: Path) -> tuple[dict[str, Any], dict[str, bytes]]:
                         "again and save it."
                     )
                 raise ModelFormatError(f"{path} is a zip archive but not a ratkit model: it has no manifest.json.")
-            raw = zf.read(_MANIFEST)
+            raw = _read_member(zf, _MANIFEST, path)
             manifest = _read_manifest(raw, path)
-            digest = zf.read(_MANIFEST_SUM).decode("ascii", "replace").strip() if _MANIFEST_SUM in names else None
+            digest = (
+                _read_member(zf, _MANIFEST_SUM, path).decode("ascii", "replace").strip()
+                if _MANIFEST_SUM in names
+                else None
+            )
             if digest != hashlib.sha256(raw).hexdigest():
                 raise ModelFormatError(
                     f"{path}: manifest.json does not match its checksum ({_MANIFEST_SUM}"
@@ -517,14 +659,14 @@ def _open(path: Path) -> tuple[dict[str, Any], dict[str, bytes]]:
             for member, digest in manifest["arrays"].items():
                 if member not in names:
                     raise ModelFormatError(f"{path}: the model is incomplete: {member} is missing.")
-                data = zf.read(member)
+                data = _read_member(zf, member, path)
                 if hashlib.sha256(data).hexdigest() != digest:
                     raise ModelFormatError(
                         f"{path}: {member} does not match its checksum: the model file is corrupted. "
                         "Save the model again."
                     )
                 blobs[member] = data
-    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
         raise ModelFormatError(
             f"{path} is not a ratkit model (not a readable zip archive: {exc}); expected a file "
             "written by a model's save(), ratkit.save_model or 'ratkit train -o'."

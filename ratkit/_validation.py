@@ -21,7 +21,7 @@ from sklearn.utils import check_scalar
 
 from ratkit.exceptions import ParameterError, ParameterTypeError
 
-__all__ = ["check_int", "check_real", "check_choice", "check_random_state"]
+__all__ = ["check_int", "check_real", "check_bool", "check_choice", "check_random_state"]
 
 
 def _check(value: Any, kind: type, low: float | None, high: float | None, low_open: bool, high_open: bool) -> None:
@@ -74,6 +74,14 @@ def check_real(
     return float(value)
 
 
+def check_bool(value: Any, name: str, owner: str) -> bool:
+    """``value`` as a bool: True, False (or a numpy bool); anything else (``"no"``, 1, None) is
+    refused, since its truth value would be a silent guess."""
+    if not isinstance(value, (bool, np.bool_)):
+        _refuse(value, name, owner, "a bool (True or False)", True)
+    return bool(value)
+
+
 def check_choice(value: Any, name: str, owner: str, choices: Sequence[str]) -> str:
     """``value`` if it is one of the string ``choices``; the error quotes the bad value."""
     if not isinstance(value, str) or value not in choices:
@@ -89,7 +97,8 @@ def check_random_state(random_state: Any) -> np.random.Generator:
         isinstance(random_state, Integral) and not isinstance(random_state, bool) and random_state >= 0
     ):
         return np.random.default_rng(random_state)
-    raise ParameterError(
+    wrong_type = not isinstance(random_state, Integral) or isinstance(random_state, bool)
+    raise (ParameterTypeError if wrong_type else ParameterError)(
         f"random_state must be None, a non-negative int seed or a numpy Generator. Got {random_state!r} instead."
     )
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any, Literal, TypeVar, get_args
 
-from ratkit.exceptions import DuplicatePluginError, UnknownPluginError
+from ratkit.exceptions import DuplicatePluginError, ParameterError, ParameterTypeError, UnknownPluginError
 
 __all__ = [
     "KINDS",
@@ -97,19 +97,43 @@ def register(kind: PluginKind, name: str, *, aliases: Iterable[str] = ()) -> Cal
     :func:`_redefinition`). Registering any other object under a taken name raises
     :class:`~ratkit.exceptions.DuplicatePluginError` — including a second class made by
     the same factory function, which shares the first one's module and qualified name.
+
+    The names of ratkit's built-in plugins are reserved: registering an object from outside
+    ratkit loads the built-ins first, so that a name clash is reported to the plugin's author
+    (never to ratkit's own registration, which would make ``import ratkit.learners`` fail).
     """
     _check_kind(kind)
-    if not isinstance(name, str) or not name:
-        raise ValueError(f"A plugin name must be a non-empty string. Got {name!r} instead.")
+    if not isinstance(name, str):
+        raise ParameterTypeError(f"A plugin name must be a non-empty string. Got {name!r} ({type(name).__name__}).")
+    if not name:
+        raise ParameterError(f"A plugin name must be a non-empty string. Got {name!r} (empty).")
 
     def decorator(obj: T) -> T:
+        if not callable(obj):
+            raise ParameterTypeError(
+                f"The {kind} plugin {name!r} must be a class or a callable that builds the {kind}. "
+                f"Got {obj!r:.60} (a {type(obj).__name__}) instead."
+            )
+        builtin = _is_builtin(obj)
+        if not builtin:
+            _load_builtins()  # the built-in names are taken first, whatever the import order
         taken = _registry[kind].get(name)
         if taken is not None and (taken is obj or _redefinition(taken, obj)):
             _registry[kind][name] = obj
             return obj
-        if taken is not None:
+        if taken is not None and builtin and not _is_builtin(taken):
+            # registered before the built-ins could load (e.g. while they were importing): the
+            # built-in keeps its name, and the plugin's author is told to rename theirs
+            warnings.warn(
+                f"The {kind} plugin {_describe(taken)} was registered under {name!r}, the name of ratkit's "
+                f"built-in {_describe(obj)}, which replaces it; register {_describe(taken)} under another name.",
+                PluginLoadWarning,
+                stacklevel=2,
+            )
+        elif taken is not None:
+            ours = " (a ratkit built-in: its name is reserved)" if _is_builtin(taken) else ""
             raise DuplicatePluginError(
-                f"The {kind} plugin name {name!r} is already taken by {_describe(taken)}; "
+                f"The {kind} plugin name {name!r} is already taken by {_describe(taken)}{ours}; "
                 f"choose another name for {_describe(obj)}."
             )
         _registry[kind][name] = obj
@@ -146,6 +170,12 @@ def _describe(obj: Any) -> str:
     return f"{module}.{qualname}" if module and qualname else repr(obj)
 
 
+def _is_builtin(obj: Any) -> bool:
+    """Whether ``obj`` is defined by ratkit itself (one of its built-in plugins)."""
+    module = getattr(obj, "__module__", None)
+    return isinstance(module, str) and (module == "ratkit" or module.startswith("ratkit."))
+
+
 def _load_builtins() -> None:
     for module in _BUILTIN_MODULES:
         importlib.import_module(module)
@@ -176,7 +206,7 @@ def _discover() -> dict[str, dict[str, PluginInfo]]:
                 continue
             try:
                 obj = ep.load()
-            except Exception as exc:  # a broken third-party plugin must not break ratkit
+            except (Exception, SystemExit) as exc:  # a broken third-party plugin must not break ratkit
                 log.debug("Loading entry point %s = %s failed", ep.name, ep.value, exc_info=True)
                 warnings.warn(
                     f"Skipping {kind} plugin entry point {ep.name!r} -> {ep.value!r} from "

@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator
 from ratkit._persistence import read_metadata
 from ratkit.automata import kernels
 from ratkit.automata.io import to_att
-from ratkit.exceptions import ModelFormatError, NotFittedError
+from ratkit.exceptions import MissingDataError, ModelFormatError, NotFittedError, ParameterTypeError
 from ratkit.learners import LinearDCDSVC, PersistenceMixin, RationalSVC, load_model, save_model
 
 
@@ -160,7 +160,7 @@ def test_corrupted_and_foreign_files_are_refused(saved, tmp_path):
     _rewrite(saved, bad, lambda name, data: None if name.startswith("arrays/coef_") else data)
     with pytest.raises(ModelFormatError, match="the model is incomplete: arrays/coef_.npy is missing"):
         load_model(bad)
-    with pytest.raises(ModelFormatError, match="not found"):
+    with pytest.raises(MissingDataError, match="not found"):  # issue 21: a FileNotFoundError, not a format error
         load_model(tmp_path / "nothing.zip")
 
     def drop_array(key):
@@ -436,8 +436,8 @@ def test_an_unregistered_estimator_cannot_be_saved(tmp_path):
         pass
 
     X, y = _data(7)
-    with pytest.raises(
-        ModelFormatError, match="Cannot save Mine: it is not a registered learner or recommender plugin"
+    with pytest.raises(  # issue 21: a TypeError (ParameterTypeError), no longer a ModelFormatError
+        ParameterTypeError, match="Cannot save Mine: it is not a registered learner or recommender plugin"
     ):
         Mine(kernels.ngram(2), random_state=0).fit(X, y).save(tmp_path / "m.zip")
     with pytest.raises(NotFittedError, match="This RationalSVC instance is not fitted yet"):

@@ -21,6 +21,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 
 from ratkit._persistence import PersistenceMixin
+from ratkit._validation import check_int
 from ratkit.automata.kernels import CountBasedKernel, Kernel, count_based, from_spec
 from ratkit.automata.kernels.base import as_collection
 from ratkit.exceptions import TrainingDataError, UnsupportedKernelError
@@ -165,12 +166,14 @@ class KernelLearner(PersistenceMixin, BaseEstimator):
     def fit(self, X: Any, y: Any) -> KernelLearner:
         """Learn μ on training sequences X (strings or token tuples) with labels y ∈ {−1, +1}."""
         owner = type(self).__name__
+        ngram_length = check_int(self.ngram_length, "ngram_length", owner, low=1)
+        n_patterns = check_int(self.n_patterns, "n_patterns", owner, low=1)
         sequences = as_collection(X)
         if not sequences:
             raise TrainingDataError(f"{owner}: X holds no sequences; kernel learning needs training data.")
         y = check_labels(y, len(sequences), owner)
         if self.kernel is None:
-            found = most_frequent_patterns(sequences, self.ngram_length, self.n_patterns)
+            found = most_frequent_patterns(sequences, ngram_length, n_patterns)
             if not found:
                 raise TrainingDataError(
                     f"{owner}: no {self.ngram_length}-gram occurs in X (every sequence is shorter than "

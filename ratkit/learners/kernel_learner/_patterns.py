@@ -48,7 +48,8 @@ def most_frequent_patterns(sequences: Any, n: int = 2, p: int = 1000) -> list[tu
 
     Fewer than ``p`` are returned when the sequences hold fewer distinct n-grams.
     """
-    check_int(p, "p", "most_frequent_patterns", low=1)
+    n = check_int(n, "n", "most_frequent_patterns", low=1)
+    p = check_int(p, "p", "most_frequent_patterns", low=1)
     fmap, F = ngram(n).fit_features(as_collection(sequences))
     totals = np.asarray(F.sum(axis=0)).ravel()
     pats = fmap.patterns()

@@ -4,16 +4,26 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from numbers import Integral
 from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from ratkit._persistence import PersistenceMixin
-from ratkit._validation import check_int, check_real
-from ratkit.exceptions import ModelFormatError, NotFittedError, SolverError, TrainingDataError
+from ratkit._validation import check_bool, check_int, check_real
+from ratkit.exceptions import (
+    ModelFormatError,
+    NotFittedError,
+    ParameterError,
+    ParameterTypeError,
+    RatkitError,
+    SolverError,
+    TrainingDataError,
+)
 from ratkit.learners.dcd._epochs import inverse_diagonal
 from ratkit.learners.wprime import WPrime
 
@@ -34,7 +44,22 @@ class DualSVCBase(PersistenceMixin, ClassifierMixin, BaseEstimator):
         C = check_real(self.C, "C", owner, low=0.0, low_open=True)
         tol = check_real(self.tol, "tol", owner, low=0.0, low_open=True)
         check_real(self.cache_size, "cache_size", owner, low=0.0, low_open=True)
+        for flag in ("fit_intercept", "shrinking", "show_progress"):
+            check_bool(getattr(self, flag), flag, owner)
         return C, tol, check_int(self.max_iter, "max_iter", owner, low=1)
+
+    def _random_state(self) -> np.random.RandomState:
+        """scikit-learn's ``check_random_state(self.random_state)`` (the stream every fit has
+        drawn from), its refusal re-raised as ParameterError or ParameterTypeError."""
+        value = self.random_state
+        try:
+            return check_random_state(value)
+        except (TypeError, ValueError) as exc:
+            wrong_type = not isinstance(value, Integral) or isinstance(value, bool)
+            raise (ParameterTypeError if wrong_type else ParameterError)(
+                f"The 'random_state' parameter of {type(self).__name__} must be None, an int in [0, 2**32 - 1] "
+                f"or a numpy RandomState. Got {value!r} instead."
+            ) from exc
 
     def _check_lengths(self, X: Any, y: Any) -> None:
         """X and y must hold as many samples as each other (checked before any conversion)."""
@@ -48,19 +73,48 @@ class DualSVCBase(PersistenceMixin, ClassifierMixin, BaseEstimator):
                 f"{type(self).__name__}: X has {nx} samples but y has {ny} labels; give one label per sample."
             )
 
+    def _matrix(self, X: Any, *y: Any, reset: bool) -> Any:
+        """scikit-learn's ``validate_data`` of a feature matrix X (dense or CSR float64, and y when
+        given after X), its errors re-raised as ratkit's: TrainingDataError (a ValueError) for data that
+        ``fit`` cannot use (NaN, ±∞, no samples, not 2-D, strings), ParameterError for X given to
+        ``predict`` (e.g. of another width), ParameterTypeError for a value of the wrong type.
+        scikit-learn's own words are kept (its estimator checks match them)."""
+        owner = f"{type(self).__name__}.{'fit' if reset else 'predict'}"
+        if X is None:
+            raise ParameterTypeError(f"{owner}: X must be a 2-D array or sparse matrix of numbers. Got None instead.")
+        try:
+            return validate_data(self, X, *y, accept_sparse="csr", dtype=np.float64, reset=reset)
+        except RatkitError:
+            raise
+        except TypeError as exc:
+            raise ParameterTypeError(f"{owner}: X (or y) has the wrong type: {exc}") from exc
+        except ValueError as exc:
+            text = str(exc)
+            if "could not convert" in text:
+                text = f"X must hold numbers (it is converted to float64): {text}"
+            error = TrainingDataError if reset else ParameterError
+            raise error(f"{owner}: {text}") from exc
+
     def _encode_targets(self, y: Any, n_samples: int) -> np.ndarray:
         """Set ``classes_``; return Y of shape (n_problems, n) with entries ±1.
 
         Two classes give one problem with +1 for ``classes_[1]``; k > 2 classes give k
-        one-vs-rest problems, row c having +1 for ``classes_[c]``.
+        one-vs-rest problems, row c having +1 for ``classes_[c]``. Labels scikit-learn refuses
+        (NaN, a 2-D y, continuous values) raise TrainingDataError with its words.
         """
         owner = type(self).__name__
-        y = column_or_1d(y, warn=True)
+        try:
+            y = column_or_1d(y, warn=True)
+        except (TypeError, ValueError) as exc:
+            raise TrainingDataError(f"{owner}: the labels y must be a 1-D array of class labels: {exc}") from exc
         if y.shape[0] != n_samples:
             raise TrainingDataError(
                 f"{owner}: X has {n_samples} samples but y has {y.shape[0]} labels; give one label per sample."
             )
-        check_classification_targets(y)
+        try:
+            check_classification_targets(y)
+        except (TypeError, ValueError) as exc:
+            raise TrainingDataError(f"{owner}: the labels y cannot be class labels: {exc}") from exc
         classes, codes = np.unique(y, return_inverse=True)
         if classes.shape[0] < 2:
             only = repr(classes[0].item() if hasattr(classes[0], "item") else classes[0]) if classes.size else "none"

@@ -12,8 +12,6 @@ import logging
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import validate_data
 
 from ratkit._validation import check_real
 from ratkit.learners.svm._base import DualSVCBase
@@ -149,17 +147,18 @@ class LinearDCDSVC(DualSVCBase):
 
     def _fit(self, X: Any, y: Any) -> LinearDCDSVC:
         C, tol, max_iter = self._check_solver_params()
+        rng = self._random_state()
         scale = check_real(self.intercept_scaling, "intercept_scaling", "LinearDCDSVC", low=0.0, low_open=True)
         self._check_lengths(X, y)
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        X, y = self._matrix(X, y, reset=True)
         Y = self._encode_targets(y, X.shape[0])
         bias = scale if self.fit_intercept else 0.0
         data = TrainingSet("linear", X, bias, cache_size=self.cache_size)
         wprime = TrieWPrime.build(data)  # the indexed rows of X (a "linear" kernel always has its features)
-        fitted = self._train(wprime, Y, C, tol, max_iter, check_random_state(self.random_state), data.shift)
+        fitted = self._train(wprime, Y, C, tol, max_iter, rng, data.shift)
         self.coef_ = fitted["coef_"]
         return self
 
     def _scores(self, X: Any) -> np.ndarray:
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = self._matrix(X, reset=False)
         return np.asarray(X @ self.coef_.T) + self.intercept_

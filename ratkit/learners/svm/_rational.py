@@ -16,8 +16,6 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import validate_data
 
 from ratkit._validation import check_real
 from ratkit.automata.kernels import Kernel, VocabularyError
@@ -238,7 +236,7 @@ class RationalSVC(DualSVCBase):
 
     def _inputs(self, X: Any, kernel: Any, reset: bool) -> Any:
         if kernel == "linear":
-            return validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=reset)
+            return self._matrix(X, reset=reset)
         X = as_collection(X, "X")
         if not X and reset:
             raise TrainingDataError("RationalSVC got an empty training set; give at least two sequences.")
@@ -255,6 +253,7 @@ class RationalSVC(DualSVCBase):
 
     def _fit(self, X: Any, y: Any) -> RationalSVC:
         C, tol, max_iter = self._check_solver_params()
+        rng = self._random_state()
         first = get_representation(self.representation)
         scale = check_real(self.intercept_scaling, "intercept_scaling", "RationalSVC", low=0.0, low_open=True)
         kernel = self._resolve_kernel()
@@ -281,7 +280,7 @@ class RationalSVC(DualSVCBase):
             cls = get_representation(cls.fallback)
             wprime = cls.build(data)
         t1 = time.perf_counter()
-        fitted = self._train(wprime, Y, C, tol, max_iter, check_random_state(self.random_state), data.shift)
+        fitted = self._train(wprime, Y, C, tol, max_iter, rng, data.shift)
         self.feature_map_ = fitted.get("feature_map_")
         self.coef_ = fitted.get("coef_")
         self.support_ = fitted.get("support_")

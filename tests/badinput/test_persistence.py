@@ -1,0 +1,367 @@
+"""Bad inputs of the model files (issue 21): load_model, read_metadata and save_model.
+
+Each case asserts the ratkit exception class and the words naming the bad thing. The zip bombs
+are built here: one whose headers declare a size deflate cannot reach, one that really inflates
+to more than the memory a capped child process has; both must be refused from the declared
+sizes, before anything is decompressed. A member that ends short of its declared size, or
+would inflate past it, is refused while it is read.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import zipfile
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from ratkit import limits
+from ratkit._persistence import read_metadata
+from ratkit.exceptions import (
+    MissingDataError,
+    ModelFormatError,
+    NotFittedError,
+    OutputPathError,
+    ParameterError,
+    ParameterTypeError,
+    PathIsFolderError,
+    ResourceLimitError,
+)
+from ratkit.learners import LinearDCDSVC, load_model, save_model
+from ratkit.recsys import PureSVD
+from tests.isolated import run_python
+
+
+@pytest.fixture(scope="module")
+def model_file(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("models")
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, 2.0], [2.0, 0.0]])
+    return LinearDCDSVC(random_state=0).fit(X, [0, 1, 0, 1]).save(folder / "model.zip")
+
+
+def _members(path):
+    with zipfile.ZipFile(path) as zf:
+        return {info.filename: zf.read(info) for info in zf.infolist()}
+
+
+def _rezip(src, dst, extra=(), replace=None):
+    with zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in _members(src).items():
+            zf.writestr(name, (replace or {}).get(name, data))
+        for name, data in extra:
+            zf.writestr(name, data)
+    return dst
+
+
+def _raw_zip(path, members):
+    """A zip written byte by byte: ``members`` is a list of (name, method, payload, crc, size),
+    ``payload`` already compressed (raw deflate for method 8), ``size`` what the headers declare."""
+    local, central, offset = [], [], 0
+    for name, method, payload, crc, size in members:
+        raw = name.encode()
+        head = struct.pack("<4sHHHHHIIIHH", b"PK\x03\x04", 20, 0, method, 0, 0, crc, len(payload), size, len(raw), 0)
+        local.append(head + raw + payload)
+        central.append(
+            struct.pack(
+                "<4sHHHHHHIIIHHHHHII",
+                *(b"PK\x01\x02", 20, 20, 0, method, 0, 0, crc, len(payload), size, len(raw), 0, 0, 0, 0, 0, offset),
+            )
+            + raw
+        )
+        offset += len(local[-1])
+    directory = b"".join(central)
+    end = struct.pack("<4sHHHHIIH", b"PK\x05\x06", 0, 0, len(members), len(members), len(directory), offset, 0)
+    Path(path).write_bytes(b"".join(local) + directory + end)
+    return path
+
+
+def _zeros_deflated(n_chunks, chunk=2**24):
+    """Raw deflate of n_chunks × chunk zero bytes, made by repeating one fully flushed block
+    (cheap: compressing gigabytes of zeros would take seconds), and the CRC-32 of the data."""
+    c = zlib.compressobj(9, zlib.DEFLATED, -15)
+    block = c.compress(b"\0" * chunk) + c.flush(zlib.Z_FULL_FLUSH)
+    tail = zlib.compressobj(9, zlib.DEFLATED, -15).flush(zlib.Z_FINISH)  # an empty final block
+    crc, zero = 0, b"\0" * chunk
+    for _ in range(n_chunks):
+        crc = zlib.crc32(zero, crc)
+    return block * n_chunks + tail, crc
+
+
+def _with_member(src, dst, name, method, payload, crc, size):
+    """``src`` with member ``name`` replaced by the given raw member (the others stored)."""
+    parts = [(n, 0, d, zlib.crc32(d), len(d)) for n, d in _members(src).items() if n != name]
+    return _raw_zip(dst, [*parts, (name, method, payload, crc, size)])
+
+
+def _array_member(path):
+    return next(n for n in _members(path) if n.startswith("arrays/"))
+
+
+# -- paths ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reader", [load_model, read_metadata])
+@pytest.mark.parametrize(
+    ("value", "error", "words"),
+    [
+        (None, ParameterTypeError, r"'path' parameter of (load_model|read_metadata) must be the path .* Got None"),
+        (5, ParameterTypeError, r"'path' parameter .* Got 5 instead"),
+        (b"model.zip", ParameterTypeError, r"'path' parameter .* Got b'model.zip'"),
+        (["m.zip"], ParameterTypeError, r"'path' parameter .* Got \['m.zip'\]"),
+    ],
+)
+def test_a_path_of_the_wrong_type(reader, value, error, words):
+    with pytest.raises(error, match=words):
+        reader(value)
+
+
+@pytest.mark.parametrize("reader", [load_model, read_metadata])
+def test_missing_file_and_folder(reader, tmp_path):
+    with pytest.raises(MissingDataError, match=r"Model file '.*nothing\.zip' not found; expected a model file"):
+        reader(tmp_path / "nothing.zip")
+    with pytest.raises(PathIsFolderError, match=r"Model file '.*' is a folder, not a file") as info:
+        reader(tmp_path)
+    assert "not found" not in str(info.value)
+    assert isinstance(info.value, IsADirectoryError)
+
+
+# -- foreign, truncated, corrupted files -----------------------------------------------------------
+
+
+def _text(tmp_path, model_file):
+    (tmp_path / "t.zip").write_text("this is not a zip file\n")
+    return tmp_path / "t.zip"
+
+
+def _truncated(tmp_path, model_file):
+    (tmp_path / "t.zip").write_bytes(model_file.read_bytes()[: model_file.stat().st_size // 2])
+    return tmp_path / "t.zip"
+
+
+def _empty(tmp_path, model_file):
+    (tmp_path / "t.zip").write_bytes(b"")
+    return tmp_path / "t.zip"
+
+
+def _foreign(tmp_path, model_file):
+    with zipfile.ZipFile(tmp_path / "t.zip", "w") as zf:
+        zf.writestr("hello.txt", "hi")
+    return tmp_path / "t.zip"
+
+
+def _non_utf8_manifest(tmp_path, model_file):
+    return _rezip(model_file, tmp_path / "t.zip", replace={"manifest.json": b"\xff\xfe{"})
+
+
+def _traversal(tmp_path, model_file):
+    return _rezip(model_file, tmp_path / "t.zip", extra=[("../evil.txt", b"x")])
+
+
+def _absolute(tmp_path, model_file):
+    return _rezip(model_file, tmp_path / "t.zip", extra=[("/tmp/evil.txt", b"x")])
+
+
+def _old_npz(tmp_path, model_file):
+    np.savez(tmp_path / "t.npz", a=np.arange(3))
+    return tmp_path / "t.npz"
+
+
+def _flipped(tmp_path, model_file):
+    data = bytearray(model_file.read_bytes())
+    for i in range(60, 90):
+        data[i] ^= 0x5A
+    (tmp_path / "t.zip").write_bytes(bytes(data))
+    return tmp_path / "t.zip"
+
+
+@pytest.mark.parametrize(
+    ("make", "words"),
+    [
+        (_text, r"t\.zip is not a ratkit model \(not a readable zip archive"),
+        (_truncated, r"t\.zip is not a ratkit model|t\.zip.*corrupted"),
+        (_empty, r"t\.zip is not a ratkit model"),
+        (_foreign, r"t\.zip is a zip archive but not a ratkit model: it has no manifest\.json"),
+        (_non_utf8_manifest, r"t\.zip: manifest\.json is not valid JSON"),
+        (_traversal, r"t\.zip: the archive holds a member named '\.\./evil\.txt', a path outside the archive"),
+        (_absolute, r"t\.zip: the archive holds a member named '/tmp/evil\.txt'"),
+        (_old_npz, r"t\.npz is a zip archive but not a ratkit model"),
+        (_flipped, r"t\.zip"),
+    ],
+)
+def test_foreign_and_corrupted_files(make, words, tmp_path, model_file):
+    path = make(tmp_path, model_file)
+    with pytest.raises(ModelFormatError, match=words):
+        load_model(path)
+    assert not (tmp_path.parent / "evil.txt").exists()
+
+
+# -- zip bombs ----------------------------------------------------------------------------------------
+
+
+def test_a_member_declaring_more_than_deflate_can_produce_is_refused_before_reading(tmp_path, model_file):
+    member = _array_member(model_file)
+    data = _members(model_file)[member]
+    packed = zlib.compressobj(6, zlib.DEFLATED, -15)
+    payload = packed.compress(data) + packed.flush()
+    bomb = _with_member(model_file, tmp_path / "declared.zip", member, 8, payload, zlib.crc32(data), 4_000_000_000)
+    with pytest.raises(ModelFormatError, match=rf"declared\.zip: the member '{member}' declares 4,000,000,000 bytes"):
+        load_model(bomb)
+
+
+def test_a_stored_member_declaring_more_than_it_holds_is_refused(tmp_path, model_file):
+    member = _array_member(model_file)
+    data = _members(model_file)[member]
+    bomb = _with_member(model_file, tmp_path / "stored.zip", member, 0, data, zlib.crc32(data), 10**6)
+    with pytest.raises(ModelFormatError, match=r"declares 1,000,000 bytes .* more than a stored member holds"):
+        load_model(bomb)
+
+
+def test_a_member_ending_short_of_its_declared_size_is_refused_while_reading(tmp_path, model_file):
+    member = _array_member(model_file)
+    data = _members(model_file)[member]
+    packed = zlib.compressobj(6, zlib.DEFLATED, -15)
+    payload = packed.compress(data) + packed.flush()
+    # the declared size is plausible (within deflate's ratio) but the stream holds less
+    short = _with_member(model_file, tmp_path / "short.zip", member, 8, payload, zlib.crc32(data), len(data) + 5)
+    with pytest.raises(ModelFormatError, match=rf"'{member}' holds {len(data)} bytes but its header declares size"):
+        load_model(short)
+
+
+def test_a_real_bomb_is_refused_from_its_declared_sizes_in_a_capped_process(tmp_path, model_file):
+    """1.25 GiB of zeros in about 1.3 MB: the child has 1 GiB of address space, so reading the
+    member at all would end in MemoryError; it must be refused from its header first."""
+    member = _array_member(model_file)
+    payload, crc = _zeros_deflated(80)
+    bomb = _with_member(model_file, tmp_path / "real.zip", member, 8, payload, crc, 80 * 2**24)
+    assert bomb.stat().st_size < 2 * 2**20
+    outcome = run_python(
+        f"""
+        from ratkit.exceptions import ModelFormatError
+        from ratkit.learners import load_model
+        try:
+            load_model({str(bomb)!r})
+        except ModelFormatError as exc:
+            print("REFUSED", exc)
+        """,
+        timeout=60,
+        memory_mb=1024,
+    )
+    assert not outcome.timed_out
+    assert outcome.returncode == 0, outcome.stderr[-2000:]
+    assert "REFUSED" in outcome.stdout
+    assert "real.zip: its members declare 1,342," in outcome.stdout
+    assert f"the largest, '{member}', 1,342,177,280 bytes" in outcome.stdout
+    assert "zip bomb" in outcome.stdout
+
+
+def test_a_model_within_the_expansion_bound_but_past_max_bytes_is_refused(tmp_path, model_file):
+    with limits.limits(max_bytes=100):
+        with pytest.raises(ResourceLimitError, match=r"Reading the model file .*model\.zip.* limit of 100 B"):
+            load_model(model_file)
+    assert load_model(model_file).predict([[0.0, 3.0]]).tolist() == [0]
+
+
+# -- saving ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("model", "error", "words"),
+    [
+        (object(), ParameterTypeError, r"Cannot save object: it is not a registered learner or recommender plugin"),
+        (42, ParameterTypeError, r"Cannot save int: it is not a registered"),
+        (None, ParameterTypeError, r"Cannot save NoneType"),
+        (PureSVD(), NotFittedError, r"This PureSVD instance is not fitted yet"),
+        (LinearDCDSVC(), NotFittedError, r"This LinearDCDSVC instance is not fitted yet"),
+    ],
+)
+def test_save_refuses_what_is_not_a_fitted_plugin(model, error, words, tmp_path):
+    with pytest.raises(error, match=words):
+        save_model(model, tmp_path / "m.zip")
+    assert not (tmp_path / "m.zip").exists()
+
+
+def test_save_refuses_bad_output_paths(tmp_path, model_file):
+    model = load_model(model_file)
+    with pytest.raises(OutputPathError, match=r"The model file '.*' is a folder"):
+        save_model(model, tmp_path)
+    with pytest.raises(OutputPathError, match=r"its folder '.*nodir' does not exist"):
+        save_model(model, tmp_path / "nodir" / "m.zip")
+
+
+def test_save_refuses_unsavable_metadata(tmp_path, model_file):
+    model = load_model(model_file)
+    with pytest.raises(ModelFormatError, match=r"metadata.x is nan"):
+        save_model(model, tmp_path / "m.zip", metadata={"x": float("nan")})
+    with pytest.raises(ModelFormatError, match=r"has the key 1; JSON keys are strings"):
+        save_model(model, tmp_path / "m.zip", metadata={"d": {1: 2}})
+
+
+@pytest.mark.parametrize("failure", ["disk", "interrupt"])
+def test_a_failed_save_keeps_the_old_file(failure, tmp_path, model_file, monkeypatch):
+    target = tmp_path / "keep.zip"
+    target.write_bytes(model_file.read_bytes())
+    before = target.read_bytes()
+    model = load_model(model_file)
+    model.coef_ = model.coef_ * 2  # another model: a successful save would change the file
+
+    def boom(self, *args, **kwargs):
+        if failure == "disk":
+            raise OSError(28, "No space left on device")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(zipfile.ZipFile, "writestr", boom)
+    if failure == "disk":
+        with pytest.raises(OutputPathError, match=r"Cannot write the model file '.*keep\.zip': No space left"):
+            save_model(model, target)
+    else:
+        with pytest.raises(KeyboardInterrupt):
+            save_model(model, target)
+    assert target.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.zip"]
+
+
+def test_a_sparse_and_a_json_round_trip_still_load(tmp_path):
+    """The checks refuse bad files only: a model with a sparse fit and metadata loads back."""
+    X = sp.csr_matrix(np.array([[0.0, 1.0], [1.0, 0.0], [0.0, 2.0], [2.0, 0.0]]))
+    model = LinearDCDSVC(random_state=0).fit(X, [0, 1, 0, 1])
+    path = model.save(tmp_path / "m.zip", metadata={"note": "ok"})
+    assert read_metadata(path) == {"note": "ok"}
+    np.testing.assert_array_equal(load_model(path).coef_, model.coef_)
+    assert json.loads(_members(path)["manifest.json"])["plugin"] == "linear-dcd"
+
+
+def test_a_genuine_model_of_mostly_zeros_loads_with_a_larger_max_expansion(tmp_path, monkeypatch):
+    """A model whose weights are 4·10⁶ zeros (32 MB) compresses about 1000:1, past the default
+    bound (with the 256 MiB allowance lowered to 1 MiB, so that the test stays small); the
+    message says how to load it, and a larger max_expansion does."""
+    import ratkit._persistence as persistence
+
+    monkeypatch.setattr(persistence, "_EXPANSION_FLOOR", 2**20)
+    X = sp.csr_matrix(([1.0, 1.0], ([0, 1], [0, 1])), shape=(2, 4_000_000))
+    model = LinearDCDSVC(random_state=0).fit(X, [0, 1])
+    path = model.save(tmp_path / "zeros.zip")
+    with pytest.raises(
+        ModelFormatError, match=r"zeros\.zip: its members declare .*load it with a larger max_expansion"
+    ):
+        load_model(path)
+    np.testing.assert_array_equal(load_model(path, max_expansion=2000).coef_, model.coef_)
+    assert read_metadata(path, max_expansion=2000) == {}
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "words"),
+    [
+        (0.5, ParameterError, r"'max_expansion' parameter of load_model must be a float ≥ 1\. Got 0\.5"),
+        (float("nan"), ParameterError, r"'max_expansion' parameter .* Got nan"),
+        (float("inf"), ParameterError, r"'max_expansion' parameter .* Got inf"),
+        ("big", ParameterTypeError, r"'max_expansion' parameter .* Got 'big'"),
+        (None, ParameterTypeError, r"'max_expansion' parameter .* Got None"),
+    ],
+)
+def test_a_bad_max_expansion(value, error, words, model_file):
+    with pytest.raises(error, match=words):
+        load_model(model_file, max_expansion=value)
