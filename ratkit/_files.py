@@ -16,7 +16,14 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any
 
-from ratkit.exceptions import MissingDataError, OutputPathError
+from ratkit.exceptions import (
+    MissingDataError,
+    NotAFolderError,
+    OutputPathError,
+    ParameterError,
+    ParameterTypeError,
+    PathIsFolderError,
+)
 
 __all__ = ["is_file", "check_input_file", "check_output_path", "atomic_path", "atomic_write"]
 
@@ -26,22 +33,46 @@ def is_file(path: str | os.PathLike) -> bool:
     refuses (e.g. longer than 255 bytes: a JSON spec or AT&T text passed as a string)."""
     try:
         return Path(path).is_file()
-    except OSError:
+    except (OSError, TypeError, ValueError):  # ValueError: a NUL byte in the name
         return False
 
 
+def _as_path(path: object, what: str) -> Path:
+    """``path`` as a Path, or a ParameterTypeError naming ``what`` when it is no path at all."""
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not isinstance(path, (str, os.PathLike)):
+        raise ParameterTypeError(
+            f"The {what} must be a path (a str or os.PathLike); got {path!r} of type {type(path).__name__}."
+        )
+    try:
+        p = Path(path)
+    except TypeError as exc:  # an os.PathLike whose __fspath__ returns no str
+        raise ParameterTypeError(f"The {what} must be a path (a str or os.PathLike); got {path!r}.") from exc
+    if "\0" in str(p):
+        raise ParameterError(f"The {what} {str(path)!r} contains a NUL character, which no file name may hold.")
+    return p
+
+
 def check_input_file(path: str | os.PathLike, what: str, expected: str = "") -> Path:
-    """``path`` as a Path if it names an existing file, else a MissingDataError saying that
-    the ``what`` is a folder or does not exist (and, when given, what was ``expected``)."""
-    p = Path(path)
+    """``path`` as a Path if it names an existing file; else PathIsFolderError (IsADirectoryError) when
+    it names a folder, NotAFolderError (NotADirectoryError) when a component of it is a file, and
+    MissingDataError (FileNotFoundError) when it does not exist — each naming the ``what`` and, when
+    given, what was ``expected``."""
+    p = _as_path(path, what)
     if is_file(p):
         return p
+    tail = f"; expected {expected}" if expected else ""
     try:
         folder = p.is_dir()
     except OSError:
         folder = False
-    reason = "is a folder, not a file" if folder else "does not exist"
-    raise MissingDataError(f"{what} {str(path)!r} {reason}{'; expected ' + expected if expected else ''}.")
+    if folder:
+        raise PathIsFolderError(f"{what} {str(path)!r} is a folder, not a file{tail}.")
+    for parent in p.parents:
+        if is_file(parent):
+            raise NotAFolderError(f"{what} {str(path)!r} cannot exist: {str(parent)!r} is a file, not a folder{tail}.")
+    raise MissingDataError(f"{what} {str(path)!r} does not exist{tail}.")
 
 
 def check_output_path(path: str | os.PathLike, what: str = "output file") -> Path:
@@ -50,7 +81,7 @@ def check_output_path(path: str | os.PathLike, what: str = "output file") -> Pat
     Checked before any work is done, so that a long computation does not end in an
     unwritable output: the path must not be a folder, and its folder must exist.
     """
-    p = Path(path)
+    p = _as_path(path, what)
     if str(path) == "" or p.is_dir():
         raise OutputPathError(
             f"The {what} {str(path)!r} is a folder; give the path of a file to write (e.g. {str(p / 'out')!r})."
@@ -101,7 +132,7 @@ def atomic_write(
     """Open a temporary file beside ``path`` for writing (``mode`` "w" or "wb"); it replaces
     ``path`` when the block succeeds and is removed when it raises."""
     if mode not in ("w", "wb"):
-        raise ValueError(f"atomic_write opens files for writing only ('w' or 'wb'); got mode {mode!r}.")
+        raise ParameterError(f"atomic_write opens files for writing only ('w' or 'wb'); got mode {mode!r}.")
     with atomic_path(path, what) as tmp:
         kwargs = {"encoding": encoding, "newline": ""} if mode == "w" else {}
         with open(tmp, mode, **kwargs) as fh:

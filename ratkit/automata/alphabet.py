@@ -18,7 +18,13 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pynini
 
-from ratkit.exceptions import AlphabetMismatchError, UnknownSymbolError
+from ratkit.exceptions import (
+    AlphabetMismatchError,
+    IdOutOfRangeError,
+    ParameterError,
+    ParameterTypeError,
+    UnknownSymbolError,
+)
 
 __all__ = ["Alphabet", "SequenceLike", "EPSILON", "as_symbols"]
 
@@ -30,21 +36,43 @@ SequenceLike = str | Sequence[str]
 
 
 def as_symbols(sequence: SequenceLike, what: str = "sequence") -> tuple[str, ...]:
-    """Split a ``str`` into characters; check a token sequence holds non-empty strings."""
+    """Split a ``str`` into characters; check a token sequence holds non-empty strings.
+
+    Raises ParameterTypeError (a TypeError) for what is no sequence of strings — None, a
+    number, bytes, a token that is not a str — and ParameterError for an empty token."""
     if isinstance(sequence, str):
         return tuple(sequence)
     if isinstance(sequence, (bytes, bytearray)):
-        raise TypeError(f"The {what} must be a str or a sequence of str tokens; got bytes. Decode it first.")
+        raise ParameterTypeError(
+            f"The {what} must be a str or a sequence of str tokens; got bytes {bytes(sequence[:20])!r}. Decode it "
+            "first (e.g. .decode('utf-8'))."
+        )
+    if not isinstance(sequence, Iterable):
+        raise ParameterTypeError(
+            f"The {what} must be a str or a sequence of str tokens; got {_shown(sequence)} of type "
+            f"{type(sequence).__name__}."
+        )
     try:
         tokens = tuple(sequence)
-    except TypeError:
-        raise TypeError(
-            f"The {what} must be a str or a sequence of str tokens; got {type(sequence).__name__}."
-        ) from None
+    except TypeError as exc:  # e.g. a 0-d numpy array
+        raise ParameterTypeError(
+            f"The {what} must be a str or a sequence of str tokens; got {_shown(sequence)} of type "
+            f"{type(sequence).__name__}."
+        ) from exc
     for i, tok in enumerate(tokens):
-        if not isinstance(tok, str) or not tok:
-            raise TypeError(f"Token {i} of the {what} is {tok!r}; tokens must be non-empty strings.")
+        if not isinstance(tok, str):
+            raise ParameterTypeError(
+                f"Token {i} of the {what} is {_shown(tok)}; tokens must be non-empty strings, not {type(tok).__name__}."
+            )
+        if not tok:
+            raise ParameterError(f"Token {i} of the {what} is ''; tokens must be non-empty strings (ε is no token).")
     return tokens
+
+
+def _shown(value: object, limit: int = 60) -> str:
+    """``repr(value)``, shortened to about ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 5] + " ...>"
 
 
 def _listing(symbols: Iterable[str]) -> str:
@@ -102,13 +130,31 @@ class Alphabet:
     __slots__ = ("_symbols", "_index", "closed", "_table", "_points")
 
     def __init__(self, symbols: Iterable[str] = (), closed: bool = True) -> None:
-        syms = as_symbols(symbols, "alphabet") if isinstance(symbols, str) else tuple(symbols)
+        if isinstance(symbols, str):
+            syms = tuple(symbols)
+        elif isinstance(symbols, (bytes, bytearray)) or not isinstance(symbols, Iterable):
+            raise ParameterTypeError(
+                "The symbols of an Alphabet must be a str (one symbol per character) or an iterable of non-empty "
+                f"str tokens; got {_shown(symbols)} of type {type(symbols).__name__}."
+            )
+        else:
+            syms = tuple(symbols)
+        if not isinstance(closed, (bool, np.bool_)):
+            raise ParameterTypeError(
+                f"The 'closed' parameter of Alphabet must be True or False. Got {closed!r} instead."
+            )
         seen: dict[str, int] = {}
-        for s in syms:
-            if not isinstance(s, str) or not s:
-                raise TypeError(f"Alphabet symbols must be non-empty strings; got {s!r}.")
+        for i, s in enumerate(syms):
+            if not isinstance(s, str):
+                raise ParameterTypeError(
+                    f"Alphabet symbol {i} is {_shown(s)} of type {type(s).__name__}; symbols must be non-empty strings."
+                )
+            if not s:
+                raise ParameterError(
+                    f"Alphabet symbol {i} is the empty string ''; symbols must be non-empty strings ('' stands for ε)."
+                )
             if s == _EPS_NAME:
-                raise ValueError(f"{_EPS_NAME!r} is reserved for ε and cannot be a symbol.")
+                raise ParameterError(f"Alphabet symbol {i} is {_EPS_NAME!r}, which is reserved for ε.")
             seen.setdefault(s, len(seen))
         self._symbols: tuple[str, ...] = tuple(seen)
         self._index: dict[str, int] = seen
@@ -159,6 +205,13 @@ class Alphabet:
         """The symbol of OpenFst label ``label`` (0 is ε, returned as ``""``)."""
         if label == 0:
             return EPSILON
+        if isinstance(label, bool) or not isinstance(label, (int, np.integer)):
+            raise ParameterTypeError(f"A label must be an int in [0, {len(self._symbols)}]; got {label!r}.")
+        if not 0 < label <= len(self._symbols):
+            raise IdOutOfRangeError(
+                f"Label {label} is outside this alphabet of {len(self._symbols)} symbols (labels 0 … "
+                f"{len(self._symbols)}, 0 being ε)."
+            )
         return self._symbols[label - 1]
 
     def labels(self, sequence: SequenceLike, what: str = "sequence") -> np.ndarray:

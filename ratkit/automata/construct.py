@@ -12,7 +12,13 @@ from ratkit.automata._fstbytes import FstArrays, arrays_to_fst, chain_fst, fst_t
 from ratkit.automata.alphabet import EPSILON, Alphabet, SequenceLike, as_symbols
 from ratkit.automata.semirings import PROBABILITY, Semiring, get_semiring
 from ratkit.automata.transducer import Transducer
-from ratkit.exceptions import SemiringError, SemiringMismatchError
+from ratkit.exceptions import (
+    AlphabetMismatchError,
+    ParameterError,
+    ParameterTypeError,
+    SemiringError,
+    SemiringMismatchError,
+)
 
 __all__ = ["from_arcs", "acceptor", "from_pynini", "as_transducer"]
 
@@ -61,10 +67,27 @@ def from_arcs(
     0.5
     """
     semiring = get_semiring(semiring)
+    if isinstance(arcs, (str, bytes, Mapping)) or not isinstance(arcs, Iterable):
+        raise ParameterTypeError(
+            "The 'arcs' parameter of from_arcs must be an iterable of tuples (src, ilabel, olabel, weight, dst). "
+            f"Got {arcs!r:.60} of type {type(arcs).__name__} instead."
+        )
+    if not isinstance(finals, Mapping):
+        raise ParameterTypeError(
+            "The 'finals' parameter of from_arcs must be a mapping final state → final weight (e.g. {1: 1.0}). "
+            f"Got {finals!r:.60} of type {type(finals).__name__} instead."
+        )
+    if not isinstance(alphabet, (Alphabet, type(None))):
+        raise ParameterTypeError(
+            f"The 'alphabet' parameter of from_arcs must be a ratkit Alphabet or None. Got {type(alphabet).__name__}."
+        )
+    _check_state_id(start, "The start state")
+    for q in finals:
+        _check_state_id(q, "The final state")
     rows, labels = [], {}
     for k, arc in enumerate(arcs):
         if not isinstance(arc, (tuple, list)) or len(arc) not in (4, 5):
-            raise ValueError(
+            raise ParameterError(
                 f"Arc {k} is {arc!r}; expected (src, ilabel, olabel, weight, dst) or, for an "
                 "acceptor, (src, label, weight, dst)."
             )
@@ -73,9 +96,11 @@ def from_arcs(
             olab = ilab
         else:
             src, ilab, olab, w, dst = arc
+        _check_state_id(src, f"The source state of arc {k}")
+        _check_state_id(dst, f"The destination state of arc {k}")
         for lab in (ilab, olab):
             if not isinstance(lab, str):
-                raise TypeError(
+                raise ParameterTypeError(
                     f'Arc {k} {tuple(arc)!r} has label {lab!r}; labels must be strings (symbols), with "" for ε.'
                 )
         labels.update(dict.fromkeys((ilab, olab)))
@@ -113,6 +138,19 @@ def from_arcs(
     return Transducer(arrays_to_fst(arrays), semiring, alphabet)
 
 
+def _check_state_id(state: Any, what: str) -> None:
+    """A state id must be hashable (to be numbered) and not NaN (NaN ≠ NaN would split it)."""
+    try:
+        hash(state)
+    except TypeError:
+        raise ParameterTypeError(
+            f"{what} is {state!r:.60} of type {type(state).__name__}; state ids must be hashable (an int, a str, a "
+            "tuple, ...)."
+        ) from None
+    if isinstance(state, (float, np.floating)) and state != state:
+        raise ParameterError(f"{what} is NaN; NaN cannot be a state id (it is not equal to itself).")
+
+
 def _state_numbering(states: Sequence[Hashable]) -> dict[Hashable, int]:
     """The state numbers 0 … n − 1 of ``states`` (ids, repeats allowed), n = O(distinct ids).
 
@@ -144,6 +182,10 @@ def acceptor(
     """
     semiring = get_semiring(semiring)
     symbols = as_symbols(sequence)
+    if not isinstance(alphabet, (Alphabet, type(None))):
+        raise ParameterTypeError(
+            f"The 'alphabet' parameter of acceptor must be a ratkit Alphabet or None. Got {type(alphabet).__name__}."
+        )
     if alphabet is None:
         alphabet = Alphabet(dict.fromkeys(symbols), closed=False)
     labels = alphabet.labels(symbols)
@@ -169,7 +211,7 @@ def from_pynini(
     0 and ∞.
     """
     if not isinstance(fst, pynini.Fst):
-        raise TypeError(f"from_pynini expects a pynini.Fst; got {type(fst).__name__}.")
+        raise ParameterTypeError(f"from_pynini expects a pynini.Fst; got {type(fst).__name__}.")
     arc_type = fst.arc_type()
     semiring = pynini_semiring(fst) if semiring is None else get_semiring(semiring)
     compatible = {"standard": ("standard",), "log64": ("log", "log64")}[semiring.arc_type]
@@ -210,14 +252,14 @@ def _label_symbol(label: int, table: Any, alphabet: Alphabet | None) -> str:
     if table is not None:
         sym = table.find(label)
         if not sym:
-            raise ValueError(f"Label {label} has no entry in the FST's symbol table {table.name()!r}.")
+            raise AlphabetMismatchError(f"Label {label} has no entry in the FST's symbol table {table.name()!r}.")
         return sym
     if alphabet is not None:
         if not 0 < label <= len(alphabet):
-            raise ValueError(f"Label {label} is outside the given alphabet of {len(alphabet)} symbols.")
+            raise AlphabetMismatchError(f"Label {label} is outside the given alphabet of {len(alphabet)} symbols.")
         return alphabet.symbol(label)
     if not 0 < label < 0x110000:
-        raise ValueError(
+        raise AlphabetMismatchError(
             f"Label {label} is not a Unicode code point, and the FST has no symbol table to name it; "
             "pass alphabet= (label i is its symbol i − 1)."
         )
@@ -247,7 +289,7 @@ def as_transducer(obj: Any, semiring: Semiring | None = None, what: str = "opera
         return from_pynini(obj, semiring)
     if isinstance(obj, str) or (isinstance(obj, Sequence) and not isinstance(obj, (bytes, bytearray))):
         return acceptor(obj, semiring or PROBABILITY)
-    raise TypeError(
+    raise ParameterTypeError(
         f"The {what} must be a ratkit Transducer, a pynini.Fst, a str or a sequence of str "
-        f"tokens; got {type(obj).__name__}."
+        f"tokens; got {type(obj).__name__} {obj!r:.40}."
     )

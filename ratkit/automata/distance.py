@@ -55,7 +55,7 @@ from ratkit.automata.construct import _chain, as_transducer
 from ratkit.automata.semirings import TROPICAL_MAX, Semiring
 from ratkit.automata.semirings import log_plus as _log_plus
 from ratkit.automata.transducer import Transducer
-from ratkit.exceptions import DivergentSumError, WeightOverflowError
+from ratkit.exceptions import DivergentSumError, ParameterTypeError, WeightOverflowError
 
 __all__ = ["shortest_distance", "evaluate", "total_native"]
 
@@ -133,7 +133,7 @@ def evaluate(t: Any, x: SequenceLike, y: SequenceLike | None = None) -> Any:
     """
     t = as_transducer(t, what="transducer")
     if y is None and not t.is_acceptor:
-        raise TypeError(
+        raise ParameterTypeError(
             "evaluate(T, x) needs an acceptor; this is a transducer, so give the output "
             "sequence too: evaluate(T, x, y)."
         )

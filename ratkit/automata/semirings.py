@@ -53,7 +53,7 @@ import numpy as np
 import pynini
 
 from ratkit._jit import njit
-from ratkit.exceptions import SemiringError, WeightOverflowError
+from ratkit.exceptions import ParameterTypeError, SemiringError, WeightOverflowError
 
 __all__ = [
     "Semiring",
@@ -72,7 +72,8 @@ SemiringName = Literal["boolean", "probability", "log", "tropical"]
 ArcType = Literal["standard", "log64"]
 
 TROPICAL_MAX = float(np.finfo(np.float32).max)  # the largest |cost| a tropical (float32) weight holds
-_EXP_MAX = math.log(np.finfo(np.float64).max)  # e^{−v} overflows float64 for v < −_EXP_MAX
+_FLOAT_MAX = float(np.finfo(np.float64).max)  # the largest float64
+_EXP_MAX = math.log(_FLOAT_MAX)  # e^{−v} overflows float64 for v < −_EXP_MAX
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,15 +96,39 @@ class Semiring:
     _psi: Callable[[Any], float] = field(repr=False)
     _check: Callable[[Any], Any] = field(repr=False)
     idempotent: bool = False
+    #: The largest magnitude of a finite natural value (None: no numeric range, BOOLEAN).
+    limit: float | None = None
 
     # -- semiring operations on natural values ---------------------------------------
     def plus(self, a: Any, b: Any) -> Any:
-        """a ⊕ b."""
-        return self._plus(self.check(a), self.check(b))
+        """a ⊕ b; WeightOverflowError when the sum of two representable values is not representable."""
+        a, b = self.check(a), self.check(b)
+        return self._in_range("⊕", a, b, self._plus(a, b))
 
     def times(self, a: Any, b: Any) -> Any:
-        """a ⊗ b."""
-        return self._times(self.check(a), self.check(b))
+        """a ⊗ b; WeightOverflowError when the product of two representable values is not representable."""
+        a, b = self.check(a), self.check(b)
+        return self._in_range("⊗", a, b, self._times(a, b))
+
+    def _in_range(self, op: str, a: Any, b: Any, result: Any) -> Any:
+        """``result`` of ``a op b`` if it is a weight of this semiring, else WeightOverflowError: an infinite
+        (or NaN) result of finite operands, or a finite one beyond :attr:`limit`, is an overflow that
+        would otherwise read as 0̄ (or as another wrong value)."""
+        if self.limit is None:
+            return result
+        r = float(result)
+        finite_operands = math.isfinite(a) and math.isfinite(b)
+        if (finite_operands and not math.isfinite(r)) or (math.isfinite(r) and abs(r) > self.limit) or r != r:
+            raise WeightOverflowError(
+                f"{a!r} {op} {b!r} in the {self.name} semiring overflows: the result {r!r} is outside the range of "
+                f"{self.name} weights (finite values of magnitude ≤ {self.limit:.8g}). "
+                + (
+                    "Use the log semiring, which holds -ln p, or rescale the weights."
+                    if self.name == "probability"
+                    else "Rescale the weights (e.g. divide them all by a constant)."
+                )
+            )
+        return result
 
     def psi(self, value: Any) -> float:
         """Ψ(value): the real number a kernel reports for a semiring value."""
@@ -268,6 +293,7 @@ PROBABILITY = Semiring(
     _decode=_exp_neg,
     _psi=lambda v: v,
     _check=_check_probability,
+    limit=_FLOAT_MAX,
 )
 
 LOG = Semiring(
@@ -282,6 +308,7 @@ LOG = Semiring(
     _decode=lambda n: n,
     _psi=_exp_neg,
     _check=_check_cost("log"),
+    limit=_FLOAT_MAX,
 )
 
 TROPICAL = Semiring(
@@ -297,6 +324,7 @@ TROPICAL = Semiring(
     _psi=lambda v: v,
     _check=_check_cost("tropical", TROPICAL_MAX),
     idempotent=True,
+    limit=TROPICAL_MAX,
 )
 
 SEMIRINGS: dict[str, Semiring] = {s.name: s for s in (BOOLEAN, PROBABILITY, LOG, TROPICAL)}
@@ -306,7 +334,12 @@ def get_semiring(semiring: Semiring | str) -> Semiring:
     """Coerce a semiring object or its name (``"probability"``, ...) to a :class:`Semiring`."""
     if isinstance(semiring, Semiring):
         return semiring
-    if isinstance(semiring, str) and semiring.lower() in SEMIRINGS:
+    if not isinstance(semiring, str):
+        raise ParameterTypeError(
+            f"A semiring must be a ratkit.automata.semirings object or one of the names "
+            f"{', '.join(map(repr, SEMIRINGS))}; got {semiring!r:.60} of type {type(semiring).__name__}."
+        )
+    if semiring.lower() in SEMIRINGS:
         return SEMIRINGS[semiring.lower()]
     raise SemiringError(
         f"Unknown semiring {semiring!r}; expected one of "

@@ -16,7 +16,7 @@ from ratkit.automata._checks import check_regulated
 from ratkit.automata._fstbytes import FstArrays, fst_to_arrays, read_fst_bytes
 from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.semirings import Semiring, get_semiring
-from ratkit.exceptions import AlphabetMismatchError
+from ratkit.exceptions import AlphabetMismatchError, ParameterTypeError, SemiringMismatchError
 
 __all__ = ["Arc", "Transducer"]
 
@@ -55,9 +55,15 @@ class Transducer:
     __slots__ = ("_fst", "semiring", "alphabet", "_arrays")
 
     def __init__(self, fst: pynini.Fst, semiring: Semiring | str, alphabet: Alphabet, *, check: bool = True) -> None:
+        if not isinstance(fst, pynini.Fst):
+            raise ParameterTypeError(f"A Transducer wraps a pynini.Fst; got {type(fst).__name__}.")
+        if not isinstance(alphabet, Alphabet):
+            raise ParameterTypeError(
+                f"The alphabet of a Transducer must be a ratkit Alphabet; got {type(alphabet).__name__}."
+            )
         semiring = get_semiring(semiring)
         if fst.arc_type() != semiring.arc_type:
-            raise TypeError(
+            raise SemiringMismatchError(
                 f"A {semiring.name} transducer needs {semiring.arc_type!r} arcs; the FST has {fst.arc_type()!r} arcs."
             )
         if fst.start() == pynini.NO_STATE_ID and fst.num_states() == 0:

@@ -11,7 +11,7 @@ from typing import Any
 
 from ratkit.automata.alphabet import Alphabet, SequenceLike, as_symbols
 from ratkit.automata.pt.errors import EmptyAlphabetError
-from ratkit.exceptions import UnknownSymbolError
+from ratkit.exceptions import ParameterTypeError, UnknownSymbolError
 
 __all__ = ["Word", "Shown", "as_sigma", "as_word", "show", "shows_as_str", "subsequence_of"]
 
@@ -26,7 +26,7 @@ def as_sigma(alphabet: Any) -> Alphabet:
     if isinstance(alphabet, Alphabet):
         symbols = alphabet.symbols
     elif alphabet is None:
-        raise TypeError("The alphabet Σ is required: pass its symbols, e.g. alphabet='ab'.")
+        raise ParameterTypeError("The alphabet Σ is required: pass its symbols, e.g. alphabet='ab'.")
     else:
         symbols = as_symbols(alphabet, "alphabet")
     if not symbols:

@@ -34,7 +34,7 @@ from ratkit.automata.operations import (
 from ratkit.automata.pt._common import Word
 from ratkit.automata.semirings import BOOLEAN
 from ratkit.automata.transducer import Transducer
-from ratkit.exceptions import AlphabetMismatchError, OperationError
+from ratkit.exceptions import AlphabetMismatchError, OperationError, ParameterTypeError
 
 __all__ = [
     "as_language",
@@ -63,7 +63,7 @@ def as_language(obj: Any, sigma: Alphabet) -> Transducer:
     elif not isinstance(obj, Transducer):
         to_dfa = getattr(obj, "to_dfa", None)
         if to_dfa is None:
-            raise TypeError(
+            raise ParameterTypeError(
                 "The language must be a DFA (a ratkit acceptor or a pynini.Fst), a "
                 f"pt.Formula or a pt.DecisionList; got {type(obj).__name__}."
             )

@@ -40,6 +40,7 @@ from ratkit.automata.pt.errors import BoundExceededError, NotPiecewiseTestableEr
 from ratkit.automata.pt.ideals import Formula, ideal
 from ratkit.automata.semirings import BOOLEAN
 from ratkit.automata.transducer import Transducer
+from ratkit.exceptions import ParameterError, ParameterTypeError
 
 __all__ = ["DecisionList", "decision_list"]
 
@@ -51,7 +52,7 @@ def _as_sign(sign: Any, i: int) -> bool:
         return bool(sign)
     if isinstance(sign, (int, np.integer)) and sign in (1, 0, -1):
         return sign == 1
-    raise TypeError(
+    raise ParameterTypeError(
         f"The sign σ_{i} of the decision list must be True or False (1 and 0, or +1 and -1, "
         f"also work). Got {sign!r} instead."
     )
@@ -94,22 +95,27 @@ class DecisionList:
     def __init__(self, entries: Iterable[tuple[Iterable[SequenceLike], Any]], alphabet: Any = None):
         sigma = None if alphabet is None else as_sigma(alphabet)
         parsed: list[tuple[frozenset[Word], bool]] = []
+        if isinstance(entries, (str, bytes)) or not isinstance(entries, Iterable):
+            raise ParameterTypeError(
+                "The entries of a DecisionList must be an iterable of pairs (D_i, σ_i) of a set of strings and a "
+                f"bool. Got {entries!r:.60} of type {type(entries).__name__} instead."
+            )
         for i, entry in enumerate(entries, 1):
             if not isinstance(entry, (tuple, list)) or len(entry) != 2:
-                raise TypeError(
+                raise ParameterTypeError(
                     f"Entry {i} of the decision list is {entry!r}; expected a pair "
                     "(D_i, σ_i) of a set of strings and a bool."
                 )
             strings, sign = entry
             if isinstance(strings, str):
-                raise TypeError(
+                raise ParameterTypeError(
                     f"D_{i} of the decision list is the str {strings!r}; D_i is a set of "
                     f"strings, so write {{{strings!r}}}."
                 )
             words = frozenset(as_word(u, sigma, f"string of D_{i}") for u in strings)
             parsed.append((words, _as_sign(sign, i)))
         if not parsed:
-            raise ValueError(
+            raise ParameterError(
                 "A decision list needs at least one entry (D_N, σ_N): σ_N is also the answer "
                 "of Algorithm 2 when no entry matches."
             )
@@ -220,7 +226,7 @@ class DecisionList:
         """The minimal DFA of the list's language over Σ (``alphabet``, default the list's)."""
         if alphabet is None:
             if self.alphabet is None:
-                raise ValueError("This decision list has no alphabet; pass one: to_dfa(alphabet='ab').")
+                raise ParameterError("This decision list has no alphabet; pass one: to_dfa(alphabet='ab').")
             alphabet = self.alphabet
         return self.to_formula().to_dfa(alphabet)
 

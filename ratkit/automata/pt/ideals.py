@@ -29,6 +29,7 @@ from ratkit.automata.operations import complement, difference, intersect, minimi
 from ratkit.automata.pt._common import Word, as_sigma, as_word, show, shows_as_str, subsequence_of
 from ratkit.automata.semirings import BOOLEAN
 from ratkit.automata.transducer import Transducer
+from ratkit.exceptions import ParameterTypeError
 
 __all__ = ["shuffle_ideal", "ideal", "Formula"]
 
@@ -196,7 +197,7 @@ class Formula:
 
 def _formula(obj: Any, sym: str) -> Formula:
     if not isinstance(obj, Formula):
-        raise TypeError(
+        raise ParameterTypeError(
             f"The operands of {sym} must be Formula objects (build them with ideal(...)); got {type(obj).__name__}."
         )
     return obj

@@ -113,7 +113,7 @@ def sample(
         lengths = counter.lengths(min_len, max_len)
         if quota and not lengths:
             which = "in L" if label else "outside L"
-            raise ValueError(
+            raise ParameterError(
                 f"No string of length {min_len}..{max_len} over Σ is {which}, so a balanced "
                 "sample cannot be drawn. Widen the range of lengths, or check the language."
             )

@@ -1,0 +1,305 @@
+"""Bad inputs of the automata core (issue 21): semirings, alphabets, construction, operations, pt, files.
+
+Every case asserts the ratkit exception class (which also derives from the fitting builtin) and the
+words of its message that name the bad thing. Resource cases run under small limits so that they
+are refused within a second; the regression cases (silent overflow, a start state that appears
+nowhere, unbounded determinisation, ε-removal and subsequence listing) failed before issue 21.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from itertools import combinations
+
+import numpy as np
+import pynini
+import pytest
+
+import ratkit.limits
+from ratkit._files import check_input_file, check_output_path
+from ratkit.automata import (
+    LOG,
+    PROBABILITY,
+    TROPICAL,
+    Alphabet,
+    acceptor,
+    as_transducer,
+    closure,
+    complement,
+    concat,
+    determinize,
+    difference,
+    evaluate,
+    from_arcs,
+    pt,
+    rmepsilon,
+    shortest_distance,
+    sigma_star,
+    union,
+)
+from ratkit.automata.semirings import get_semiring
+from ratkit.automata.transducer import Transducer
+from ratkit.exceptions import (
+    AlphabetMismatchError,
+    IdOutOfRangeError,
+    MissingDataError,
+    NotAFolderError,
+    OperationError,
+    ParameterError,
+    ParameterTypeError,
+    PathIsFolderError,
+    RatkitError,
+    ResourceLimitError,
+    SemiringError,
+    SemiringMismatchError,
+    UnknownSymbolError,
+    WeightOverflowError,
+)
+
+NAN, INF = float("nan"), float("inf")
+ARC = (0, "a", "a", 0.5, 1)
+
+CASES = {
+    # -- semirings: overflow is an error, never inf/0̄ ----------------------------------------------
+    "prob-times-overflow": (
+        lambda: PROBABILITY.times(1e200, 1e200),
+        WeightOverflowError,
+        r"1e\+200 ⊗ 1e\+200.*overflows",
+    ),
+    "prob-plus-overflow": (lambda: PROBABILITY.plus(1e308, 1e308), WeightOverflowError, r"1e\+308 ⊕ 1e\+308"),
+    "log-times-overflow": (lambda: LOG.times(1e308, 1e308), WeightOverflowError, r"log semiring overflows"),
+    "log-times-neg-overflow": (lambda: LOG.times(-1e308, -1e308), WeightOverflowError, r"-inf"),
+    "tropical-times-float32": (lambda: TROPICAL.times(3e38, 3e38), WeightOverflowError, r"6e\+38.*3\.4028235e\+38"),
+    "prob-negative": (lambda: PROBABILITY.plus(-1.0, 0.5), SemiringError, r"-1\.0"),
+    "prob-nan": (lambda: PROBABILITY.times(NAN, 0.5), SemiringError, "NaN"),
+    "prob-inf": (lambda: PROBABILITY.times(INF, 0.5), SemiringError, "inf"),
+    "tropical-minus-inf": (lambda: TROPICAL.times(INF, -INF), SemiringError, "-inf"),
+    "log-str": (lambda: LOG.times("a", 1.0), SemiringError, "'a' is not a number"),
+    "semiring-none": (lambda: get_semiring(None), ParameterTypeError, "got None of type NoneType"),
+    "semiring-int": (lambda: get_semiring(5), ParameterTypeError, "got 5 of type int"),
+    "semiring-unknown": (lambda: get_semiring("real"), SemiringError, "Unknown semiring 'real'"),
+    # -- alphabets ------------------------------------------------------------------------------
+    "alphabet-int-symbols": (lambda: Alphabet([1, 2]), ParameterTypeError, "symbol 0 is 1 of type int"),
+    "alphabet-empty-symbol": (lambda: Alphabet(["a", ""]), ParameterError, "symbol 1 is the empty string"),
+    "alphabet-eps": (lambda: Alphabet(["<eps>"]), ParameterError, "'<eps>', which is reserved for ε"),
+    "alphabet-none": (lambda: Alphabet(None), ParameterTypeError, "got None of type NoneType"),
+    "alphabet-int": (lambda: Alphabet(5), ParameterTypeError, "got 5 of type int"),
+    "alphabet-bytes": (lambda: Alphabet(b"ab"), ParameterTypeError, "got b'ab' of type bytes"),
+    "alphabet-nested": (lambda: Alphabet([["a"]]), ParameterTypeError, r"\['a'\] of type list"),
+    "alphabet-closed": (lambda: Alphabet("ab", closed="yes"), ParameterTypeError, "'closed'.*'yes'"),
+    "alphabet-label-range": (lambda: Alphabet("ab").symbol(3), IdOutOfRangeError, "Label 3 is outside.*2 symbols"),
+    "alphabet-label-type": (lambda: Alphabet("ab").symbol("a"), ParameterTypeError, "got 'a'"),
+    # -- sequences (as_symbols, at every boundary that reads one) ---------------------------------
+    "acceptor-none": (lambda: acceptor(None), ParameterTypeError, "sequence.*got None"),
+    "acceptor-int": (lambda: acceptor(5), ParameterTypeError, "got 5 of type int"),
+    "acceptor-float-nan": (lambda: acceptor(NAN), ParameterTypeError, "got nan of type float"),
+    "acceptor-bytes": (lambda: acceptor(b"ab"), ParameterTypeError, "got bytes b'ab'. Decode"),
+    "acceptor-int-token": (lambda: acceptor(["a", 5]), ParameterTypeError, "Token 1 of the sequence is 5"),
+    "acceptor-empty-token": (lambda: acceptor(["a", ""]), ParameterError, "Token 1 of the sequence is ''"),
+    "acceptor-2d-floats": (lambda: acceptor(np.array([1.0, 2.0])), ParameterTypeError, r"Token 0.*1\.0"),
+    "acceptor-0d-array": (lambda: acceptor(np.array(3)), ParameterTypeError, "array\\(3\\)"),
+    "acceptor-weight-negative": (lambda: acceptor("ab", weight=-1), SemiringError, "-1"),
+    "acceptor-weight-nan": (lambda: acceptor("ab", weight=NAN), SemiringError, "NaN"),
+    "acceptor-weight-huge": (lambda: acceptor("ab", weight=10**400), SemiringError, "beyond the float64 range"),
+    "acceptor-foreign": (lambda: acceptor("abz", alphabet=Alphabet("ab")), UnknownSymbolError, "'z' at position 2"),
+    "acceptor-alphabet-type": (lambda: acceptor("ab", alphabet="ab"), ParameterTypeError, "'alphabet'.*str"),
+    "evaluate-none": (lambda: evaluate(acceptor("ab"), None), ParameterTypeError, "input sequence x.*None"),
+    "evaluate-int": (lambda: evaluate(acceptor("ab"), 5), ParameterTypeError, "got 5 of type int"),
+    "evaluate-foreign": (lambda: evaluate(acceptor("ab"), "abz"), UnknownSymbolError, "'z'"),
+    "is-subsequence-none": (lambda: pt.is_subsequence(None, "ab"), ParameterTypeError, "string u.*None"),
+    # -- from_arcs ------------------------------------------------------------------------------
+    "arcs-none": (lambda: from_arcs(None, 0, {}), ParameterTypeError, "'arcs'.*None"),
+    "arcs-str": (lambda: from_arcs("0 1 a a", 0, {}), ParameterTypeError, "'arcs'.*str"),
+    "finals-none": (lambda: from_arcs([ARC], 0, None), ParameterTypeError, "'finals'.*None"),
+    "finals-list": (lambda: from_arcs([ARC], 0, [1]), ParameterTypeError, r"'finals'.*\[1\]"),
+    "state-unhashable": (
+        lambda: from_arcs([([0], "a", "a", 0.5, 1)], [0], {1: 1.0}),
+        ParameterTypeError,
+        r"\[0\].*hashable",
+    ),
+    "state-unhashable-dst": (
+        lambda: from_arcs([(0, "a", "a", 0.5, {})], 0, {1: 1.0}),
+        ParameterTypeError,
+        "destination state of arc 0",
+    ),
+    "state-nan": (lambda: from_arcs([(0, "a", "a", 0.5, NAN)], 0, {}), ParameterError, "arc 0 is NaN"),
+    "label-int": (lambda: from_arcs([(0, 5, "a", 0.5, 1)], 0, {1: 1.0}), ParameterTypeError, "has label 5"),
+    "arc-short": (lambda: from_arcs([(0, "a")], 0, {}), ParameterError, r"Arc 0 is \(0, 'a'\)"),
+    "arc-weight-nan": (lambda: from_arcs([(0, "a", "a", NAN, 1)], 0, {1: 1.0}), SemiringError, "Arc 0.*NaN"),
+    "arc-weight-inf": (lambda: from_arcs([(0, "a", "a", INF, 1)], 0, {1: 1.0}), SemiringError, "Arc 0.*inf"),
+    "final-weight-negative": (lambda: from_arcs([ARC], 0, {1: -2.0}), SemiringError, "state 1.*-2"),
+    "arcs-semiring": (lambda: from_arcs([ARC], 0, {1: 1.0}, semiring="real"), SemiringError, "'real'"),
+    "arcs-semiring-type": (lambda: from_arcs([ARC], 0, {1: 1.0}, semiring=2), ParameterTypeError, "semiring.*2"),
+    "arcs-alphabet-type": (lambda: from_arcs([ARC], 0, {1: 1.0}, alphabet="ab"), ParameterTypeError, "'alphabet'"),
+    "arcs-foreign": (lambda: from_arcs([ARC], 0, {1: 1.0}, alphabet=Alphabet("b")), AlphabetMismatchError, "'a'"),
+    # -- coercion of operands -------------------------------------------------------------------
+    "as-transducer-object": (lambda: as_transducer(object()), ParameterTypeError, "operand must be.*got object"),
+    "shortest-distance-none": (lambda: shortest_distance(None), ParameterTypeError, "got NoneType None"),
+    "closure-int": (lambda: closure(5), ParameterTypeError, "operand 1.*got int 5"),
+    "difference-int": (lambda: difference(acceptor("ab"), 5), ParameterTypeError, "operand 2.*got int 5"),
+    "from-pynini-type": (lambda: Transducer(5, PROBABILITY, Alphabet("a")), ParameterTypeError, "wraps a pynini.Fst"),
+    "transducer-alphabet-type": (
+        lambda: Transducer(pynini.accep("a").copy(), TROPICAL, "a"),
+        ParameterTypeError,
+        "ratkit Alphabet; got str",
+    ),
+    "transducer-arc-type": (
+        lambda: Transducer(pynini.accep("a"), PROBABILITY, Alphabet("a")),
+        SemiringMismatchError,
+        "'log64' arcs",
+    ),
+    "sigma-star-int": (lambda: sigma_star(5), ParameterTypeError, "'alphabet' parameter of sigma_star.*5"),
+    "complement-alphabet-int": (lambda: complement(acceptor("a"), 5), ParameterTypeError, "of complement"),
+    # -- pt ---------------------------------------------------------------------------------------
+    "decision-list-int": (lambda: pt.DecisionList(5), ParameterTypeError, "entries of a DecisionList.*5"),
+    "decision-list-empty": (lambda: pt.DecisionList([]), ParameterError, "at least one entry"),
+    "decision-list-sign": (lambda: pt.DecisionList([({"a"}, "yes")]), ParameterTypeError, "σ_1.*'yes'"),
+    "decision-list-no-alphabet": (lambda: pt.DecisionList([({"a"}, True)]).to_dfa(), ParameterError, "no alphabet"),
+    "language-function": (
+        lambda: pt.decision_list(lambda w: "aa" in w, "ab", max_len=4),
+        ParameterTypeError,
+        "got function",
+    ),
+    "subsequences-max-len": (lambda: pt.subsequences("ab", max_len=-1), ParameterError, "max_len"),
+}
+
+
+@pytest.mark.parametrize("call, exc, words", list(CASES.values()), ids=list(CASES))
+def test_bad_input(call, exc, words):
+    with pytest.raises(exc, match=words) as info:
+        call()
+    assert isinstance(info.value, RatkitError)
+
+
+def test_overflow_regression_is_an_error_not_inf():
+    """PROBABILITY.times(1e200, 1e200) returned inf before issue 21; a product that fits still works."""
+    assert PROBABILITY.times(1e150, 1e150) == pytest.approx(1e300)
+    assert TROPICAL.times(INF, 3e38) == INF  # 0̄ ⊗ x = 0̄ is no overflow
+    assert PROBABILITY.times(1e-200, 1e-200) == 0.0  # underflow is IEEE's, documented
+    with pytest.raises(OverflowError):
+        PROBABILITY.times(1e200, 1e200)
+
+
+def test_a_start_state_without_arcs_is_the_empty_machine():
+    """Probe construct-07 (start=7, which no arc mentions) is kept legal: the machine it describes
+    accepts nothing, which is its meaning, not a wrong answer (randomised machines hit this case)."""
+    t = from_arcs([ARC], 7, {1: 1.0})
+    assert evaluate(t, "a") == 0.0 and evaluate(t, "") == 0.0
+    assert evaluate(from_arcs([], 0, {}), "") == 0.0
+    assert evaluate(from_arcs([(1, "a", "a", 0.5, 0)], 0, {0: 1.0}), "") == 1.0
+
+
+# -- files --------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "name, exc, words",
+    [
+        ("folder", PathIsFolderError, "is a folder, not a file"),
+        ("missing.att", MissingDataError, "does not exist"),
+        ("plain.txt/inner.att", NotAFolderError, "plain.txt' is a file, not a folder"),
+    ],
+)
+def test_check_input_file(tmp_path, name, exc, words):
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "plain.txt").write_text("x")
+    with pytest.raises(exc, match=words):
+        check_input_file(tmp_path / name, "AT&T file", "an AT&T text file")
+
+
+@pytest.mark.parametrize("path, exc", [(None, ParameterTypeError), (5, ParameterTypeError), ("a\0b", ParameterError)])
+def test_paths_of_the_wrong_kind(path, exc):
+    with pytest.raises(exc, match="AT&T file"):
+        check_input_file(path, "AT&T file")
+    with pytest.raises(exc, match="AT&T file"):
+        check_output_path(path, "AT&T file")
+
+
+# -- resource bounds ---------------------------------------------------------------------------
+def _last_symbol_nfa(m: int):
+    """(a|b)* a (a|b)^m: its minimal DFA has 2^(m+1) states."""
+    t = concat(closure(union("a", "b")), "a")
+    for _ in range(m):
+        t = concat(t, union("a", "b"))
+    return t
+
+
+def test_determinize_blowup_is_refused_quickly():
+    t = _last_symbol_nfa(26)
+    for _ in range(2):  # the first call may compile the bound (numba, cached on disk); time the second
+        start = time.perf_counter()
+        with ratkit.limits.limits(max_states=20_000), pytest.raises(ResourceLimitError, match="determinize.*20,000"):
+            determinize(t)
+    assert time.perf_counter() - start < 2
+
+
+@pytest.mark.parametrize("m", [2, 5, 9])
+def test_determinize_within_the_limit_is_exact(m):
+    """No false refusal: the subsets counted are the DFA's states (2^(m+1), plus one for the start)."""
+    t = rmepsilon(_last_symbol_nfa(m))  # ε-free: only the subset construction is bounded below
+    with ratkit.limits.limits(max_states=2 ** (m + 1) + 1):
+        d = determinize(t)
+    for x in ["a" * (m + 1), "b" + "a" * (m + 1), "ab" * (m + 1), "b" * (m + 2)]:
+        assert evaluate(d, x) == pytest.approx(evaluate(t, x))
+    with ratkit.limits.limits(max_states=2 ** (m + 1) - 1), pytest.raises(ResourceLimitError):
+        determinize(t)
+
+
+def _eps_fan(n: int):
+    """An ε-chain 0 → 1 → … → n whose every state has an a-arc to its own final state: ε-removal gives
+    state i the n − i arcs of the chain below it, n(n + 1)/2 arcs in all."""
+    arcs = [(i, "", "", 0.5, i + 1) for i in range(n)] + [(i, "a", "a", 0.5, ("f", i)) for i in range(n)]
+    return from_arcs(arcs, 0, {("f", i): 1.0 for i in range(n)})
+
+
+def test_rmepsilon_blowup_is_refused():
+    t = _eps_fan(400)  # 80 200 arcs after ε-removal
+    with ratkit.limits.limits(max_states=50_000), pytest.raises(ResourceLimitError, match="rmepsilon.*50,000"):
+        rmepsilon(t)
+    with ratkit.limits.limits(max_states=50_000), pytest.raises(ResourceLimitError, match="determinize"):
+        determinize(t)
+    with ratkit.limits.limits(max_states=100_000):
+        r = rmepsilon(t)
+    # closed form: ⟦T⟧(a) = Σ_i 0.5^i · 0.5 · 1 = 1 − 0.5^n
+    assert evaluate(r, "a") == pytest.approx(1 - 0.5**400)
+
+
+def test_rmepsilon_of_a_long_epsilon_chain_keeps_every_path():
+    """operations-16: 30 000 ε-arcs of 0.5; ⟦T⟧(a) = 1 − 0.5^30000 (= 1.0 in float64), not a truncated sum."""
+    n = 30000
+    arcs = [(i, "", "", 0.5, i + 1) for i in range(n)] + [(i, "a", "a", 0.5, "f") for i in range(n)]
+    r = rmepsilon(from_arcs(arcs, 0, {"f": 1.0}))
+    assert evaluate(r, "a") == 1.0
+    # the terms far below float64's smallest number are held exactly as log weights
+    tail = from_arcs([(0, "a", "a", 0.5**1000, 1), (1, "a", "a", 0.5**100, 2)], 0, {2: 1.0}, LOG.name)
+    assert math.isfinite(shortest_distance(tail))
+
+
+def test_subsequences_blowup_is_refused_quickly():
+    start = time.perf_counter()
+    with pytest.raises(ResourceLimitError, match="subsequences of a string of length 80"):
+        pt.subsequences("ab" * 40)
+    with ratkit.limits.limits(max_bytes=10**6), pytest.raises(ResourceLimitError, match="max_len=12"):
+        pt.subsequences("abcdefghijklmnopqrstuvwxyz", max_len=12)
+    assert time.perf_counter() - start < 2
+
+
+@pytest.mark.parametrize("x, max_len", [("abcab", None), ("aabba", 2), ("abcdefghijkl", 3), ("", None)])
+def test_subsequences_within_the_limit_match_brute_force(x, max_len):
+    top = len(x) if max_len is None else max_len
+    brute = {"".join(c) for k in range(top + 1) for c in combinations(x, k)}
+    assert pt.subsequences(x, max_len) == brute
+
+
+def test_determinize_without_twins_property_is_refused_not_looping():
+    """a*c (a of 0.5) ∪ a*d (a of 0.25) has no deterministic equivalent: OpenFst looped for ever."""
+    t = union(concat(closure(acceptor("a", weight=0.5)), "c"), concat(closure(acceptor("a", weight=0.25)), "d"))
+    with pytest.raises(OperationError, match="twins property"):
+        determinize(t)
+
+
+@pytest.mark.parametrize("w1, w2", [(0.5, 0.5), (0.25, 0.25)])
+def test_determinize_with_twins_property_still_works(w1, w2):
+    t = union(concat(closure(acceptor("a", weight=w1)), "c"), concat(closure(acceptor("a", weight=w2)), "d"))
+    d = determinize(t)
+    for x in ["c", "aad", "aaac", "ac"]:
+        assert evaluate(d, x) == pytest.approx(evaluate(t, x))
