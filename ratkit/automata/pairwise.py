@@ -62,7 +62,7 @@ import pynini
 
 from ratkit._validation import check_choice
 from ratkit.automata.kernels.algebra import _finite, _Wrapper
-from ratkit.automata.kernels.base import Kernel
+from ratkit.automata.kernels.base import Kernel, check_gram_bytes
 from ratkit.automata.transducer import Transducer
 from ratkit.exceptions import ParameterTypeError
 from ratkit.plugins import register
@@ -120,6 +120,13 @@ def as_pairs(X: Any, what: str = "X") -> list[tuple[Any, Any]]:
             p = tuple(p.tolist())
         if not _is_pair(p):
             raise _pair_error(p, f"{what}[{i}]")
+        for side, x in enumerate(p):
+            if x is None or isinstance(x, (bytes, bytearray, memoryview)):
+                hint = " (bytes: decode them first, x.decode('utf-8'))" if x is not None else ""
+                raise ParameterTypeError(
+                    f"{what}[{i}][{side}] is {_short.repr(x)}{hint}; a pair holds two inputs of the base kernel "
+                    "(sequences, lattices or graphs)."
+                )
         out.append(p)
     return out
 
@@ -279,6 +286,7 @@ class PairwiseKernel(_Wrapper):
         base = self._base()
         P = as_pairs(X, "X")
         Q = P if Y is None else as_pairs(Y, "Y")
+        check_gram_bytes(len(P), len(Q), self)
         if not P or not Q:
             return np.zeros((len(P), len(Q)))
         elements = _Elements()

@@ -28,7 +28,7 @@ from ratkit.automata.kernels import (
     to_spec,
 )
 from ratkit.automata.kernels.diagnostics import check_nds, check_pds, edit_distance_min_eigenvalues
-from ratkit.exceptions import NotRegulatedError, UnknownSymbolError
+from ratkit.exceptions import MissingDataError, NotRegulatedError, UnknownSymbolError
 
 from .kernel_oracles import levenshtein, ngram_kernel, random_strings
 
@@ -124,7 +124,9 @@ def test_spec_errors_for_alphabets_and_unregulated_files(tmp_path):
     bad.write_text("0 1 <eps> <eps> 1\n1 0 <eps> <eps> 1\n1 2 a a 1\n2\n")
     with pytest.raises(NotRegulatedError, match=r"spec: .*loop.att: .*not regulated"):
         from_spec({"family": "transducer", "path": str(bad)})
-    with pytest.raises(SpecError, match="neither an existing .toml/.json file"):
+    with pytest.raises(
+        MissingDataError, match="neither an existing .toml/.json file"
+    ):  # a FileNotFoundError (issue 21)
         from_spec("nowhere.toml")
     (tmp_path / "broken.json").write_text("{")
     with pytest.raises(SpecError, match="broken.json: not valid JSON"):

@@ -43,7 +43,7 @@ from ratkit.automata.kernels.gappy import GappyKernel, gappy
 from ratkit.automata.kernels.mismatch import MismatchKernel, mismatch
 from ratkit.automata.kernels.ngram import NgramKernel, ngram
 from ratkit.automata.kernels.random_walk import RandomWalkKernel, random_walk
-from ratkit.automata.kernels.spec import SpecError, from_spec, load_spec, to_spec
+from ratkit.automata.kernels.spec import SpecError, SpecTypeError, from_spec, load_spec, to_spec
 from ratkit.automata.kernels.subsequence import SubsequenceKernel, subsequence
 from ratkit.automata.kernels.user import TransducerKernel, from_transducer
 
@@ -71,6 +71,7 @@ __all__ = [
     "to_spec",
     "load_spec",
     "SpecError",
+    "SpecTypeError",
     "cosine",
     "exp_kernel",
     "polynomial",

@@ -16,7 +16,8 @@ product), Theorem 3 (NDS → PDS: exp(−tK) and K′ of eq. (14)).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from numbers import Number
 from typing import Any
 
 import numpy as np
@@ -463,6 +464,19 @@ class CenteredNDSKernel(_Wrapper):
         """Theorem 3.2: PDS iff K is NDS (True, False or None as K's :attr:`is_nds`)."""
         return self._base().is_nds
 
+    def _validate_params(self) -> None:
+        super()._validate_params()
+        x0 = self.x0
+        if (
+            x0 is None
+            or isinstance(x0, (bytes, bytearray, Mapping, Number))
+            or (isinstance(x0, (list, tuple)) and not all(isinstance(t, str) and t for t in x0))
+        ):
+            raise ParameterTypeError(
+                f"The 'x0' parameter of nds_to_pds must be one input of the base kernel (a str, a tuple of str "
+                f"tokens, a lattice or a graph). Got {type(x0).__name__} {x0!r:.40} instead."
+            )
+
     def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
         k = self._base()
         X = as_collection(X)
@@ -495,4 +509,6 @@ def polynomial(kernel: Kernel, degree: int = 2, coef0: float = 1.0, scale: float
 
 def nds_to_pds(kernel: Kernel, x0: Any = "") -> CenteredNDSKernel:
     """K′ of eq. (14) around the point x0 (the empty string by default)."""
-    return CenteredNDSKernel(_check_kernel(kernel, "nds_to_pds"), x0)
+    k = CenteredNDSKernel(_check_kernel(kernel, "nds_to_pds"), x0)
+    k._validate_params()
+    return k

@@ -6,7 +6,14 @@ on two collections returns the Gram matrix, so kernels drop into
 ``str``, a ``tuple`` of string tokens, or a weighted acceptor (a ratkit
 :class:`~ratkit.automata.Transducer` or a ``pynini.Fst``: a lattice). Anything else
 iterable (a list, a numpy array) is a *collection* of such sequences; inside a
-collection a list of tokens is also accepted as one sequence.
+collection a list of tokens is also accepted as one sequence. An (n, 1) array of
+strings — the column scikit-learn hands a string feature — is the n strings it holds
+(not n one-token sequences); the rows of an (n, m) string array with m > 1 are token
+sequences. Inputs are checked once, at the boundary (:func:`as_sequences`): None, bytes,
+numbers and tokens that are not non-empty strings raise a
+:class:`~ratkit.exceptions.ParameterTypeError` naming the input (``X[3]``); an in-memory
+Gram matrix larger than :func:`ratkit.limits.max_bytes` is refused before it is computed
+(``gram(X, out="gram.npy")`` writes it to disk in blocks instead).
 
 Rational kernels of the form S = T ∘ T⁻¹ (Proposition 1: PDS) are computed without
 ever building S per pair: each input's feature automaton Φ_x = Π2(X ∘ T) is built once
@@ -25,7 +32,7 @@ import functools
 import inspect
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from numbers import Real
 from typing import Any, ClassVar, Literal
 
@@ -53,9 +60,27 @@ from ratkit.automata.kernels._paths import TooManyPaths, enumerate_paths
 from ratkit.automata.operations import compose, invert
 from ratkit.automata.semirings import PROBABILITY, Semiring, get_semiring
 from ratkit.automata.transducer import Transducer
-from ratkit.exceptions import ParameterError, ResourceLimitError, UnknownSymbolError, WeightOverflowError
+from ratkit.exceptions import (
+    ParameterError,
+    ParameterTypeError,
+    ResourceLimitError,
+    SemiringMismatchError,
+    UnknownSymbolError,
+    UnsupportedKernelError,
+    WeightOverflowError,
+)
+from ratkit.limits import check_bytes, max_bytes
 
-__all__ = ["Kernel", "RationalKernel", "Strategy", "is_single", "as_collection"]
+__all__ = [
+    "Kernel",
+    "RationalKernel",
+    "Strategy",
+    "is_single",
+    "as_collection",
+    "as_sequences",
+    "check_sequence",
+    "check_gram_bytes",
+]
 
 log = logging.getLogger(__name__)
 
@@ -85,18 +110,124 @@ def is_single(x: Any) -> bool:
     return isinstance(x, tuple) and all(isinstance(t, str) for t in x)
 
 
+def _describe(x: Any) -> str:
+    """``x`` for a message: its type and a short repr."""
+    text = repr(x)
+    return f"{type(x).__name__} {text[:40] + '...' if len(text) > 40 else text}"
+
+
+def _bytes_error(what: str, x: Any) -> ParameterTypeError:
+    return ParameterTypeError(
+        f"{what} is bytes ({_describe(x)}); kernels read text, not bytes: decode it first "
+        "(x.decode('utf-8')), or give a tuple of str tokens."
+    )
+
+
 def as_collection(X: Any, what: str = "X") -> list[Any]:
-    """A list of inputs; a single input (a sequence, a lattice, a graph) is refused (wrap it in a list)."""
+    """A list of inputs; a single input (a sequence, a lattice, a graph) is refused (wrap it in a list).
+
+    Refused with a :class:`~ratkit.exceptions.ParameterTypeError` naming the argument: None,
+    bytes (decode them), anything not iterable, and items that are None or bytes. An (n, 1)
+    array of strings — the column scikit-learn hands a string feature — is read as the n
+    strings it holds, each one sequence (not as n sequences of one token each); an (n, m)
+    array with m > 1 is read row by row, each row a sequence of m tokens. A 2-d table with
+    ``to_numpy`` (a pandas DataFrame) is read as that array, not as its column names.
+    """
+    if isinstance(X, (bytes, bytearray, memoryview)):
+        raise _bytes_error(what, X)
     if is_single(X):
-        raise TypeError(
+        raise ParameterTypeError(
             f"{what} must be a collection of sequences, lattices or graphs (a list or array); got a single "
             f"{type(X).__name__}. Use k(x, y) for two inputs or wrap them in lists."
         )
+    if X is None or isinstance(X, (Mapping, set, frozenset)):
+        raise ParameterTypeError(
+            f"{what} must be a collection of sequences, lattices or graphs (a list or array); got {_describe(X)}."
+        )
+    if not isinstance(X, np.ndarray) and getattr(X, "ndim", None) == 2 and callable(getattr(X, "to_numpy", None)):
+        X = X.to_numpy()  # a table (a pandas DataFrame): iterating over it would give its column names
+    if isinstance(X, np.ndarray) and X.ndim == 2 and X.shape[1] == 1 and X.dtype.kind in "UO":
+        column = X[:, 0].tolist()
+        if all(isinstance(x, str) for x in column):
+            return column
     try:
         out = list(X)
     except TypeError:
-        raise TypeError(f"{what} must be a collection of sequences; got {type(X).__name__}.") from None
-    return [x.item() if isinstance(x, np.ndarray) and x.ndim == 0 else x for x in out]
+        raise ParameterTypeError(
+            f"{what} must be a collection of sequences, lattices or graphs (a list or array); got {_describe(X)}."
+        ) from None
+    out = [x.item() if isinstance(x, np.ndarray) and x.ndim == 0 else x for x in out]
+    for i, x in enumerate(out):
+        if isinstance(x, (bytes, bytearray, memoryview)):
+            raise _bytes_error(f"{what}[{i}]", x)
+        if x is None:
+            raise ParameterTypeError(
+                f"{what}[{i}] is None; each input must be a sequence (a str or a tuple of str tokens), "
+                "a weighted acceptor or a graph."
+            )
+    return out
+
+
+def _is_token_sequence(x: Any) -> bool:
+    return isinstance(x, (tuple, list)) or (isinstance(x, np.ndarray) and x.ndim == 1)
+
+
+_STR_TYPES = {str, np.str_}
+
+
+def check_sequence(x: Any, what: str) -> None:
+    """Refuse ``x`` unless it is one input of a sequence kernel: a ``str``, a weighted
+    acceptor, or a tuple, list or 1-d array of non-empty ``str`` tokens. Raises a
+    :class:`~ratkit.exceptions.ParameterTypeError` (a TypeError) naming ``what``, the value
+    and what is expected (bytes get the hint to decode them); an empty token raises a
+    :class:`~ratkit.exceptions.ParameterError`."""
+    if isinstance(x, str) or _is_lattice(x):
+        return
+    if isinstance(x, (bytes, bytearray, memoryview)):
+        raise _bytes_error(what, x)
+    if _is_token_sequence(x):
+        if set(map(type, x)) <= _STR_TYPES and "" not in x:  # the common case, at C speed
+            return
+        for j, tok in enumerate(x):
+            if isinstance(tok, str) and not tok:
+                raise ParameterError(f"Token {j} of {what} is ''; tokens must be non-empty strings (ε is no token).")
+            if not isinstance(tok, str):
+                raise ParameterTypeError(
+                    f"Token {j} of {what} is {_describe(tok)}; a sequence is a str or a sequence of non-empty "
+                    "str tokens (numbers are not symbols: write them as strings)."
+                )
+        return
+    raise ParameterTypeError(
+        f"{what} is {_describe(x)}; a sequence kernel takes a str, a tuple of str tokens or a weighted acceptor."
+    )
+
+
+def as_sequences(X: Any, what: str = "X") -> list[Any]:
+    """:func:`as_collection` of the inputs of a sequence kernel, each checked by
+    :func:`check_sequence` (a numeric 2-d array is refused as a whole)."""
+    if isinstance(X, np.ndarray) and X.ndim >= 2 and X.dtype.kind not in "UO":
+        raise ParameterTypeError(
+            f"{what} is a {X.ndim}-d array of {X.dtype} (shape {X.shape}); a sequence kernel reads strings: "
+            "a list of str, or of tuples of str tokens."
+        )
+    out = as_collection(X, what)
+    for i, x in enumerate(out):
+        check_sequence(x, f"{what}[{i}]")
+    return out
+
+
+def check_gram_bytes(n_rows: int, n_cols: int, kernel: Any) -> None:
+    """Refuse an in-memory Gram matrix of ``n_rows`` × ``n_cols`` float64 (8·n·m bytes)
+    larger than :func:`ratkit.limits.max_bytes` before anything is computed
+    (:class:`~ratkit.exceptions.ResourceLimitError`; ``out=`` writes it to disk instead)."""
+    n_bytes = 8.0 * n_rows * n_cols
+    if n_bytes <= max_bytes():  # the message (the kernel's repr) costs more than many a Gram entry
+        return
+    check_bytes(
+        n_bytes,
+        f"The {n_rows:,} × {n_cols:,} Gram matrix of {kernel!r} in memory",
+        "gram(X, out='gram.npy') writes it to disk in row blocks instead (block_bytes= bounds each block).",
+    )
 
 
 def _with_blocked_output(gram: Any) -> Any:
@@ -222,9 +353,16 @@ class Kernel(BaseEstimator):
         return out
 
     def __call__(self, X: Any, Y: Any = None) -> Any:
+        if isinstance(X, (bytes, bytearray, memoryview)):
+            raise _bytes_error("x", X)
         if is_single(X):
+            if isinstance(Y, (bytes, bytearray, memoryview)):
+                raise _bytes_error("y", Y)
             if Y is None or not is_single(Y):
-                raise TypeError("k(x, y) needs two sequences; for Gram matrices pass collections: k(X, Y).")
+                raise ParameterTypeError(
+                    f"k(x, y) needs two sequences (or lattices, or graphs); x is a {type(X).__name__} but y is "
+                    f"{_describe(Y)}. For Gram matrices pass collections: k(X, Y)."
+                )
             return self.value(X, Y)
         return self.gram(X, Y)
 
@@ -252,6 +390,12 @@ class Kernel(BaseEstimator):
         """Raise a ValueError or TypeError (a :class:`~ratkit.exceptions.RatkitError`) naming
         the parameter when one is invalid. Called by the factories and by ``from_spec``, and
         by the family itself before it computes; the default has nothing to check."""
+
+    def _validate_options(self) -> None:
+        """Raise a :class:`~ratkit.exceptions.ParameterError` naming the option when one of the
+        computation options a family stores (``strategy``, ``n_jobs``, ``show_progress``) is
+        invalid, so that a factory or a spec refuses it before any Gram matrix is asked for.
+        Called by the factories and by ``from_spec``; the default has nothing to check."""
 
     def learn(self, X: Any) -> None:
         """Fix, from the inputs ``X`` of a whole Gram matrix, what this kernel infers from the
@@ -369,19 +513,29 @@ class Kernel(BaseEstimator):
         from ratkit.automata.kernels.algebra import SumKernel
 
         if not isinstance(other, Kernel):
-            return NotImplemented
+            raise _operand_error("+", other)
         return SumKernel([self, other])
+
+    __radd__ = __add__
 
     def __mul__(self, other: Any) -> Kernel:
         from ratkit.automata.kernels.algebra import ProductKernel, ScaledKernel
 
         if isinstance(other, Kernel):
             return ProductKernel([self, other])
-        if isinstance(other, Real):
-            return ScaledKernel(self, float(other))
-        return NotImplemented
+        if isinstance(other, Real) and not isinstance(other, bool):
+            scaled = ScaledKernel(self, float(other))
+            scaled._validate_params()  # c > 0 and finite: c·K is PDS iff K is
+            return scaled
+        raise _operand_error("*", other)
 
     __rmul__ = __mul__
+
+
+def _operand_error(op: str, other: Any) -> ParameterTypeError:
+    """The error of ``k op other`` for an operand the kernel algebra does not take."""
+    takes = "another ratkit kernel" if op == "+" else "another ratkit kernel or a positive number"
+    return ParameterTypeError(f"A kernel {op} {_describe(other)}: the kernel algebra's {op!r} takes {takes}.")
 
 
 def _init_parameters(cls: type, keep_var_keyword: bool = False) -> dict[str, inspect.Parameter]:
@@ -569,7 +723,7 @@ class RationalKernel(Kernel):
         if alphabet is None:
             fixed = self._alphabet_symbols()
             if fixed is None:
-                raise ValueError(
+                raise ParameterError(
                     f"{type(self).__name__} builds its transducer over the symbols of the data; "
                     "pass the alphabet, e.g. k.transducer('acgt')."
                 )
@@ -606,7 +760,8 @@ class RationalKernel(Kernel):
 
         A fitted vocabulary holds only such patterns; a model file whose vocabulary holds
         others was not written by this kernel (see :mod:`ratkit._persistence`).
-        Raises TypeError for a kernel that is not of the form T ∘ T⁻¹.
+        Raises :class:`~ratkit.exceptions.UnsupportedKernelError` (a TypeError) for a kernel
+        that is not of the form T ∘ T⁻¹.
         """
         from ratkit.automata.construct import acceptor
 
@@ -614,7 +769,7 @@ class RationalKernel(Kernel):
         alphabet = self.alphabet_for(pats)
         t = self.factor(alphabet)
         if t is None:
-            raise TypeError(f"{type(self).__name__} is not of the form T ∘ T⁻¹: it has no feature map.")
+            raise UnsupportedKernelError(f"{type(self).__name__} is not of the form T ∘ T⁻¹: it has no feature map.")
         out = np.zeros(len(pats), dtype=bool)
         for j, z in enumerate(pats):
             matched = compose(t, acceptor(z, t.semiring, alphabet=alphabet))  # trimmed: empty iff z ∉ Π2(T)
@@ -628,7 +783,9 @@ class RationalKernel(Kernel):
         alphabet = alphabet or self.alphabet_for([x])
         t = self.factor(alphabet)
         if t is None:
-            raise TypeError(f"{type(self).__name__} is not of the form T ∘ T⁻¹: it has no feature automaton.")
+            raise UnsupportedKernelError(
+                f"{type(self).__name__} is not of the form T ∘ T⁻¹: it has no feature automaton."
+            )
         self._check_feature_automata([x], held=False)
         fst = _phi_fst(x, t, _sorted(t))
         return Transducer(fst, t.semiring, alphabet, check=False)
@@ -645,7 +802,7 @@ class RationalKernel(Kernel):
             if out is not None:
                 return out
             if strategy == "specialized":
-                raise ValueError(
+                raise ParameterError(
                     f"{type(self).__name__} has no specialised feature extractor for these inputs; use "
                     "strategy='auto' to let it fall back to the feature automata."
                 )
@@ -683,7 +840,7 @@ class RationalKernel(Kernel):
 
     def learn(self, X: Any) -> None:
         """Read the alphabet of X as :meth:`gram` does (a family that infers Σ fixes it here)."""
-        self.alphabet_for(as_collection(X))
+        self.alphabet_for(as_sequences(X))
 
     def _specialized_in_blocks(
         self, sequences: list[str | tuple[str, ...]], symbols: dict[str, int], n_jobs: int | None, show_progress: bool
@@ -719,7 +876,7 @@ class RationalKernel(Kernel):
         Raises :class:`TooManyPaths` when the feature map is infinite or too large to
         enumerate (use Gram matrices then).
         """
-        X = as_collection(X)
+        X = as_sequences(X)
         strategy, n_jobs, show_progress = self._options(strategy, n_jobs, show_progress)
         symbols = tuple(self.alphabet_for(X))
         rows, codes, vals = self._raw_features(X, symbols, strategy, n_jobs, show_progress)
@@ -738,7 +895,7 @@ class RationalKernel(Kernel):
         """X's feature matrix on the columns of ``vocabulary`` (a :class:`FeatureMap`);
         patterns outside it are dropped."""
         fmap = self._pattern_vocabulary(vocabulary)
-        X = as_collection(X)
+        X = as_sequences(X)
         strategy, n_jobs, show_progress = self._options(strategy, n_jobs, show_progress)
         if self._alphabet_symbols() is not None:
             self.alphabet_for(X)  # a fixed alphabet refuses unknown symbols
@@ -770,7 +927,7 @@ class RationalKernel(Kernel):
     def feature_automata(self, X: Any) -> tuple[list[pynini.Fst], bool] | None:
         """(Φ′_i = Π2(X_i ∘ T), False) as olabel-sorted acceptors; None without a factor T over
         the probability semiring."""
-        X = as_collection(X)
+        X = as_sequences(X)
         alphabet = self.alphabet_for(X)
         t = self.factor(alphabet)
         if t is None or t.semiring.name != "probability":
@@ -778,10 +935,30 @@ class RationalKernel(Kernel):
         phis = [pynini.arcsort(self.feature_automaton(x, alphabet)._fst.copy(), sort_type="olabel") for x in X]
         return phis, False
 
+    def _validate_options(self) -> None:
+        """``strategy`` one of :data:`Strategy`, ``n_jobs`` None or a non-zero int, ``show_progress`` a bool."""
+        self._options(None, None, None)
+        n_jobs = self.n_jobs
+        if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer))):
+            raise ParameterTypeError(
+                f"The 'n_jobs' parameter of {type(self).__name__} must be an int (a number of processes, -1 for "
+                f"one per core) or None. Got {n_jobs!r:.40} of type {type(n_jobs).__name__} instead."
+            )
+        if n_jobs == 0:
+            raise ParameterError(
+                f"The 'n_jobs' parameter of {type(self).__name__} must be a number of processes: an int ≥ 1, "
+                "-1 for one per core, -2 for all but one, ..., or None for 1. Got 0 instead."
+            )
+        if self.show_progress is not None and not isinstance(self.show_progress, (bool, np.bool_)):
+            raise ParameterTypeError(
+                f"The 'show_progress' parameter of {type(self).__name__} must be a bool. "
+                f"Got {self.show_progress!r:.40} instead."
+            )
+
     def _options(self, strategy: Any, n_jobs: Any, show_progress: Any) -> tuple[str, int | None, bool]:
         strategy = self.strategy if strategy is None else strategy
-        if strategy not in _STRATEGIES:
-            raise ParameterError(
+        if not isinstance(strategy, str) or strategy not in _STRATEGIES:
+            raise (ParameterError if isinstance(strategy, str) else ParameterTypeError)(
                 f"The 'strategy' parameter of {type(self).__name__} must be one of "
                 f"{', '.join(map(repr, _STRATEGIES))}. Got {strategy!r} instead."
             )
@@ -800,9 +977,10 @@ class RationalKernel(Kernel):
         show_progress: bool | None = None,
     ) -> np.ndarray:
         """The matrix [K(x_i, y_j)] (Y = None: X against itself, symmetric)."""
-        X = as_collection(X, "X")
-        Ys = X if Y is None else as_collection(Y, "Y")
+        X = as_sequences(X, "X")
+        Ys = X if Y is None else as_sequences(Y, "Y")
         strategy, n_jobs, show_progress = self._options(strategy, n_jobs, show_progress)
+        check_gram_bytes(len(X), len(Ys), self)
         if not X or not Ys:
             return np.zeros((len(X), len(Ys)))
         both = X if Y is None else X + Ys
@@ -836,7 +1014,7 @@ class RationalKernel(Kernel):
     def diag(self, X: Any, *, strategy: Strategy | None = None, n_jobs: int | None = None) -> np.ndarray:
         """[K(x, x) for x in X]: the family's own algorithm, else squared norms of the feature
         rows when they are enumerable, else one Gram matrix per sequence."""
-        X = as_collection(X)
+        X = as_sequences(X)
         strategy, n_jobs, _ = self._options(strategy, n_jobs, False)
         if not X:
             return np.zeros(0)
@@ -933,7 +1111,10 @@ def _input_fst(x: Any, t: Transducer) -> pynini.Fst:
     if _is_lattice(x):
         lat = _lattice(x)
         if lat.semiring is not sr:
-            raise TypeError(f"A {lat.semiring.name} lattice cannot be used with a {sr.name} kernel transducer.")
+            raise SemiringMismatchError(
+                f"A {lat.semiring.name} lattice cannot be used with a {sr.name} kernel transducer; give the lattice "
+                f"in the {sr.name} semiring."
+            )
         pairs = lat.alphabet.relabelling(ab.merge(lat.alphabet))
         f = lat._fst if not pairs else pynini.relabel_pairs(lat._fst, ipairs=pairs, opairs=pairs)
         return pynini.arcsort(f.copy(), sort_type="olabel")

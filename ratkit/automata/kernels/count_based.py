@@ -10,7 +10,8 @@ A. Ghose, *Rational kernels: a survey*, §VI-1, eq. (55).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -78,16 +79,26 @@ class CountBasedKernel(RationalKernel):
 
     def pattern_tuples(self) -> list[tuple[str, ...]]:
         """The patterns as tuples of symbols, validated."""
-        pats = [as_symbols(p, "pattern") for p in _pattern_list(self.patterns)]
+        pats = []
+        for i, p in enumerate(_pattern_list(self.patterns)):
+            if not isinstance(p, (str, tuple, list)):
+                raise ParameterTypeError(
+                    f"Pattern {i} of count_based is {p!r:.40} ({type(p).__name__}); a pattern is a str or a "
+                    "tuple of str tokens."
+                )
+            try:
+                pats.append(as_symbols(p, f"pattern {i} of count_based"))
+            except TypeError as exc:
+                raise ParameterTypeError(f"The 'patterns' parameter of count_based: {exc}") from exc
         if not pats:
             raise ParameterError("The 'patterns' parameter of count_based must hold at least one pattern.")
         for i, p in enumerate(pats):
             if not p:
-                raise ValueError(f"Pattern {i} of count_based is empty; patterns must be non-empty.")
+                raise ParameterError(f"Pattern {i} of count_based is empty; patterns must be non-empty.")
         seen: dict[tuple[str, ...], int] = {}
         for i, p in enumerate(pats):
             if p in seen:
-                raise ValueError(
+                raise ParameterError(
                     f"Patterns {seen[p]} and {i} of count_based are both {p!r}; patterns must be distinct."
                 )
             seen[p] = i
@@ -98,6 +109,17 @@ class CountBasedKernel(RationalKernel):
         n = len(self.pattern_tuples())
         if self.weights is None:
             return np.ones(n)
+        if isinstance(self.weights, (str, bytes, Mapping)) or np.ndim(self.weights) != 1:
+            raise ParameterTypeError(
+                f"The 'weights' parameter of count_based must be a list of {n} floats, one per pattern. "
+                f"Got {self.weights!r:.60} instead."
+            )
+        bad = [v for v in self.weights if isinstance(v, bool) or not isinstance(v, (Real, np.number))]
+        if bad:
+            raise ParameterTypeError(
+                f"The 'weights' parameter of count_based must hold finite non-negative floats. Got {bad[0]!r:.40} "
+                f"({type(bad[0]).__name__}) instead."
+            )
         w = np.asarray(self.weights, dtype=np.float64)
         if w.shape != (n,):
             raise ParameterError(
@@ -170,6 +192,9 @@ def _pattern_list(patterns: Any) -> list[Any]:
 def count_based(patterns: Sequence[Any], weights: Sequence[float] | None = None, **options: Any) -> CountBasedKernel:
     """K(x, y) = Σ_k w_k² ``|x|_k`` ``|y|_k`` over the given patterns (see :class:`CountBasedKernel`);
     ``patterns`` is a list (a bare string is refused)."""
-    k = CountBasedKernel(_pattern_list(patterns), None if weights is None else list(weights), **options)
+    if weights is not None and not isinstance(weights, (str, bytes, Mapping)) and np.ndim(weights) == 1:
+        weights = list(weights)  # a copy; anything else is refused by _validate_params
+    k = CountBasedKernel(_pattern_list(patterns), weights, **options)
     k._validate_params()
+    k._validate_options()
     return k

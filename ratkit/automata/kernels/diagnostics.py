@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from ratkit.automata.kernels.base import Kernel, as_collection
-from ratkit.exceptions import ParameterError
+from ratkit.exceptions import ParameterError, ParameterTypeError
+from ratkit.limits import check_bytes
 
 __all__ = [
     "PDSReport",
@@ -30,12 +31,28 @@ __all__ = [
 
 
 def _gram(kernel: Kernel | np.ndarray, X: Any) -> np.ndarray:
+    """The Gram matrix of ``kernel`` on X, or ``kernel`` itself when it is a matrix: square,
+    non-empty and finite, else a :class:`~ratkit.exceptions.ParameterError` saying which."""
     if isinstance(kernel, np.ndarray):
-        G = np.asarray(kernel, dtype=np.float64)
+        try:
+            G = np.asarray(kernel, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ParameterTypeError(f"A Gram matrix must hold numbers; got an array of {kernel.dtype}.") from exc
+    elif isinstance(kernel, Kernel):
+        if X is None:
+            raise ParameterTypeError("The inputs X are None; give the sample the kernel is checked on (a list).")
+        G = np.asarray(kernel.gram(as_collection(X)), dtype=np.float64)
     else:
-        G = kernel.gram(as_collection(X))
+        raise ParameterTypeError(
+            f"The kernel must be a ratkit kernel or a Gram matrix (a numpy array); got {type(kernel).__name__}."
+        )
     if G.ndim != 2 or G.shape[0] != G.shape[1]:
-        raise ValueError(f"A Gram matrix must be square; got shape {G.shape}.")
+        raise ParameterError(f"A Gram matrix must be square; got shape {G.shape}.")
+    if G.shape[0] == 0:
+        raise ParameterError("The sample is empty (a 0 × 0 Gram matrix has no eigenvalues); give at least one input.")
+    if not np.isfinite(G).all():
+        i, j = np.argwhere(~np.isfinite(G))[0]
+        raise ParameterError(f"The Gram matrix holds {G[i, j]} at ({i}, {j}); its eigenvalues need finite entries.")
     return G
 
 
@@ -91,6 +108,12 @@ def strings_of_length(alphabet: Sequence[str], n: int, *, up_to: bool = False) -
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise ParameterError(f"The string length n must be an int ≥ 0. Got {n!r} instead.")
     lengths = range(n + 1) if up_to else (n,)
+    count = sum(len(symbols) ** m for m in lengths)
+    check_bytes(
+        count * (50.0 + 4 * n),
+        f"The {count:.3g} strings of length {'≤ ' if up_to else ''}{n} over {len(symbols)} symbols",
+        "Use a shorter length or a smaller alphabet.",
+    )
     return ["".join(p) for m in lengths for p in itertools.product(symbols, repeat=m)]
 
 
@@ -106,6 +129,13 @@ def min_eigenvalue_curve(
     """
     if isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 1:
         raise ParameterError(f"max_len must be an int ≥ 1. Got {max_len!r} instead.")
+    n_symbols = len(dict.fromkeys(alphabet))
+    largest = sum(n_symbols**m for m in range(max_len + 1)) if up_to else n_symbols**max_len
+    check_bytes(
+        8.0 * largest * largest,
+        f"The {largest:.3g} × {largest:.3g} Gram matrix of the strings of length {'≤ ' if up_to else ''}{max_len}",
+        "Use a smaller max_len or alphabet.",
+    )
     if not up_to:
         return {n: min_eigenvalue(kernel, strings_of_length(alphabet, n)) for n in range(1, max_len + 1)}
     strings = strings_of_length(alphabet, max_len, up_to=True)

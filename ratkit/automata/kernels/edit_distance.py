@@ -217,4 +217,5 @@ def edit_distance(semiring: Literal["tropical", "probability"] = "tropical", **o
     """The edit-distance rational kernel (see :class:`EditDistanceKernel`)."""
     k = EditDistanceKernel(semiring, **options)
     k._validate_params()
+    k._validate_options()
     return k

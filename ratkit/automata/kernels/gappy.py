@@ -322,4 +322,5 @@ def gappy(n: int = 2, decay: float = 0.5, **options: Any) -> GappyKernel:
     """The gappy n-gram kernel with decay λ (see :class:`GappyKernel`)."""
     k = GappyKernel(n, decay, **options)
     k._validate_params()
+    k._validate_options()
     return k

@@ -290,4 +290,5 @@ def mismatch(k: int = 5, m: int = 1, alphabet: str | Sequence[str] | None = None
     """The (k, m)-mismatch kernel over ``alphabet`` (see :class:`MismatchKernel`)."""
     kern = MismatchKernel(k, m, alphabet, **options)
     kern._validate_params()
+    kern._validate_options()
     return kern

@@ -74,4 +74,5 @@ def ngram(n: int = 3, **options: Any) -> NgramKernel:
     """The n-gram count kernel K(x, y) = Σ_{z ∈ Σⁿ} c(x, z) c(y, z) (see :class:`NgramKernel`)."""
     k = NgramKernel(n, **options)
     k._validate_params()
+    k._validate_options()
     return k

@@ -68,7 +68,7 @@ from ratkit.automata.graphs import Graph
 from ratkit.automata.graphs._automaton import walk_vector
 from ratkit.automata.graphs._product import LABEL_MODES, check_label_kinds, product_adjacency
 from ratkit.automata.kernels._walks_rational import rational_walk_value
-from ratkit.automata.kernels.base import Kernel
+from ratkit.automata.kernels.base import Kernel, check_gram_bytes
 from ratkit.exceptions import DivergentSumError, ParameterError, ParameterTypeError, SolverError, WeightOverflowError
 from ratkit.plugins import register
 
@@ -444,6 +444,7 @@ class RandomWalkKernel(Kernel):
         self._validate_params()
         left = self._graphs(X, "X")
         right = left if Y is None else self._graphs(Y, "Y")
+        check_gram_bytes(len(left), len(right), self)
         if not left or not right:
             return np.zeros((len(left), len(right)))
         spectral = self.method in ("auto", "spectral") and self.labels == "none"

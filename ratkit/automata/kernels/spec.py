@@ -34,6 +34,7 @@ the offending key by its path in the spec (``spec.kernels[1].decay``) and what i
 
 from __future__ import annotations
 
+import collections.abc
 import inspect
 import json
 import os
@@ -46,10 +47,20 @@ from typing import Any
 
 from ratkit._json import plain
 from ratkit.automata.kernels.base import Kernel, _init_parameters
-from ratkit.exceptions import ParameterError, RatkitError, SpecError, UnknownPluginError
+from ratkit.exceptions import (
+    MissingDataError,
+    ParameterError,
+    PathIsFolderError,
+    RatkitError,
+    SpecError,
+    SpecTypeError,
+    UnknownPluginError,
+)
 
 __all__ = [
     "SpecError",
+    "SpecTypeError",
+    "MAX_SPEC_DEPTH",
     "from_spec",
     "to_spec",
     "load_spec",
@@ -61,33 +72,66 @@ __all__ = [
     "spec_example",
 ]
 
+#: The deepest nesting of kernel specs :func:`from_spec` builds (``{"family": "cosine",
+#: "kernel": {...}}`` inside one another); a deeper spec is refused with a SpecError
+#: instead of exhausting Python's recursion limit. Real combinations nest a few levels.
+MAX_SPEC_DEPTH = 64
+
 
 def load_spec(source: str | os.PathLike | Mapping[str, Any]) -> dict[str, Any]:
     """A spec mapping from a dict, a JSON object string, or a TOML/JSON file path.
 
-    A string whose first non-blank character is ``{`` is JSON text, never a file name (so a
-    long spec is not mistaken for an over-long path); anything else names a file, read as
-    TOML when its suffix is ``.toml`` and as JSON otherwise.
+    A string whose first non-blank character is ``{`` (or ``[``) is JSON text, never a file
+    name (so a long spec is not mistaken for an over-long path); anything else names a file,
+    read as TOML when its suffix is ``.toml`` and as JSON otherwise.
+
+    Raises SpecTypeError for a source of another type (or text holding no JSON object),
+    SpecError for text that is not valid JSON/TOML or nests deeper than the parser allows,
+    :class:`~ratkit.exceptions.MissingDataError` (a FileNotFoundError) for a file that does
+    not exist (a name with a ``.toml``/``.json`` suffix or a folder part; other text that names
+    no file is a SpecError) and :class:`~ratkit.exceptions.PathIsFolderError` for a folder.
     """
     if isinstance(source, Mapping):
         return dict(source)
-    if isinstance(source, str) and source.lstrip().startswith("{"):
-        try:
-            return json.loads(source)
-        except json.JSONDecodeError as exc:
-            raise SpecError(f"The kernel spec is not valid JSON: {exc}") from None
+    if isinstance(source, str) and source.lstrip()[:1] in ("{", "["):
+        return _parse(source, "JSON", "The kernel spec", "The kernel spec is not valid JSON")
+    if isinstance(source, (bytes, bytearray)):
+        raise SpecTypeError(
+            "A kernel spec must be a mapping, a JSON object string or a file path; got bytes. Decode them first "
+            "(data.decode('utf-8'))."
+        )
     if not isinstance(source, (str, os.PathLike)):
-        raise SpecError(f"A kernel spec must be a mapping or a file path; got {type(source).__name__}.")
+        raise SpecTypeError(
+            f"A kernel spec must be a mapping, a JSON object string or a file path; got {type(source).__name__} "
+            f"{source!r:.40}."
+        )
+    if not str(source).strip():
+        raise SpecError(
+            "The kernel spec is an empty string; give a mapping, a JSON object string such as "
+            '\'{"family": "ngram", "n": 3}\' or the path of a .toml/.json file.'
+        )
     path = Path(source)
     try:
         is_file, is_dir = path.is_file(), path.is_dir()
     except OSError:  # e.g. a name longer than the system allows: it names no file
         is_file = is_dir = False
     if is_dir:
-        raise SpecError(f"Kernel spec {str(source)!r} is a folder; give a .toml/.json file or a JSON object string.")
+        raise PathIsFolderError(
+            f"Kernel spec {str(source)!r} is a folder; give a .toml/.json file or a JSON object string."
+        )
     if not is_file:
-        raise SpecError(
-            f"Kernel spec {str(source)!r} is neither an existing .toml/.json file nor a JSON "
+        # a name that looks like a file (a .toml/.json suffix, a folder part, a PathLike) is a
+        # missing file; other text is a malformed spec
+        text = str(source)
+        looks_like_a_file = (
+            isinstance(source, os.PathLike)
+            or path.suffix.lower() in (".toml", ".json")
+            or os.sep in text
+            or "/" in text
+        )
+        error = MissingDataError if looks_like_a_file else SpecError
+        raise error(
+            f"Kernel spec {text!r:.200} is neither an existing .toml/.json file nor a JSON "
             'object string such as \'{"family": "ngram", "n": 3}\'.'
         )
     kind = "TOML" if path.suffix.lower() == ".toml" else "JSON"
@@ -97,15 +141,30 @@ def load_spec(source: str | os.PathLike | Mapping[str, Any]) -> dict[str, Any]:
         raise SpecError(f"{path}: not a UTF-8 text file ({exc}); a {kind} kernel spec is UTF-8 text.") from None
     except OSError as exc:
         raise SpecError(f"{path}: cannot read the kernel spec ({exc.strerror or exc}).") from None
+    return _parse(text, kind, str(path), f"{path}: not valid {kind}")
+
+
+def _parse(text: str, kind: str, name: str, invalid: str) -> dict[str, Any]:
+    """The mapping of a JSON or TOML text; SpecError when it is not valid, nested too deep
+    for the parser, or not an object."""
     try:
-        return tomllib.loads(text) if kind == "TOML" else json.loads(text)
+        value = tomllib.loads(text) if kind == "TOML" else json.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
-        raise SpecError(f"{path}: not valid {kind}: {exc}") from None
+        raise SpecError(f"{invalid}: {exc}") from exc
+    except RecursionError as exc:
+        raise SpecError(
+            f"{name} nests too deep for the {kind} parser; a kernel spec nests at most {MAX_SPEC_DEPTH} kernels."
+        ) from exc
+    if not isinstance(value, dict):
+        raise SpecTypeError(
+            f"{name} must be a {kind} object (a mapping with a 'family' key); got {type(value).__name__}."
+        )
+    return value
 
 
 def from_spec(spec: str | os.PathLike | Mapping[str, Any]) -> Kernel:
     """Build the kernel a spec describes (see the module docstring for the format)."""
-    return _build(load_spec(spec), "spec")
+    return _build(load_spec(spec), "spec", 1)
 
 
 def _families() -> list[str]:
@@ -128,6 +187,11 @@ def _lookup(family: Any, where: str) -> tuple[str, Any]:
             return name, get("kernel", name)
         except UnknownPluginError:
             pass
+    if not isinstance(family, str):
+        raise SpecTypeError(
+            f"The kernel family at {where}.family must be a str, the name of a family; got {type(family).__name__} "
+            f"{family!r:.60}. Accepted families: {', '.join(_families())}."
+        )
     raise SpecError(f"Unknown kernel family {family!r} at {where}.family; accepted families: {', '.join(_families())}.")
 
 
@@ -145,52 +209,92 @@ def _keys(spec: Mapping[str, Any], where: str, name: str, cls: type[Kernel]) -> 
 
 def _call(where: str, make: Callable[[], Any]) -> Any:
     """``make()``, its errors prefixed by where in the spec they arose: a bad value (a
-    ParameterError, or a plain ValueError or TypeError) becomes a SpecError; ratkit's other
-    errors (a missing or unregulated transducer file, say) keep their type."""
+    ParameterError, or a plain ValueError, LookupError or ArithmeticError) becomes a
+    SpecError, a value of the wrong type (a TypeError) a SpecTypeError; ratkit's other errors
+    (a missing or unregulated transducer file, say) keep their type."""
     try:
         return make()
     except (SpecError, ParameterError) as exc:
-        raise SpecError(f"{where}: {exc}") from None
+        error = SpecTypeError if isinstance(exc, TypeError) else SpecError
+        raise error(f"{where}: {exc}") from exc
     except RatkitError as exc:
-        raise type(exc)(f"{where}: {exc}") from None
-    except (ValueError, TypeError) as exc:
-        raise SpecError(f"{where}: {exc}") from None
+        try:
+            again = type(exc)(f"{where}: {exc}")
+        except Exception:  # an error class that takes other arguments: keep it as it is
+            raise exc from None
+        raise again from exc
+    except TypeError as exc:
+        raise SpecTypeError(f"{where}: {exc}") from exc
+    except (ValueError, LookupError, ArithmeticError) as exc:
+        raise SpecError(f"{where}: {exc}") from exc
+    except RecursionError as exc:
+        raise SpecError(f"{where}: the kernel nests too deep to build ({exc}).") from exc
 
 
 def _is_spec(value: Any) -> bool:
     return isinstance(value, Mapping) and "family" in value
 
 
-def _value(value: Any, where: str) -> Any:
+def _value(value: Any, where: str, depth: int) -> Any:
     """A spec value as a parameter: a kernel spec (a mapping with 'family') built, a list
     holding one built item by item (each must then be a kernel spec), anything else as is."""
     if _is_spec(value):
-        return _build(value, where)
+        return _build(value, where, depth + 1)
     if isinstance(value, list) and any(_is_spec(v) for v in value):
         return [
-            _build(v, f"{where}[{i}]") if _is_spec(v) else _bad_item(v, f"{where}[{i}]") for i, v in enumerate(value)
+            _build(v, f"{where}[{i}]", depth + 1) if _is_spec(v) else _bad_item(v, f"{where}[{i}]")
+            for i, v in enumerate(value)
         ]
     return value
 
 
 def _bad_item(value: Any, where: str) -> Kernel:
-    raise SpecError(f"{where} must be a kernel spec (a mapping with a 'family' key); got {type(value).__name__}.")
+    raise SpecTypeError(
+        f"{where} must be a kernel spec (a mapping with a 'family' key); got {type(value).__name__} {value!r:.40}."
+    )
 
 
-def _build(spec: Mapping[str, Any], where: str) -> Kernel:
+def _takes_kernel_list(hint: Any) -> bool:
+    """Whether an annotation is a list or sequence of kernels (``Sequence[Kernel]``)."""
+    origin = typing.get_origin(hint)
+    if origin in (list, tuple, collections.abc.Sequence):
+        return any(isinstance(a, type) and issubclass(a, Kernel) for a in typing.get_args(hint))
+    return any(_takes_kernel_list(a) for a in typing.get_args(hint)) if origin is not None else False
+
+
+def _check_shapes(spec: Mapping[str, Any], where: str, name: str, cls: type[Kernel]) -> None:
+    """Refuse one kernel spec (a mapping) where the family takes a list of kernels, before the
+    spec inside is built (whose own errors would hide that the list is missing)."""
+    hints = _hints(cls)
+    for key, value in spec.items():
+        if isinstance(value, Mapping) and _takes_kernel_list(hints.get(key)):
+            raise SpecTypeError(
+                f"{where}.{key} must be a list of kernel specs (a {name} kernel combines several); got one "
+                f"mapping. Write [{{...}}, {{...}}], or [{{...}}] for a single kernel."
+            )
+
+
+def _build(spec: Mapping[str, Any], where: str, depth: int = 1) -> Kernel:
     if not isinstance(spec, Mapping):
-        raise SpecError(f"{where} must be a mapping with a 'family' key; got {type(spec).__name__}.")
+        raise SpecTypeError(f"{where} must be a mapping with a 'family' key; got {type(spec).__name__}.")
+    if depth > MAX_SPEC_DEPTH:
+        raise SpecError(
+            f"{where}: the spec nests kernels more than {MAX_SPEC_DEPTH} deep (ratkit.automata.kernels.spec."
+            "MAX_SPEC_DEPTH); flatten it (a sum takes a list of kernels)."
+        )
     if "family" not in spec:
         raise SpecError(f"Missing key 'family' at {where}; accepted families: {', '.join(_families())}.")
     name, family = _lookup(spec["family"], where)
     is_class = isinstance(family, type) and issubclass(family, Kernel)
     if is_class:
         _keys(spec, where, name, family)
-    params = {key: _value(value, f"{where}.{key}") for key, value in spec.items() if key != "family"}
+        _check_shapes(spec, where, name, family)
+    params = {key: _value(value, f"{where}.{key}", depth) for key, value in spec.items() if key != "family"}
     if not is_class:  # a registered factory function: its keywords as given
         return _call(where, lambda: family(**params))
     kernel = _call(where, lambda: family._from_spec_params(params))
     _call(where, kernel._validate_params)
+    _call(where, kernel._validate_options)
     return kernel
 
 
@@ -211,13 +315,13 @@ def family_name(kernel: Kernel) -> str:
     )
 
 
-def _spec_value(value: Any, where: str, inline: bool) -> Any:
+def _spec_value(value: Any, where: str, inline: bool, depth: int) -> Any:
     """A parameter as plain JSON: kernels (alone or in a list) as specs, numpy scalars of a
     parameter grid as numbers."""
     if isinstance(value, Kernel):
-        return to_spec(value, inline=inline)
+        return _to_spec(value, inline, depth + 1)
     if isinstance(value, (list, tuple)) and value and all(isinstance(v, Kernel) for v in value):
-        return [to_spec(v, inline=inline) for v in value]
+        return [_to_spec(v, inline, depth + 1) for v in value]
     try:
         return plain(value, where)
     except TypeError as exc:
@@ -235,11 +339,20 @@ def to_spec(kernel: Kernel, *, inline: bool = False) -> dict[str, Any]:
     JSON types.
     """
     if not isinstance(kernel, Kernel):
-        raise SpecError(f"to_spec writes ratkit kernels; got {type(kernel).__name__}.")
+        raise SpecTypeError(f"to_spec writes ratkit kernels; got {type(kernel).__name__} {kernel!r:.40}.")
+    return _to_spec(kernel, inline, 1)
+
+
+def _to_spec(kernel: Kernel, inline: bool, depth: int) -> dict[str, Any]:
+    if depth > MAX_SPEC_DEPTH:
+        raise SpecError(
+            f"The kernel nests other kernels more than {MAX_SPEC_DEPTH} deep (ratkit.automata.kernels.spec."
+            "MAX_SPEC_DEPTH): from_spec could not read its spec back."
+        )
     name = family_name(kernel)
     out: dict[str, Any] = {"family": name}
     for key, value in kernel._spec_params(inline=inline).items():
-        out[key] = _spec_value(value, f"the {key!r} parameter of {name}", inline)
+        out[key] = _spec_value(value, f"the {key!r} parameter of {name}", inline, depth)
     return out
 
 

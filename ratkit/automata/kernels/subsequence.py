@@ -232,4 +232,6 @@ def _count_common(x, y, stamp, local, tag):  # pragma: no cover - compiled
 
 def subsequence(**options: Any) -> SubsequenceKernel:
     """The subsequence kernel (see :class:`SubsequenceKernel`)."""
-    return SubsequenceKernel(**options)
+    k = SubsequenceKernel(**options)
+    k._validate_options()
+    return k

@@ -19,10 +19,10 @@ from ratkit.automata.io import read_att, read_fst, to_att
 from ratkit.automata.kernels import _evaluator
 from ratkit.automata.kernels._paths import TooManyPaths
 from ratkit.automata.kernels.base import MAX_PATHS, RationalKernel, Strategy, _is_lattice, _phi_features_chunk
-from ratkit.automata.kernels.spec import SpecError
+from ratkit.automata.kernels.spec import SpecError, SpecTypeError
 from ratkit.automata.semirings import get_semiring
 from ratkit.automata.transducer import Transducer
-from ratkit.exceptions import ParameterError
+from ratkit.exceptions import FstFormatError, ParameterError, ParameterTypeError, PathIsFolderError, RatkitError
 from ratkit.plugins import register
 
 __all__ = ["TransducerKernel", "from_transducer", "load_transducer"]
@@ -38,12 +38,27 @@ def load_transducer(source: Any, semiring: Any = None) -> Transducer:
         return source
     if isinstance(source, pynini.Fst):
         return from_pynini(source, semiring)
+    if isinstance(source, (bytes, bytearray)):
+        raise ParameterTypeError(
+            "The transducer is bytes; give a path (str), a ratkit Transducer or a pynini.Fst (for AT&T text "
+            "decode it and use ratkit.automata.read_att(text.splitlines()))."
+        )
     if isinstance(source, (str, os.PathLike)):
+        if os.path.isdir(source):
+            raise PathIsFolderError(
+                f"Transducer file {str(source)!r} is a folder, not a file; expected an OpenFst binary or AT&T "
+                "text file."
+            )
         path = check_input_file(source, "Transducer file", "an OpenFst binary or AT&T text file")
         with open(path, "rb") as fh:
             binary = fh.read(4) == _MAGIC
         return read_fst(path, semiring) if binary else read_att(path, semiring or "probability")
-    return as_transducer(source, get_semiring(semiring) if semiring else None, what="transducer")
+    try:
+        return as_transducer(source, get_semiring(semiring) if semiring else None, what="transducer")
+    except TypeError as exc:
+        if isinstance(exc, RatkitError):
+            raise
+        raise ParameterTypeError(str(exc)) from exc
 
 
 @register("kernel", "transducer")
@@ -147,19 +162,40 @@ class TransducerKernel(RationalKernel):
         if ("path" in params) == ("att" in params):
             raise SpecError("A transducer kernel needs exactly one of the keys 'path' or 'att'.")
         if "att" in params:
-            source: Any = read_att(str(params.pop("att")), params.get("semiring") or "probability")
+            source: Any = _read_att_text(params.pop("att"), params.get("semiring") or "probability")
         else:
             source = params.pop("path")
+            if not isinstance(source, (str, os.PathLike)):
+                raise SpecTypeError(
+                    f"The 'path' key of a transducer spec names an OpenFst binary or AT&T text file (a str). "
+                    f"Got {source!r:.40} ({type(source).__name__}) instead."
+                )
+            if isinstance(source, str) and "\n" in source:
+                raise SpecError(
+                    "The 'path' key of a transducer spec names a file, but its value holds several lines: "
+                    "for AT&T text itself use the key 'att'."
+                )
         return cls(source, **params)
 
     def _validate_params(self) -> None:
+        if self.psi is not None and not callable(self.psi):
+            raise ParameterTypeError(
+                f"The 'psi' parameter of from_transducer must be None or a callable (a function of the "
+                f"natural-domain value). Got {self.psi!r:.40} ({type(self.psi).__name__}) instead."
+            )
+        if not isinstance(self.pds, (bool, np.bool_)):
+            raise ParameterTypeError(
+                f"The 'pds' parameter of from_transducer must be a bool. Got {self.pds!r:.40} instead."
+            )
         self.user_transducer()
 
     def user_transducer(self) -> Transducer:
         """The user's transducer T, loaded once."""
         if "_user_t" not in self.__dict__:
             if self.transducer_source is None:
-                raise ValueError("from_transducer needs a transducer: a Transducer, a pynini.Fst or a file path.")
+                raise ParameterTypeError(
+                    "from_transducer needs a transducer: a Transducer, a pynini.Fst or a file path. Got None."
+                )
             self.__dict__["_user_t"] = load_transducer(self.transducer_source, self.semiring_name)
         return self.__dict__["_user_t"]
 
@@ -303,6 +339,23 @@ class TransducerKernel(RationalKernel):
         return to_att(self.user_transducer())
 
 
+def _read_att_text(text: Any, semiring: Any) -> Transducer:
+    """The transducer of the ``att`` key of a spec: always AT&T text itself, never a path
+    (a file is the ``path`` key)."""
+    if not isinstance(text, str):
+        raise SpecTypeError(
+            f"The 'att' key of a transducer spec holds AT&T text (a str, one arc or final state a line). "
+            f"Got {text!r:.40} ({type(text).__name__}) instead."
+        )
+    try:
+        return read_att(text.splitlines(), semiring)
+    except FstFormatError as exc:
+        raise FstFormatError(
+            f"The 'att' key was read as AT&T text (not as a file name; a file is the 'path' key) and is not "
+            f"valid AT&T text: {exc}"
+        ) from exc
+
+
 def _evaluate_chunk(exported: _evaluator.ExportedTransducer, chunk: list[np.ndarray]):
     """:func:`~._evaluator.evaluate` of a chunk of label arrays (rows numbered within the chunk)."""
     offsets = np.zeros(len(chunk) + 1, dtype=np.int64)
@@ -324,5 +377,6 @@ def from_transducer(
     binary or AT&T text file; reading it checks that it is regulated.
     """
     k = TransducerKernel(transducer, psi=psi, pds=pds, semiring=semiring, **options)
-    k.user_transducer()
+    k._validate_params()
+    k._validate_options()
     return k
