@@ -148,10 +148,17 @@ def _eval(args: argparse.Namespace) -> int:
 def _check_pds(args: argparse.Namespace) -> int:
     from ratkit.automata.kernels import from_spec
     from ratkit.automata.kernels.diagnostics import min_eigenvalue_curve
+    from ratkit.exceptions import ResourceLimitError
 
     kernel = from_spec(args.kernel)
     symbols = list(dict.fromkeys(args.alphabet))
-    curve = min_eigenvalue_curve(kernel, symbols, args.max_len, up_to=args.up_to)
+    try:  # refused before any string is built when M_n would not fit (ratkit.limits.max_bytes)
+        curve = min_eigenvalue_curve(kernel, symbols, args.max_len, up_to=args.up_to)
+    except ResourceLimitError as exc:
+        raise ResourceLimitError(
+            f"{exc} With this command: lower --max-len (each step multiplies the number of strings by "
+            f"the {len(symbols)} symbols of --alphabet) or give fewer --alphabet symbols."
+        ) from exc
     which = "of length ≤ n, ε included" if args.up_to else "of length exactly n (the survey's Fig. 8)"
     print(f"kernel: {json.dumps(kernel.to_spec(), ensure_ascii=False)}")
     print(f"M_n = (K(x_i, x_j)) over every string {which} over {{{', '.join(symbols)}}}")

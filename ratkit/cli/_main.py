@@ -80,6 +80,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     130. Set ``RATKIT_TRACEBACK=1`` to see the traceback of an error.
     """
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    first = argv[0] if argv else ""
+    known = first == "-h" or (len(first) > 2 and any(o.startswith(first) for o in ("--help", "--version")))
+    if first.startswith("-") and not known:
+        # before the COMMAND: the only options are --help and --version (argparse would say only
+        # that COMMAND is missing, not which argument it did not recognise)
+        parser.error(f"unrecognized arguments: {first} (options come after the COMMAND; 'ratkit --help' lists them)")
     args, extra = parser.parse_known_args(argv)
     if extra:  # reported by the command's own parser: 'ratkit train: error: …', with its usage
         args.command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
