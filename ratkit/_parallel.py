@@ -30,6 +30,7 @@ from ratkit.exceptions import DistributedError, MissingDependencyError, Paramete
 __all__ = [
     "Shared",
     "effective_jobs",
+    "runs_in_this_process",
     "parallel_map",
     "map_chunks",
     "pair_matrix",
@@ -99,10 +100,11 @@ def _lost_worker_errors() -> tuple[type[BaseException], ...]:
         from joblib.externals.loky.process_executor import TerminatedWorkerError
 
         errors.append(TerminatedWorkerError)
-    with contextlib.suppress(ImportError):
-        from distributed.scheduler import KilledWorker
+    if "distributed" in sys.modules:  # only a Dask cluster raises it, and it imports distributed
+        with contextlib.suppress(ImportError):
+            from distributed.scheduler import KilledWorker
 
-        errors.append(KilledWorker)
+            errors.append(KilledWorker)
     return tuple(errors)
 
 
@@ -126,7 +128,7 @@ def parallel_map(
     A worker that dies for good raises :class:`~ratkit.exceptions.DistributedError`; an
     exception raised by ``func`` propagates unchanged.
     """
-    jobs = effective_jobs(n_jobs)
+    in_process = runs_in_this_process(n_jobs)
     n_shared = len(shared)
     total = int(sum(sizes)) if sizes is not None else len(tasks)
     bar = tqdm(total=total, desc=desc, disable=not show_progress, unit=unit, leave=False)
@@ -134,9 +136,9 @@ def parallel_map(
         calls = (joblib.delayed(_call)(func, n_shared, *shared, *task) for task in tasks)
     else:
         calls = (joblib.delayed(_indexed)(func, t, n_shared, *shared, *task) for t, task in enumerate(tasks))
-    lost = _lost_worker_errors()
+    lost = () if in_process else _lost_worker_errors()  # importing them costs memory (distributed: ~17 MiB)
     try:
-        if jobs == 1 and _active_backend_is_local():
+        if in_process:
             results: Iterator[Any] = (
                 _call(func, n_shared, *shared, *task) if ordered else _indexed(func, t, n_shared, *shared, *task)
                 for t, task in enumerate(tasks)
@@ -154,6 +156,12 @@ def parallel_map(
         ) from exc
     finally:
         bar.close()
+
+
+def runs_in_this_process(n_jobs: int | None) -> bool:
+    """Whether :func:`parallel_map` with this ``n_jobs`` calls its tasks in this process (one
+    job on a local backend) rather than in worker processes, local or on a Dask cluster."""
+    return effective_jobs(n_jobs) == 1 and _active_backend_is_local()
 
 
 def _active_backend_is_local() -> bool:

@@ -12,10 +12,16 @@ Usage: ``python -m bench.scale.gram [--n 5] [--docs 0] [--blocks 32] [--graphs 2
    vocabulary merge (``vocabulary_matrix``, serial), the rest of the feature stage (alphabet, CSR copies,
    serial), and the block loop (``parallel_map`` of the blocks: products F_I F_{[a,n)}ᵀ, the tiles' trip
    back, and their placement into the matrix by this process, ``_place``, which overlaps the workers'
-   products and is also shown alone). Parallel part = extraction + block loop; serial remainder = the
-   rest of the wall time. On Dask the task stream also gives the workers' own compute seconds. "No-op
-   blocks" is the same ``parallel_map`` with a task that returns a zero tile of the block's shape: the
-   cost of shipping the shared data and the tiles, without the products.
+   products and is also shown alone). Since the workers write their blocks into a file themselves
+   (issue 19, second round), what this process still does inside the block loop is shown as placement
+   (``_place`` in one process, ``_write_tile`` for a block a worker sent back) and checks
+   (``_confirmed``: reading each block back and comparing its CRC-32); reading the finished matrix
+   back (a copy-on-write map of the workers' temporary file) comes after the loop, in the serial
+   remainder. Parallel part = extraction + block loop; serial remainder = the rest of the wall time;
+   the speed-up of the block loop alone is shown too. On Dask the task stream also gives the workers'
+   own compute seconds. "No-op blocks" is the same ``parallel_map`` with a task that returns a zero tile
+   of the block's shape: the cost of shipping the shared data and the tiles (as before the workers wrote
+   the file), without the products.
 2. The random-walk Gram (λ = 0.5/ρmax², unlabelled, start = stop = "ones", the settings of
    bench.graphs.scaling) on the first ``--graphs`` PROTEINS graphs, same three set-ups, ``--graph-blocks``
    blocks; this kernel has no finite feature map, so a block is ``kernel.gram(X_I, X_{[a,n)})``.
@@ -137,6 +143,8 @@ class Phases:
             (_blocked, "_block_work", self._wrap, "feature stage"),
             (_blocked, "parallel_map", self._wrap_generator, "block loop"),
             (_blocked, "_place", self._wrap, "place"),
+            (_blocked, "_write_tile", self._wrap, "place"),
+            (_blocked, "_confirmed", self._wrap, "confirm"),
         ]
         with contextlib.ExitStack() as stack:
             for owner, attr, wrap, key in patches:
@@ -240,6 +248,7 @@ def split(phases: dict[str, float], wall: float) -> dict[str, float]:
         "stage rest": stage - extract - vocab,
         "loop": loop,
         "place": phases.get("place", 0.0),
+        "confirm": phases.get("confirm", 0.0),
         "parallel": extract + loop,
         "serial": wall - extract - loop,
     }
@@ -253,10 +262,11 @@ def report(title: str, results: dict[str, dict[str, Any]], reference: np.ndarray
     print(f"Family's own in-memory `kernel.gram(X)` (1 process, the reference values): {t_own:.2f} s\n")
     print(
         "| set-up | wall s | speed-up | extraction s | vocabulary s | feature stage rest s | block loop s "
-        "| of which placement s | parallel part s | speed-up (parallel part) | serial remainder s "
-        "| Dask workers' compute s | no-op blocks s | max abs diff | max rel diff |"
+        "| of which placement s | of which checks s | speed-up (block loop) | parallel part s "
+        "| speed-up (parallel part) | serial remainder s | Dask workers' compute s | no-op blocks s "
+        "| max abs diff | max rel diff |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     ok = True
     for name in SETUPS:
         r = results[name]
@@ -267,6 +277,7 @@ def report(title: str, results: dict[str, dict[str, Any]], reference: np.ndarray
         print(
             f"| {name} | {r['wall']:.2f} | {base['wall'] / r['wall']:.2f}× | {s['extract']:.2f} "
             f"| {s['vocabulary']:.2f} | {s['stage rest']:.2f} | {s['loop']:.2f} | {s['place']:.2f} "
+            f"| {s['confirm']:.2f} | {base_split['loop'] / max(s['loop'], 1e-9):.2f}× "
             f"| {s['parallel']:.2f} | {base_split['parallel'] / max(s['parallel'], 1e-9):.2f}× | {s['serial']:.2f} "
             f"| {worker} | {r['no-op']:.2f} | {diff:.1e} | {rel:.1e} |"
         )

@@ -160,3 +160,56 @@ def test_a_worker_killed_in_the_middle_of_a_gram_never_leaves_a_silently_incompl
         np.testing.assert_allclose(outcome["G"], reference, rtol=1e-12)
         np.testing.assert_allclose(np.load(out), reference, rtol=1e-12)
     client.wait_for_workers(2, timeout=60)
+
+
+def _blind(on):
+    """In a worker: make its tasks see no Gram file (a worker on another machine), or undo that."""
+    import ratkit.automata.kernels._blocked as blocked
+
+    if on:
+        blocked._real_open_sink = blocked._open_sink
+        blocked._open_sink = lambda sink: None
+    elif hasattr(blocked, "_real_open_sink"):
+        blocked._open_sink = blocked._real_open_sink
+
+
+def _caller_writes(monkeypatch):
+    import ratkit.automata.kernels._blocked as blocked
+
+    calls = []
+    real = blocked._write_tile
+    monkeypatch.setattr(blocked, "_write_tile", lambda *a: calls.append(a[3:]) or real(*a))
+    return calls
+
+
+def test_the_workers_write_the_blocks_into_the_file_themselves(client, tmp_path, monkeypatch):
+    k = ngram(3)
+    reference = k.gram(SEQS)
+    writes = _caller_writes(monkeypatch)
+    out = tmp_path / "g.npy"
+    with joblib.parallel_config(backend="dask"):
+        G = k.gram(SEQS, out=out, block_bytes=_rows(len(SEQS), 7))
+        in_memory = k.gram(SEQS, block_bytes=_rows(len(SEQS), 7))
+    np.testing.assert_allclose(G, reference, rtol=1e-12)
+    np.testing.assert_allclose(in_memory, reference, rtol=1e-12)
+    assert writes == []  # every block was written by a worker
+
+
+def test_workers_that_cannot_see_the_file_send_their_blocks_back(client, tmp_path, monkeypatch, caplog):
+    import logging
+
+    k = edit_distance(insertion=0.2, deletion=0.9)  # not mirrored: every block is a full-width tile
+    reference = k.gram(SEQS)
+    writes = _caller_writes(monkeypatch)
+    client.run(_blind, True)
+    try:
+        out = tmp_path / "g.npy"
+        with caplog.at_level(logging.INFO), joblib.parallel_config(backend="dask"):
+            G = k.gram(SEQS, out=out, block_bytes=_rows(len(SEQS), 7))
+            in_memory = k.gram(SEQS, block_bytes=_rows(len(SEQS), 7))
+    finally:
+        client.run(_blind, False)
+    np.testing.assert_allclose(G, reference, rtol=1e-12)
+    np.testing.assert_allclose(in_memory, reference, rtol=1e-12)
+    assert len(writes) == 2 * -(-len(SEQS) // 7)
+    assert "came back to be written by this process" in caplog.text

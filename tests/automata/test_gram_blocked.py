@@ -8,6 +8,7 @@ with SIGKILL in the middle of a run.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -370,3 +371,169 @@ def test_the_fingerprint_follows_what_the_kernel_computes_not_its_caches(tmp_pat
     other.fit(["abcz"])
     with pytest.raises(DataFormatError, match="fingerprint"):
         SumKernel([other, ngram(2)]).gram(SEQS, out=out, resume=True)
+
+
+# -- blocks written by their tasks (issue 19) ---------------------------------------------
+
+import logging  # noqa: E402
+import shutil  # noqa: E402
+
+import ratkit.automata.kernels._blocked as blocked  # noqa: E402
+
+
+def _counting(monkeypatch, name):
+    """Count this process's calls of blocked.<name> (worker processes keep the real one)."""
+    calls = []
+    real = getattr(blocked, name)
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(blocked, name, counted)
+    return calls
+
+
+@pytest.mark.parametrize(
+    "name", ["ngram (features)", "random walk on graphs (tiles, PDS)", "asymmetric edit distance (tiles)"]
+)
+def test_worker_processes_write_the_blocks_themselves(tmp_path, monkeypatch, name):
+    """n_jobs=2: the loky workers write every block into the file (in memory: a temporary file),
+    so this process writes and places none, and the matrix is the single-process one."""
+    k, X, _ = KERNELS[name]
+    reference = k.gram(X)
+    writes, places = _counting(monkeypatch, "_write_tile"), _counting(monkeypatch, "_place")
+    out = tmp_path / "g.npy"
+    G = k.gram(X, out=out, block_bytes=_rows(len(X), 3), n_jobs=2)
+    np.testing.assert_allclose(G, reference, rtol=1e-12, atol=1e-14)
+    in_memory = k.gram(X, block_bytes=_rows(len(X), 3), n_jobs=2)
+    np.testing.assert_allclose(in_memory, reference, rtol=1e-12, atol=1e-14)
+    assert writes == [] and places == []
+    assert b"#ratkit" not in out.read_bytes()[:128], "the finished file keeps a plain .npy header"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.npy", "g.npy.manifest.json"]
+
+
+def test_the_partial_file_carries_the_runs_stamp_and_loads_as_npy(tmp_path):
+    out = tmp_path / "g.npy"
+    _CALLS["left"] = 2
+    try:
+        with pytest.raises(RuntimeError, match="interrupted"):
+            Flaky().gram(SEQS, out=out, block_bytes=_rows(len(SEQS), 3))
+    finally:
+        _CALLS["left"] = None
+    head = partial_path(out).read_bytes()[:128]
+    assert blocked._STAMP_PREFIX in head
+    partial = np.load(partial_path(out))  # the stamp is a comment in the header's padding
+    reference = Flaky().gram(SEQS)
+    np.testing.assert_array_equal(partial[:6], reference[:6])  # the two blocks that were listed
+
+
+def test_blocks_come_back_when_the_task_cannot_see_the_file(tmp_path, monkeypatch, caplog):
+    """A worker on another machine sees no file at that path: its task returns the tile and
+    this process writes it (simulated in this process)."""
+    monkeypatch.setattr(blocked, "_open_sink", lambda sink: None)
+    writes = _counting(monkeypatch, "_write_tile")
+    out = tmp_path / "g.npy"
+    with caplog.at_level(logging.INFO, logger=blocked.__name__):
+        G = ngram(2).gram(SEQS, out=out, block_bytes=_rows(len(SEQS), 4))
+    np.testing.assert_allclose(G, ngram(2).gram(SEQS), rtol=1e-12)
+    assert len(writes) == -(-len(SEQS) // 4)
+    assert "came back to be written by this process" in caplog.text
+
+
+def test_a_task_seeing_another_file_at_that_path_leaves_it_alone(tmp_path, monkeypatch):
+    """Another machine may hold a file of that name (an earlier run's): its stamp differs, so
+    the task must not write into it, and the block comes back."""
+    decoy_dir = tmp_path / "elsewhere"
+    decoy_dir.mkdir()
+    decoy = decoy_dir / "g.npy.partial"
+    blocked._create_npy(decoy, (len(SEQS), len(SEQS)))
+    with open(decoy, "r+b") as fh:  # an earlier run's stamp
+        blocked._stamped(decoy, fh.fileno(), (len(SEQS), len(SEQS)), durable=False)
+    before = decoy.read_bytes()
+    real_open = blocked._open_sink
+    seen = []
+
+    def elsewhere(sink):
+        seen.append(sink.stamp)
+        return real_open(dataclasses.replace(sink, path=str(decoy)))
+
+    monkeypatch.setattr(blocked, "_open_sink", elsewhere)
+    G = ngram(2).gram(SEQS, out=tmp_path / "g.npy", block_bytes=_rows(len(SEQS), 5))
+    np.testing.assert_allclose(G, ngram(2).gram(SEQS), rtol=1e-12)
+    assert seen and decoy.read_bytes() == before
+
+
+def test_a_block_the_file_does_not_hold_is_computed_again(tmp_path, monkeypatch, caplog):
+    """A task whose writes land elsewhere (a file system that fooled the stamp check) reports a
+    checksum this process's file does not match: the block is computed again here."""
+    decoy = tmp_path / "decoy.bin"
+    decoy.write_bytes(b"\0" * (8 * len(SEQS) ** 2 + 4096))
+
+    def fooled(sink):
+        return os.open(decoy, os.O_RDWR)
+
+    monkeypatch.setattr(blocked, "_open_sink", fooled)
+    out = tmp_path / "g.npy"
+    with caplog.at_level(logging.WARNING, logger=blocked.__name__):
+        G = ngram(2).gram(SEQS, out=out, block_bytes=_rows(len(SEQS), 6))
+    np.testing.assert_allclose(G, ngram(2).gram(SEQS), rtol=1e-12)
+    np.testing.assert_allclose(np.load(out), ngram(2).gram(SEQS), rtol=1e-12)
+    assert caplog.text.count("computing it again in this process") == -(-len(SEQS) // 6)
+
+
+def test_a_partial_file_without_room_for_a_stamp_resumes_exactly(tmp_path):
+    """A partial file written before the stamp existed (numpy's own header, little padding):
+    this process writes the remaining blocks itself."""
+    out = tmp_path / "g.npy"
+    reference = Flaky().gram(SEQS)
+    _CALLS["left"] = 3
+    try:
+        with pytest.raises(RuntimeError, match="interrupted"):
+            Flaky().gram(SEQS, out=out, block_bytes=_rows(len(SEQS), 2))
+    finally:
+        _CALLS["left"] = None
+    old = np.load(partial_path(out))
+    plain = np.lib.format.open_memmap(tmp_path / "plain.npy", mode="w+", dtype=np.float64, shape=old.shape)
+    plain[:] = old
+    del plain
+    shutil.move(tmp_path / "plain.npy", partial_path(out))
+    G = Flaky().gram(SEQS, out=out, resume=True, n_jobs=2)
+    np.testing.assert_array_equal(G, reference)
+
+
+def test_a_run_on_two_processes_killed_with_sigkill_resumes_exactly(tmp_path):
+    out = tmp_path / "g.npy"
+    seqs = ["".join(np.random.default_rng(i).choice(list("acgt"), size=200)) for i in range(44)]
+    (tmp_path / "seqs.json").write_text(json.dumps(seqs))
+    script = textwrap.dedent(
+        f"""
+        import json
+        from ratkit.automata.kernels import edit_distance
+        seqs = json.load(open({str(tmp_path / "seqs.json")!r}))
+        edit_distance().gram(seqs, out={str(out)!r}, block_bytes={_rows(len(seqs), 1)}, n_jobs=2,
+                             show_progress=False)
+        """
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                if len(json.loads(manifest_path(out).read_text())["done"]) >= 4:
+                    break
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.005)
+        if proc.poll() is not None:
+            pytest.fail(f"the run finished before it could be interrupted (rc {proc.returncode})")
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert not out.exists()
+    listed = json.loads(manifest_path(out).read_text())["done"]
+    assert 4 <= len(listed) < len(seqs)
+    G = edit_distance().gram(seqs, out=out, resume=True, n_jobs=2, show_progress=False)
+    np.testing.assert_allclose(G, edit_distance().gram(seqs), rtol=1e-12)

@@ -1,20 +1,28 @@
-"""Gram matrices computed block by block: in parallel, into a memory-mapped ``.npy`` file, resumable.
+"""Gram matrices computed block by block: in parallel, into a ``.npy`` file, resumable.
 
 ``kernel.gram(X, Y, out="gram.npy", block_bytes=B)`` splits the rows of K = [k(x_i, y_j)]
 into blocks of at most B bytes each and computes them as :func:`ratkit._parallel.parallel_map`
 tasks — local processes, or the Dask cluster of an enclosing
 ``joblib.parallel_config(backend="dask")``. A symmetric Gram (Y = None) computes only the
-blocks on and above the diagonal: the task of rows I = [a, b) computes K(X_I, X_{[a, n)})
-and writes it both at (I, [a, n)) and, transposed, at ([a, n), I); the diagonal square is
-symmetrised from its upper triangle, so the matrix is exactly symmetric.
+blocks on and above the diagonal: the task of rows I = [a, b) computes K(X_I, X_{[a, n)}),
+symmetrises its diagonal square from its upper triangle (so the matrix is exactly
+symmetric) and writes it both at (I, [a, n)) and, transposed, at ([a, n), I).
 
-Each finished block is written into ``gram.npy.partial`` (an ``.npy`` file opened as a
-memory map for that block only, then closed, so the process never holds more than a few
-blocks in memory) and recorded in ``gram.npy.manifest.json``, which also holds the shape,
+The tasks write their blocks themselves, with positioned writes (``os.pwrite``: no memory
+map, whose touched pages would count in the resident set), into an ``.npy`` file: with
+``out``, ``gram.npy.partial``; in memory with worker processes, a temporary file that this
+process reads once at the end (the tiles neither travel back nor are placed by this
+process). A worker may not see this process's file system (a Dask cluster on other
+machines), so each run writes a random stamp into the file's header padding; a task writes
+only into a file whose header holds that stamp, and otherwise returns its tile, which this
+process then writes. A block counts as done only when this process has read it back from
+its own file and found the checksum the task reported (else it computes the block again).
+
+Each finished block is recorded in ``gram.npy.manifest.json``, which also holds the shape,
 the block size and fingerprints of the kernel, its options and the data. Only when every
-block is in does the partial file become ``gram.npy`` (``os.replace``): an interrupted run
-never leaves a file that looks complete. ``resume=True`` checks the manifest against the
-request and computes only the blocks it does not list.
+block is in does the partial file become ``gram.npy`` (``os.replace``, the stamp blanked
+first): an interrupted run never leaves a file that looks complete. ``resume=True`` checks
+the manifest against the request and computes only the blocks it does not list.
 
 When the kernel has an explicit feature map (:meth:`Kernel.gram_features`), the features
 are computed once, shipped to the workers once, and a block is a sparse product F_I G_Jᵀ;
@@ -23,10 +31,21 @@ otherwise a block is ``kernel.gram(X_I, Y_J, **options)``, the in-memory call on
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import dataclasses
+import functools
 import json
 import logging
+import mmap
 import os
 import pickle
+import secrets
+import shutil
+import sys
+import tempfile
+import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +54,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ratkit._files import atomic_write, check_output_path
-from ratkit._parallel import Shared, parallel_map
+from ratkit._parallel import Shared, parallel_map, runs_in_this_process, sequential
 from ratkit.exceptions import DataFormatError, OutputPathError, ParameterError, ParameterTypeError
 
 __all__ = ["blocked_gram", "check_gram_output", "DEFAULT_BLOCK_BYTES", "manifest_path", "partial_path"]
@@ -110,31 +129,59 @@ def blocked_gram(
     blocks = [(a, min(a + per_block, shape[0])) for a in range(0, shape[0], per_block)]
     done = set(manifest["done"]) if target is not None else set()
     todo = [b for b in range(len(blocks)) if b not in done]
-    memory = None if target is not None else np.empty(shape)
-    if todo:
-        work, shared, mirror = _block_work(kernel, rows, cols, symmetric, n_jobs, show, options)
-        tasks = [(blocks[b][0], blocks[b][1], blocks[b][0] if mirror else 0) for b in todo]
-        results = parallel_map(
-            work,
-            tasks,
-            shared=shared,
-            n_jobs=n_jobs,
-            ordered=False,
-            show_progress=show,
-            desc="Gram blocks",
-            unit="block",
-        )
-        for position, tile in results:
-            start, stop, first = tasks[position]
-            if target is None:
-                _place(memory, tile, start, stop, first, mirror)
-                continue
-            matrix = np.load(partial_path(target), mmap_mode="r+")
-            _place(matrix, tile, start, stop, first, mirror)
-            matrix.flush()
-            del matrix
-            manifest["done"].append(todo[position])
-            _write_manifest(target, manifest)
+    memory = None
+    with _destination(target, shape, in_process=runs_in_this_process(n_jobs)) as (sink, fd):
+        if sink is None:  # in memory, placed by this process
+            memory = np.empty(shape)
+        if todo:
+            work, shared, mirror = _block_work(kernel, rows, cols, symmetric, n_jobs, show, options)
+            tasks = [(blocks[b][0], blocks[b][1], blocks[b][0] if mirror else 0) for b in todo]
+            results = parallel_map(
+                functools.partial(_block_task, work=work, sink=sink, mirror=mirror),
+                tasks,
+                shared=shared,
+                n_jobs=n_jobs,
+                ordered=False,
+                show_progress=show,
+                desc="Gram blocks",
+                unit="block",
+            )
+            returned = 0
+            for position, result in results:
+                start, stop, first = tasks[position]
+                if sink is None:
+                    _place(memory, result, start, stop, first, mirror)
+                    continue
+                if isinstance(result, np.ndarray):
+                    returned += 1
+                elif not _confirmed(fd, sink, result, start, stop, first):
+                    log.warning(
+                        "The Gram block of rows [%d, %d) read back from %s does not hold what its task reported "
+                        "writing; computing it again in this process.",
+                        start,
+                        stop,
+                        sink.path,
+                    )
+                    with sequential():
+                        result = _block_task(*(s.value for s in shared), start, stop, first, work=work, mirror=mirror)
+                if isinstance(result, np.ndarray):  # this process writes it
+                    _write_tile(fd, sink, result, start, first, mirror)
+                    if sink.durable:
+                        _sync(fd)
+                if target is not None:
+                    manifest["done"].append(todo[position])
+                    _write_manifest(target, manifest)
+            if returned and sink.stamp:
+                log.info(
+                    "%d of %d Gram blocks came back to be written by this process: their workers do not see %s.",
+                    returned,
+                    len(tasks),
+                    sink.path,
+                )
+        if sink is not None and target is None:
+            memory = _read_matrix(fd, sink)
+        elif sink is not None:
+            _blank_stamp(fd, sink)
     if target is None:
         return memory
     # the rename first: a manifest marked complete always means gram.npy is the new matrix
@@ -272,8 +319,7 @@ def _open(
         "done": [],
         "complete": False,
     }
-    matrix = np.lib.format.open_memmap(partial_path(target), mode="w+", dtype=np.float64, shape=shape)
-    del matrix
+    _create_npy(partial_path(target), shape)
     _write_manifest(target, manifest)
     return manifest
 
@@ -310,14 +356,236 @@ def _write_manifest(target: Path, manifest: dict[str, Any]) -> None:
 
 def _place(matrix: np.ndarray, tile: np.ndarray, start: int, stop: int, first: int, mirror: bool) -> None:
     """Write the block K(rows [start, stop), columns [first, …)) and, with ``mirror``, its transpose."""
-    if not mirror:
-        matrix[start:stop, first:] = tile
-        return
-    size = stop - start
-    square = np.triu(tile[:, :size])
-    tile[:, :size] = square + np.triu(square, 1).T  # exactly symmetric
     matrix[start:stop, first:] = tile
-    matrix[first:, start:stop] = tile.T
+    if mirror:
+        matrix[first:, start:stop] = tile.T
+
+
+def _symmetrise(tile: np.ndarray, size: int) -> None:
+    """Make the diagonal square tile[:, :size] exactly symmetric, from its upper triangle."""
+    square = np.triu(tile[:, :size])
+    tile[:, :size] = square + np.triu(square, 1).T
+
+
+def _block_task(*args: Any, work: Any, mirror: bool, sink: _Sink | None = None) -> np.ndarray | int:
+    """One block, ``work(*args)`` (args end with start, stop, first), its diagonal square
+    symmetrised when it is ``mirror``-ed; written into ``sink`` when this process sees that
+    file, and then the CRC-32 of the tile is returned instead of the tile."""
+    start, stop, first = args[-3:]
+    tile = np.ascontiguousarray(work(*args), dtype=np.float64)
+    if mirror:
+        _symmetrise(tile, stop - start)
+    fd = None if sink is None else _open_sink(sink)
+    if fd is None:
+        return tile
+    try:
+        _write_tile(fd, sink, tile, start, first, mirror)
+        if sink.durable:
+            _sync(fd)
+    finally:
+        os.close(fd)
+    crc = zlib.crc32(tile)
+    del tile
+    _trim_heap()  # the tile and its transients, which the allocator would keep, go back to the system
+    return crc
+
+
+# -- the file the blocks are written into ---------------------------------------------------
+
+#: What marks a run's file in its header padding (a comment to the header's dict), then hex digits.
+_STAMP_PREFIX = b"#ratkit-run:"
+_STAMP_DIGITS = 24  # 96 random bits
+
+
+@dataclasses.dataclass(frozen=True)
+class _Sink:
+    """A float64 C-order ``.npy`` file that a block's task may write into itself: ``path`` as
+    the calling process sees it, its ``size`` in bytes, the data ``offset``, ``n_cols``, and
+    the run's ``stamp`` at byte ``stamp_at`` (empty: the header has no room, tasks return
+    their tiles). ``durable``: flushed to disk before a block is reported written."""
+
+    path: str
+    size: int
+    offset: int
+    n_cols: int
+    stamp_at: int
+    stamp: bytes
+    durable: bool
+
+
+def _create_npy(path: Path, shape: tuple[int, int]) -> None:
+    """A new (zero-filled, sparse) float64 ``.npy`` file at ``path`` whose header padding has
+    room for a stamp; a file already there is unlinked first, so that a task of an earlier run
+    that still holds it open writes into that file, not into this one."""
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    header = repr({"descr": "<f8", "fortran_order": False, "shape": tuple(shape)}).encode("latin1")
+    header += b" " * (2 + len(_STAMP_PREFIX) + _STAMP_DIGITS)
+    magic = np.lib.format.magic(1, 0)
+    length = len(magic) + 2 + len(header) + 1
+    header += b" " * (-length % 64) + b"\n"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        _pwrite_all(fd, magic + len(header).to_bytes(2, "little") + header, 0)
+        os.ftruncate(fd, len(magic) + 2 + len(header) + shape[0] * shape[1] * _ITEMSIZE)
+    finally:
+        os.close(fd)
+
+
+def _stamped(path: Path, fd: int, shape: tuple[int, int], durable: bool) -> _Sink:
+    """The sink of the ``.npy`` file open at ``fd``, with a fresh stamp written into its header
+    (after the dict, where only spaces or an earlier stamp may be) when there is room."""
+    start = _pread_all(fd, 12, 0)
+    width = 2 if start[6] == 1 else 4  # the header length: 2 bytes in format 1.0, 4 in 2.0 and 3.0
+    offset = 8 + width + int.from_bytes(start[8 : 8 + width], "little")
+    head = _pread_all(fd, offset, 0)
+    at = head.rindex(b"}") + 2
+    padding = head[at - 1 : offset - 1]
+    stamp = _STAMP_PREFIX + secrets.token_hex(_STAMP_DIGITS // 2).encode("ascii")
+    rest = padding.strip(b" ")
+    if offset - 1 - at < len(stamp) or (rest and not rest.startswith(_STAMP_PREFIX)):
+        stamp = b""
+    else:
+        _pwrite_all(fd, stamp.ljust(offset - 1 - at), at)
+    size = offset + shape[0] * shape[1] * _ITEMSIZE
+    return _Sink(str(path.resolve()), size, offset, shape[1], at, stamp, durable)
+
+
+def _blank_stamp(fd: int, sink: _Sink) -> None:
+    """Spaces over the stamp: the finished file has a plain ``.npy`` header."""
+    if sink.stamp:
+        _pwrite_all(fd, b" " * len(sink.stamp), sink.stamp_at)
+
+
+def _open_sink(sink: _Sink) -> int | None:
+    """A descriptor open for writing on the sink's file when the file at its path, as this
+    process sees it, is that file (its size and stamp), else None."""
+    if not sink.stamp:
+        return None
+    try:
+        fd = os.open(sink.path, os.O_RDWR | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return None
+    try:
+        if os.fstat(fd).st_size == sink.size and _pread_all(fd, len(sink.stamp), sink.stamp_at) == sink.stamp:
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return None
+
+
+@contextlib.contextmanager
+def _destination(
+    target: Path | None, shape: tuple[int, int], *, in_process: bool
+) -> Iterator[tuple[_Sink | None, int | None]]:
+    """(sink, this process's descriptor of it) for a run's blocks: ``target``'s partial file;
+    without a target, (None, None) — blocks placed in memory — when the tasks run in this
+    process, else a temporary file (removed on exit) unless its folder lacks the room."""
+    if target is not None:
+        with _opened(partial_path(target), shape, durable=True) as opened:
+            yield opened
+        return
+    folder = None
+    if not in_process:
+        with contextlib.suppress(OSError):
+            if shutil.disk_usage(tempfile.gettempdir()).free > 1.1 * shape[0] * shape[1] * _ITEMSIZE + 2**20:
+                folder = tempfile.mkdtemp(prefix="ratkit-gram-")
+    if folder is None:
+        yield None, None
+        return
+    try:
+        path = Path(folder) / "gram.npy"
+        _create_npy(path, shape)
+        with _opened(path, shape, durable=False) as opened:
+            yield opened
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _opened(path: Path, shape: tuple[int, int], *, durable: bool) -> Iterator[tuple[_Sink, int]]:
+    fd = os.open(path, os.O_RDWR | getattr(os, "O_BINARY", 0))
+    try:
+        yield _stamped(path, fd, shape, durable), fd
+    finally:
+        os.close(fd)
+
+
+def _write_tile(fd: int, sink: _Sink, tile: np.ndarray, start: int, first: int, mirror: bool) -> None:
+    """Positioned writes of the block at rows [start, …), columns [first, …) and, with
+    ``mirror``, of its part right of the diagonal square, transposed, below it."""
+    rows, width = tile.shape
+    if rows == 0 or width == 0:
+        return
+    n, at = sink.n_cols, sink.offset
+    if width == n:
+        _pwrite_all(fd, tile, at + start * n * _ITEMSIZE)
+    else:
+        for i in range(rows):
+            _pwrite_all(fd, tile[i], at + ((start + i) * n + first) * _ITEMSIZE)
+    if mirror:
+        for a in range(rows, width, _CHUNK_ROWS):
+            lower = np.ascontiguousarray(tile[:, a : a + _CHUNK_ROWS].T)
+            for j in range(lower.shape[0]):
+                _pwrite_all(fd, lower[j], at + ((start + a + j) * n + start) * _ITEMSIZE)
+
+
+def _confirmed(fd: int, sink: _Sink, crc: int, start: int, stop: int, first: int) -> bool:
+    """Whether this process's file holds, at rows [start, stop) and columns [first, …), a
+    block whose CRC-32 is ``crc`` (what its task reported writing)."""
+    width = (sink.n_cols - first) * _ITEMSIZE
+    found = 0
+    for r in range(start, stop):
+        found = zlib.crc32(_pread_all(fd, width, sink.offset + (r * sink.n_cols + first) * _ITEMSIZE), found)
+    return found == crc
+
+
+def _read_matrix(fd: int, sink: _Sink) -> np.ndarray:
+    """The matrix of the sink's (temporary) file as an array in memory: on POSIX a private
+    copy-on-write map of the file, which outlives its removal (no copy: the pages the tasks
+    wrote become the array's); elsewhere read into a new array."""
+    shape = ((sink.size - sink.offset) // (_ITEMSIZE * max(sink.n_cols, 1)), sink.n_cols)
+    if os.name != "posix" or sink.size == sink.offset:
+        return np.fromfile(sink.path, dtype=np.float64, offset=sink.offset).reshape(shape)
+    pages = mmap.mmap(fd, sink.size, access=mmap.ACCESS_COPY)
+    return np.frombuffer(pages, dtype=np.float64, offset=sink.offset).reshape(shape)
+
+
+def _pwrite_all(fd: int, buf: Any, offset: int) -> None:
+    """All of ``buf`` (bytes, or a C-contiguous array) at byte ``offset`` of ``fd``."""
+    if hasattr(os, "pwrite"):  # the common case in one call: a block writes thousands of rows
+        written = os.pwrite(fd, buf, offset)
+        if written == (buf.nbytes if isinstance(buf, np.ndarray) else len(buf)):
+            return
+        buf, offset = memoryview(buf).cast("B")[written:], offset + written
+    view = memoryview(buf).cast("B")
+    while view:
+        if hasattr(os, "pwrite"):
+            n = os.pwrite(fd, view, offset)
+        else:  # pragma: no cover - Windows
+            os.lseek(fd, offset, os.SEEK_SET)
+            n = os.write(fd, view)
+        view, offset = view[n:], offset + n
+
+
+def _pread_all(fd: int, size: int, offset: int) -> bytes:
+    parts = []
+    while size > 0:
+        if hasattr(os, "pread"):
+            chunk = os.pread(fd, size, offset)
+        else:  # pragma: no cover - Windows
+            os.lseek(fd, offset, os.SEEK_SET)
+            chunk = os.read(fd, size)
+        if not chunk:
+            raise DataFormatError(f"The Gram file ends before byte {offset + size}: it was truncated.")
+        parts.append(chunk)
+        size, offset = size - len(chunk), offset + len(chunk)
+    return b"".join(parts)
+
+
+def _sync(fd: int) -> None:
+    (os.fdatasync if hasattr(os, "fdatasync") else os.fsync)(fd)
 
 
 def _block_work(
@@ -334,21 +602,62 @@ def _block_work(
         None if options else kernel.gram_features(rows, None if symmetric else cols, n_jobs=n_jobs, show_progress=show)
     )
     if features is not None:
+        _trim_heap()
         F, G = features
-        return _feature_block, (Shared(sp.csr_matrix(F)), Shared(sp.csr_matrix(G))), symmetric
+        rows_shared = Shared(sp.csr_matrix(F))
+        # one object when G is F: pickled (and scattered) once per task, not twice
+        cols_shared = rows_shared if G is F else Shared(sp.csr_matrix(G))
+        return _feature_block, (rows_shared, cols_shared), symmetric
     mirror = symmetric and kernel.is_pds is True
     return _kernel_block, (Shared(kernel), Shared(rows), Shared(cols), Shared(options)), mirror
 
 
+def _trim_heap() -> None:
+    """Give back to the system the memory freed since (the feature stage's transients, a
+    block's tile), which glibc's allocator otherwise keeps in the process: ``malloc_trim(0)``;
+    a no-op where there is no such function."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Any:
+    """glibc's ``malloc_trim`` from the symbols already loaded in the process (looking the
+    library up by name would run ``ldconfig`` in a child process), or None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+#: Rows of G_J per sparse product in :func:`_feature_block`, and per transposed copy in
+#: :func:`_write_tile`: what bounds a block's transients beyond its tile.
+_CHUNK_ROWS = 128
+
+
 def _feature_block(F: sp.csr_matrix, G: sp.csr_matrix, start: int, stop: int, first: int) -> np.ndarray:
-    """F_I · G_Jᵀ for rows I = [start, stop) and columns J = [first, n), as (G_J · F_Iᵀ)ᵀ: G_J is
-    a view of G's arrays (no copy), and only the small F_I is transposed; slicing G_J and
-    transposing it would copy about nnz(G) per block."""
-    offset = G.indptr[first]
-    view = sp.csr_matrix(
-        (G.data[offset:], G.indices[offset:], G.indptr[first:] - offset), shape=(G.shape[0] - first, G.shape[1])
-    )
-    return np.ascontiguousarray((view @ F[start:stop].T).toarray().T, dtype=np.float64)
+    """F_I · G_Jᵀ for rows I = [start, stop) and columns J = [first, n), as (G_J · F_Iᵀ)ᵀ on
+    chunks of rows of G_J: a chunk is a view of G's arrays (no copy), only the small F_I is
+    transposed, and the sparse product of one chunk at a time (12 bytes an entry) is held
+    beside the tile; slicing G_J and transposing it would copy about nnz(G) per block."""
+    transposed = F[start:stop].T.tocsr()
+    tile = np.empty((stop - start, G.shape[0] - first))
+    for a in range(first, G.shape[0], _CHUNK_ROWS):
+        b = min(a + _CHUNK_ROWS, G.shape[0])
+        tile[:, a - first : b - first] = (_rows_view(G, a, b) @ transposed).toarray().T
+    return tile
+
+
+def _rows_view(G: sp.csr_matrix, a: int, b: int) -> sp.csr_matrix:
+    """Rows [a, b) of G on views of its arrays. Not through scipy's constructor, which copies
+    a view of a much larger array (``_prune_array``): about nnz(G_J) bytes per chunk."""
+    lo, hi = G.indptr[a], G.indptr[b]
+    view = sp.csr_matrix((b - a, G.shape[1]), dtype=G.dtype)
+    view.data, view.indices, view.indptr = G.data[lo:hi], G.indices[lo:hi], G.indptr[a : b + 1] - lo
+    return view
 
 
 def _kernel_block(
