@@ -117,21 +117,19 @@ def check_bytes(n_bytes: float, what: str, hint: str = "") -> None:
     how to raise it and ``hint`` (what the user can do instead)."""
     limit = max_bytes()
     if n_bytes > limit:
-        advice = f" {hint}" if hint else ""
-        raise ResourceLimitError(
-            f"{what} would allocate about {format_bytes(n_bytes)}, more than the limit of {format_bytes(limit)} "
-            f"(ratkit.limits.max_bytes).{advice} To allow it, raise the limit: "
-            "ratkit.limits.set_limits(max_bytes=...) or the RATKIT_MAX_BYTES environment variable."
-        )
+        _refuse(f"would allocate about {format_bytes(n_bytes)}", format_bytes(limit), "max_bytes", what, hint)
 
 
 def check_states(n_states: float, what: str, hint: str = "") -> None:
     """Refuse ``what`` when it would produce more than :func:`max_states` states or arcs."""
     limit = max_states()
     if n_states > limit:
-        advice = f" {hint}" if hint else ""
-        raise ResourceLimitError(
-            f"{what} would produce about {n_states:.3g} states or arcs, more than the limit of {limit:,} "
-            f"(ratkit.limits.max_states).{advice} To allow it, raise the limit: "
-            "ratkit.limits.set_limits(max_states=...) or the RATKIT_MAX_STATES environment variable."
-        )
+        _refuse(f"would produce about {n_states:.3g} states or arcs", f"{limit:,}", "max_states", what, hint)
+
+
+def _refuse(estimate: str, limit: str, name: str, what: str, hint: str) -> None:
+    advice = f" {hint}" if hint else ""
+    raise ResourceLimitError(
+        f"{what} {estimate}, more than the limit of {limit} (ratkit.limits.{name}).{advice} To allow it, raise "
+        f"the limit: ratkit.limits.set_limits({name}=...) or the RATKIT_{name.upper()} environment variable."
+    )
