@@ -261,6 +261,17 @@ def connect(scheduler: str, *, timeout: float = CONNECT_TIMEOUT) -> Any:
         )
     distributed = _distributed()
     try:
+        distributed.comm.resolve_address(scheduler)
+    except ValueError as exc:  # no port, an unknown protocol: no scheduler can answer there
+        raise ParameterError(
+            f"The scheduler address {scheduler!r} is not an address such as 'tcp://host:8786' ({exc})."
+        ) from exc
+    except OSError as exc:  # a host name that does not resolve
+        raise DistributedError(
+            f"Cannot reach a Dask scheduler at {scheduler!r}: its host name does not resolve ({exc}). Check the "
+            "address (tcp://host:port)."
+        ) from exc
+    try:
         return distributed.Client(scheduler, timeout=timeout, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
         raise DistributedError(
@@ -285,7 +296,12 @@ def compute_on(*, scheduler: str | None = None, client: Any = None, n_jobs: int 
         with joblib.parallel_config(n_jobs=n_jobs):
             yield None
         return
-    _distributed()
+    distributed = _distributed()
+    if client is not None and not isinstance(client, distributed.Client):
+        raise ParameterTypeError(
+            f"The 'client' parameter of compute_on must be a distributed.Client; got {client!r:.60} of type "
+            f"{type(client).__name__}. Pass scheduler='tcp://host:8786' to connect to an address instead."
+        )
     own = client is None
     active = connect(scheduler) if own else client
     try:

@@ -95,3 +95,20 @@ def test_a_sequential_map_does_not_import_dask():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_malformed_address_a_host_that_does_not_resolve_and_a_client_that_is_not_one():
+    pytest.importorskip("distributed")
+    from ratkit._parallel import compute_on, connect
+    from ratkit.exceptions import DistributedError
+
+    # issue 21: a malformed address was a DistributedError (a RuntimeError) wrapping distributed's
+    # ValueError, and client=5 an AttributeError from deep inside joblib
+    for address in ("not an address", "tcp://127.0.0.1", "foo://host:1"):
+        with pytest.raises(ParameterError, match=rf"scheduler address {address!r} is not an address"):
+            connect(address)
+    with pytest.raises(DistributedError, match="'tcp://nohost.invalid:8786': its host name does not resolve"):
+        connect("tcp://nohost.invalid:8786")
+    with pytest.raises(ParameterTypeError, match="'client' parameter of compute_on must be a distributed.Client"):
+        with compute_on(client=5):
+            pass
