@@ -82,13 +82,15 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ratkit import limits
-from ratkit._files import atomic_write, check_input_file, check_output_path
+from ratkit._files import atomic_write, check_output_path, is_file
 from ratkit._json import plain
 from ratkit.exceptions import (
+    MissingDataError,
     ModelFormatError,
     NotFittedError,
     OutputPathError,
     ParameterTypeError,
+    PathIsFolderError,
     RatkitError,
     UnknownPluginError,
 )
@@ -550,9 +552,17 @@ def _model_path(path: Any, owner: str) -> Path:
             f"The 'path' parameter of {owner} must be the path of a model file (a str or os.PathLike). "
             f"Got {path!r:.80} instead."
         )
-    return check_input_file(
-        path, "Model file", "a model file written by save(), ratkit.save_model or 'ratkit train -o'"
-    )
+    p = Path(path)
+    if is_file(p):
+        return p
+    expected = "expected a model file written by save(), ratkit.save_model or 'ratkit train -o'"
+    try:
+        folder = p.is_dir()
+    except OSError:
+        folder = False
+    if folder:
+        raise PathIsFolderError(f"Model file {str(path)!r} is a folder, not a file; {expected}.")
+    raise MissingDataError(f"Model file {str(path)!r} not found; {expected}.")
 
 
 def _check_members(zf: zipfile.ZipFile, path: Path, expansion: float) -> None:

@@ -121,7 +121,7 @@ def test_a_path_of_the_wrong_type(reader, value, error, words):
 
 @pytest.mark.parametrize("reader", [load_model, read_metadata])
 def test_missing_file_and_folder(reader, tmp_path):
-    with pytest.raises(MissingDataError, match=r"Model file '.*nothing\.zip' does not exist; expected a model file"):
+    with pytest.raises(MissingDataError, match=r"Model file '.*nothing\.zip' not found; expected a model file"):
         reader(tmp_path / "nothing.zip")
     with pytest.raises(PathIsFolderError, match=r"Model file '.*' is a folder, not a file") as info:
         reader(tmp_path)
