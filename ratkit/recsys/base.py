@@ -218,12 +218,13 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         self._check_fitted()
         owner = f"{type(self).__name__}.score"
         u_arr, i_arr = (_id_array(x, kind, owner) for x, kind in ((userids, "userids"), (itemids, "itemids")))
-        if u_arr.ndim and i_arr.ndim and u_arr.shape != i_arr.shape:
+        try:
+            u, i = np.broadcast_arrays(u_arr, i_arr)  # documented: one user with many items, an outer grid, …
+        except ValueError:
             raise ParameterError(
-                f"{owner} scores the pairs (userids[k], itemids[k]), so userids and itemids must have the same "
-                f"shape (or one be a single id); got shapes {u_arr.shape} and {i_arr.shape}."
-            )
-        u, i = np.broadcast_arrays(u_arr, i_arr)
+                f"{owner} scores the pairs (userids[k], itemids[k]) of userids and itemids broadcast against each "
+                f"other (numpy's rules); shapes {u_arr.shape} and {i_arr.shape} do not broadcast."
+            ) from None
         users = check_ids(u, self.n_users_, kind="user")
         items = check_ids(i, self.n_items_, kind="item")
         if score_rows is None:

@@ -232,7 +232,7 @@ BAD_CALLS = [
     ("score-none", lambda: SVD.score(None, None), ParameterTypeError, r"user ids must be integer"),
     ("score-item-range", lambda: SVD.score([0], [-1]), IdOutOfRangeError, r"item id -1 is out of range"),
     ("score-nan", lambda: SVD.score([0], [np.nan]), ParameterTypeError, r"item ids must be integer.*float64"),
-    ("silent-score-lengths", lambda: SVD.score([0, 1], [0]), ParameterError, r"same shape.*\(2,\) and \(1,\)"),
+    ("score-lengths", lambda: SVD.score([0, 1], [0, 1, 2]), ParameterError, r"\(2,\) and \(3,\) do not broadcast"),
     ("score-ragged", lambda: SVD.score([[0, 1], [0]], 0), ParameterTypeError, r"userids must be an int or an array"),
     ("similar-N", lambda: SVD.similar_items(0, N=-2), ParameterError, r"'N' parameter of PureSVD.similar_items"),
     ("similar-range", lambda: SVD.similar_users(-5), IdOutOfRangeError, r"user id -5 is out of range"),
@@ -495,3 +495,15 @@ def test_every_error_of_the_matrix_is_a_ratkit_error_and_its_builtin():
     assert issubclass(ParameterTypeError, TypeError) and issubclass(ParameterTypeError, RatkitError)
     assert issubclass(IdOutOfRangeError, IndexError) and issubclass(DataFormatError, ValueError)
     assert issubclass(ResourceLimitError, MemoryError)
+
+
+def test_score_broadcasts_ids_as_documented():
+    # the review of issue 21: refusing unequal shapes also refused the documented broadcasting
+    # (one user with many items, an outer grid); the oracle is one call per pair
+    one = lambda u, i: float(SVD.score(u, i))  # noqa: E731
+    np.testing.assert_allclose(SVD.score([0, 1], [0]), [one(0, 0), one(1, 0)])
+    np.testing.assert_allclose(SVD.score([1], [0, 1, 2]), [one(1, 0), one(1, 1), one(1, 2)])
+    users, items = np.array([0, 2]), np.array([1, 3, 4])
+    grid = SVD.score(users[:, None], items[None, :])
+    assert grid.shape == (2, 3)
+    np.testing.assert_allclose(grid, [[one(u, i) for i in items] for u in users])
