@@ -117,6 +117,8 @@ class Semiring:
         if self.limit is None:
             return result
         r = float(result)
+        if r == math.inf and self.name == "log":
+            return result  # −ln p = +∞ is p = 0: an underflow to 0̄, as PROBABILITY's 1e-200 ⊗ 1e-200 = 0
         finite_operands = math.isfinite(a) and math.isfinite(b)
         if (finite_operands and not math.isfinite(r)) or (math.isfinite(r) and abs(r) > self.limit) or r != r:
             raise WeightOverflowError(

@@ -68,7 +68,7 @@ CASES = {
         r"1e\+200 ⊗ 1e\+200.*overflows",
     ),
     "prob-plus-overflow": (lambda: PROBABILITY.plus(1e308, 1e308), WeightOverflowError, r"1e\+308 ⊕ 1e\+308"),
-    "log-times-overflow": (lambda: LOG.times(1e308, 1e308), WeightOverflowError, r"log semiring overflows"),
+    "log-times-overflow": (lambda: LOG.times(-1e308, -1e308), WeightOverflowError, r"log semiring overflows"),
     "log-times-neg-overflow": (lambda: LOG.times(-1e308, -1e308), WeightOverflowError, r"-inf"),
     "tropical-times-float32": (lambda: TROPICAL.times(3e38, 3e38), WeightOverflowError, r"6e\+38.*3\.4028235e\+38"),
     "prob-negative": (lambda: PROBABILITY.plus(-1.0, 0.5), SemiringError, r"-1\.0"),
@@ -179,6 +179,16 @@ def test_overflow_regression_is_an_error_not_inf():
     assert PROBABILITY.times(1e-200, 1e-200) == 0.0  # underflow is IEEE's, documented
     with pytest.raises(OverflowError):
         PROBABILITY.times(1e200, 1e200)
+
+
+def test_a_log_weight_that_underflows_to_zero_is_zero_like_the_probability_it_encodes():
+    # review of issue 21: LOG.times(1e308, 1e308) (p = e^-2e308, i.e. 0) was refused as an overflow
+    from ratkit.automata.semirings import LOG
+
+    assert LOG.times(1e308, 1e308) == INF == LOG.zero
+    assert LOG.times(700.0, 800.0) == 1500.0
+    with pytest.raises(OverflowError, match="overflows"):  # −ln p = −∞: p = ∞, a real overflow
+        LOG.times(-1e308, -1e308)
 
 
 def test_a_start_state_without_arcs_is_the_empty_machine():
