@@ -180,10 +180,12 @@ _HINT = "Shrink the operand (fewer states, fewer nondeterministic choices), or w
 
 
 @njit
-def _eps_closure_arcs(n, eps_ptr, eps_dst, own, cap):  # pragma: no cover - compiled
-    """Σ_q min(cap, U(q)) with U(q) = own[q] + Σ_{ε-arc q→p} U(p): an upper bound on the arcs
-    of every state after ε-removal (the arcs of its ε-closure, at most ``cap`` distinct).
-    Depth-first over the ε-DAG; a state met again while on the stack (an ε-cycle) gets ``cap``."""
+def _eps_closure_arcs(n, eps_ptr, eps_dst, own, cap, kept):  # pragma: no cover - compiled
+    """Σ_{q kept} min(cap, U(q)) with U(q) = own[q] + Σ_{ε-arc q→p} U(p): an upper bound on the
+    arcs after ε-removal, where only the ``kept`` states remain (the start and the targets of
+    non-ε arcs; a state entered by ε-arcs alone disappears) and each has the arcs of its
+    ε-closure, at most ``cap`` distinct. Depth-first over the ε-DAG; a state met again while on
+    the stack (an ε-cycle) gets ``cap``."""
     u = np.full(n, -1, dtype=np.int64)
     on_stack = np.zeros(n, dtype=np.bool_)
     stack = np.empty(n, dtype=np.int64)
@@ -218,7 +220,11 @@ def _eps_closure_arcs(n, eps_ptr, eps_dst, own, cap):  # pragma: no cover - comp
             u[q] = min(cap, max(total, u[q]))
             on_stack[q] = False
             top -= 1
-    return u.sum()
+    bound = 0
+    for q in range(n):
+        if kept[q]:
+            bound += u[q]
+    return bound
 
 
 def _check_rmepsilon(f: pynini.Fst, what: str) -> None:
@@ -241,7 +247,11 @@ def _check_rmepsilon(f: pynini.Fst, what: str) -> None:
     eps_ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(eps_src, minlength=n), out=eps_ptr[1:])
     own = np.bincount(a.src[real], minlength=n).astype(np.int64)
-    bound = _eps_closure_arcs(n, eps_ptr, eps_dst.astype(np.int64), own, max(keys, 1))
+    kept = np.zeros(n, dtype=np.bool_)
+    kept[a.dst[real]] = True
+    if 0 <= a.start < n:
+        kept[a.start] = True
+    bound = _eps_closure_arcs(n, eps_ptr, eps_dst.astype(np.int64), own, max(keys, 1), kept)
     check_states(float(bound), f"{what} (removing the ε-transitions of a machine of {n} states)", _HINT)
 
 
@@ -524,8 +534,11 @@ def determinize(t: Any) -> Transducer:
 
     Weighted acceptors and functional transducers only; OpenFst refuses others, which
     raises OperationError. In the probability/log semirings some weighted acceptors have
-    no finite deterministic equivalent (they lack the twins property): such an acceptor raises
-    OperationError instead of running for ever. A subset construction that passes
+    no finite deterministic equivalent: one that lacks the twins property (two states that
+    read the same cycle at different weights) raises OperationError instead of running for
+    ever. The check is not complete: an ambiguous log-semiring acceptor whose cycles all
+    weigh alike but whose path sums are not realisable (e.g. aᵏ ↦ 2k + 1 − ln(k + 1)) still
+    makes OpenFst run until it is stopped. A subset construction that passes
     ratkit.limits.max_states() states (counted before OpenFst starts: the unweighted subsets,
     a lower bound of the weighted ones) raises ResourceLimitError.
     """

@@ -255,22 +255,26 @@ def test_determinize_within_the_limit_is_exact(m):
 
 
 def _eps_fan(n: int):
-    """An ε-chain 0 → 1 → … → n whose every state has an a-arc to its own final state: ε-removal gives
-    state i the n − i arcs of the chain below it, n(n + 1)/2 arcs in all."""
-    arcs = [(i, "", "", 0.5, i + 1) for i in range(n)] + [(i, "a", "a", 0.5, ("f", i)) for i in range(n)]
-    return from_arcs(arcs, 0, {("f", i): 1.0 for i in range(n)})
+    """An ε-chain 0 → 1 → … → n − 1 whose every state has an a-arc to its own final state, and a
+    start state with an x-arc into every state of the chain (so that none of them disappears):
+    ε-removal gives chain state i the n − i a-arcs of the states below it, n(n + 1)/2 in all."""
+    arcs = [(i, "", "", 0.5, i + 1) for i in range(n - 1)] + [(i, "a", "a", 0.5, ("f", i)) for i in range(n)]
+    arcs += [("start", "x", "x", 1.0 / n, i) for i in range(n)]
+    return from_arcs(arcs, "start", {("f", i): 1.0 for i in range(n)})
 
 
 def test_rmepsilon_blowup_is_refused():
-    t = _eps_fan(400)  # 80 200 arcs after ε-removal
+    t = _eps_fan(400)  # 80 200 + 400 arcs after ε-removal
     with ratkit.limits.limits(max_states=50_000), pytest.raises(ResourceLimitError, match="rmepsilon.*50,000"):
         rmepsilon(t)
     with ratkit.limits.limits(max_states=50_000), pytest.raises(ResourceLimitError, match="determinize"):
         determinize(t)
     with ratkit.limits.limits(max_states=100_000):
         r = rmepsilon(t)
-    # closed form: ⟦T⟧(a) = Σ_i 0.5^i · 0.5 · 1 = 1 − 0.5^n
-    assert evaluate(r, "a") == pytest.approx(1 - 0.5**400)
+    assert sum(1 for s in r._fst.states() for _ in r._fst.arcs(s)) == 400 * 401 // 2 + 400
+    # closed form: ⟦T⟧(xa) = (1/n) Σ_i Σ_{j ≥ i} 0.5^(j−i) · 0.5 = (1/n) Σ_i (1 − 0.5^(n−i))
+    expected = sum(1 - 0.5 ** (400 - i) for i in range(400)) / 400
+    assert evaluate(r, "xa") == pytest.approx(expected)
 
 
 def test_rmepsilon_of_a_long_epsilon_chain_keeps_every_path():
@@ -313,3 +317,18 @@ def test_determinize_with_twins_property_still_works(w1, w2):
     d = determinize(t)
     for x in ["c", "aad", "aaac", "ac"]:
         assert evaluate(d, x) == pytest.approx(evaluate(t, x))
+
+
+def test_an_epsilon_chain_whose_states_disappear_is_not_refused():
+    # review of issue 21: the ε-removal bound summed the closures of every state, also of those
+    # entered by ε-arcs alone, which ε-removal drops: N²/2 = 1.25e7 here, and rmepsilon and
+    # determinize refused a machine whose result has 2 states and N arcs
+    from ratkit.automata import operations as ops
+
+    n, final = 5000, 5001
+    arcs = [a for q in range(n) for a in ((q, "", 1.0, q + 1), (q, f"s{q}", 0.5, final))]
+    t = from_arcs(arcs, 0, {final: 1.0})
+    for result in (ops.rmepsilon(t), ops.determinize(t)):
+        assert result._fst.num_states() == 2
+        assert sum(1 for s in result._fst.states() for _ in result._fst.arcs(s)) == n
+    assert evaluate(ops.rmepsilon(t), ["s4321"]) == pytest.approx(0.5)
