@@ -525,8 +525,18 @@ def rmepsilon(t: Any) -> Transducer:
     give the states pass ratkit.limits.max_states() (an upper bound, Σ_q min(K, arcs of the
     ε-closure of q), K the distinct (label, destination) pairs)."""
     (f,), first, alphabet = align(t)
+    f = _trimmed(f)
     _check_rmepsilon(f, "rmepsilon")
     return _wrap(_run("rmepsilon", pynini.rmepsilon, f, delta=_EPSILON_DELTA), first, alphabet, "rmepsilon")
+
+
+def _trimmed(f: pynini.Fst) -> pynini.Fst:
+    """``f`` without its useless states (OpenFst's connect; ε-removal trims them anyway). The
+    regulated check refuses ε-cycles among the useful states only, and OpenFst's ε-closure of a
+    useless ε-loop of probability 1 never converges."""
+    if f.properties(pynini.EPSILONS, True) != pynini.EPSILONS:
+        return f
+    return f.copy().connect()
 
 
 def determinize(t: Any) -> Transducer:
@@ -543,6 +553,7 @@ def determinize(t: Any) -> Transducer:
     a lower bound of the weighted ones) raises ResourceLimitError.
     """
     (f,), first, alphabet = align(t)
+    f = _trimmed(f)
     _check_rmepsilon(f, "determinize")
     f = _run("determinize", pynini.rmepsilon, f, delta=_EPSILON_DELTA)
     _check_determinize(f, "determinize")

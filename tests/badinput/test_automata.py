@@ -332,3 +332,21 @@ def test_an_epsilon_chain_whose_states_disappear_is_not_refused():
         assert result._fst.num_states() == 2
         assert sum(1 for s in result._fst.states() for _ in result._fst.arcs(s)) == n
     assert evaluate(ops.rmepsilon(t), ["s4321"]) == pytest.approx(0.5)
+
+
+def test_epsilon_removal_of_a_useless_epsilon_loop_of_probability_one_ends():
+    # review of issue 21: OpenFst's ε-closure of a loop of probability 1 never converges, and the
+    # regulated check looks at useful states only; the useless state is trimmed first now
+    import subprocess
+    import sys
+
+    code = (
+        "from ratkit.automata.construct import from_arcs\n"
+        "from ratkit.automata.operations import rmepsilon, determinize\n"
+        "from ratkit.automata.distance import evaluate\n"
+        "t = from_arcs([(1, '', 1.0, 1), (0, 'b', 0.25, 1)], 0, {0: 1.0})\n"
+        "print(evaluate(rmepsilon(t), ''), evaluate(rmepsilon(t), 'b'), evaluate(determinize(t), ''))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1.0", "0.0", "1.0"]  # ⟦T⟧(ε) = 1 (state 0 final), ⟦T⟧(b) = 0 (state 1 dead)
