@@ -16,6 +16,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -167,29 +168,30 @@ def test_resuming_an_interrupted_file_computes_only_the_missing_blocks(tmp_path)
         _CALLS["left"] = None
 
 
-def test_a_run_killed_with_sigkill_resumes_to_the_uninterrupted_matrix(tmp_path):
+def _killed_edit_distance_run(tmp_path, seqs: list[str], n_jobs: int, blocks: int) -> tuple[Path, list]:
+    """``edit_distance().gram(seqs, out=…)`` in a child process, SIGKILLed once its manifest
+    lists ``blocks`` blocks: (the output path, the blocks listed). The run must not finish first,
+    and no finished-looking file may be left."""
     out = tmp_path / "g.npy"
-    seqs = ["".join(np.random.default_rng(i).choice(list("acgt"), size=300)) for i in range(80)]
     (tmp_path / "seqs.json").write_text(json.dumps(seqs))
     script = textwrap.dedent(
         f"""
-        import json, sys
+        import json
         from ratkit.automata.kernels import edit_distance
         seqs = json.load(open({str(tmp_path / "seqs.json")!r}))
-        edit_distance().gram(seqs, out={str(out)!r}, block_bytes={_rows(len(seqs), 1)}, show_progress=False)
+        edit_distance().gram(seqs, out={str(out)!r}, block_bytes={_rows(len(seqs), 1)}, n_jobs={n_jobs},
+                             show_progress=False)
         """
     )
     proc = subprocess.Popen([sys.executable, "-c", script])
     try:
         deadline = time.monotonic() + 120
-        done = 0
         while time.monotonic() < deadline and proc.poll() is None:
             try:
-                done = len(json.loads(manifest_path(out).read_text())["done"])
+                if len(json.loads(manifest_path(out).read_text())["done"]) >= blocks:
+                    break
             except (OSError, ValueError):
-                done = 0
-            if done >= 3:
-                break
+                pass
             time.sleep(0.005)
         if proc.poll() is not None:
             pytest.fail(f"the run finished before it could be interrupted (rc {proc.returncode})")
@@ -199,7 +201,12 @@ def test_a_run_killed_with_sigkill_resumes_to_the_uninterrupted_matrix(tmp_path)
         if proc.poll() is None:
             proc.kill()
     assert not out.exists()
-    listed = json.loads(manifest_path(out).read_text())["done"]
+    return out, json.loads(manifest_path(out).read_text())["done"]
+
+
+def test_a_run_killed_with_sigkill_resumes_to_the_uninterrupted_matrix(tmp_path):
+    seqs = ["".join(np.random.default_rng(i).choice(list("acgt"), size=300)) for i in range(80)]
+    out, listed = _killed_edit_distance_run(tmp_path, seqs, n_jobs=1, blocks=3)
     assert 3 <= len(listed) < len(seqs)
     G = edit_distance().gram(seqs, out=out, resume=True, show_progress=False)
     np.testing.assert_allclose(G, edit_distance().gram(seqs), rtol=1e-12)
@@ -503,37 +510,8 @@ def test_a_partial_file_without_room_for_a_stamp_resumes_exactly(tmp_path):
 
 
 def test_a_run_on_two_processes_killed_with_sigkill_resumes_exactly(tmp_path):
-    out = tmp_path / "g.npy"
     seqs = ["".join(np.random.default_rng(i).choice(list("acgt"), size=200)) for i in range(44)]
-    (tmp_path / "seqs.json").write_text(json.dumps(seqs))
-    script = textwrap.dedent(
-        f"""
-        import json
-        from ratkit.automata.kernels import edit_distance
-        seqs = json.load(open({str(tmp_path / "seqs.json")!r}))
-        edit_distance().gram(seqs, out={str(out)!r}, block_bytes={_rows(len(seqs), 1)}, n_jobs=2,
-                             show_progress=False)
-        """
-    )
-    proc = subprocess.Popen([sys.executable, "-c", script])
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None:
-            try:
-                if len(json.loads(manifest_path(out).read_text())["done"]) >= 4:
-                    break
-            except (OSError, ValueError):
-                pass
-            time.sleep(0.005)
-        if proc.poll() is not None:
-            pytest.fail(f"the run finished before it could be interrupted (rc {proc.returncode})")
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert not out.exists()
-    listed = json.loads(manifest_path(out).read_text())["done"]
+    out, listed = _killed_edit_distance_run(tmp_path, seqs, n_jobs=2, blocks=4)
     assert 4 <= len(listed) < len(seqs)
     G = edit_distance().gram(seqs, out=out, resume=True, n_jobs=2, show_progress=False)
     np.testing.assert_allclose(G, edit_distance().gram(seqs), rtol=1e-12)
