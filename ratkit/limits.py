@@ -26,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ratkit.exceptions import ParameterError, ParameterTypeError, ResourceLimitError
 
@@ -110,14 +110,16 @@ def format_bytes(n: float) -> str:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def check_bytes(n_bytes: float, what: str, hint: str = "") -> None:
+def check_bytes(n_bytes: float, what: str | Callable[[], str], hint: str = "") -> None:
     """Refuse ``what`` when its estimated allocation ``n_bytes`` exceeds :func:`max_bytes`.
 
     Raises :class:`~ratkit.exceptions.ResourceLimitError` naming the estimate, the limit,
-    how to raise it and ``hint`` (what the user can do instead)."""
+    how to raise it and ``hint`` (what the user can do instead). ``what`` may be a function
+    giving the text, called only to refuse (for checks on a hot path whose text is costly)."""
     limit = max_bytes()
     if n_bytes > limit:
-        _refuse(f"would allocate about {format_bytes(n_bytes)}", format_bytes(limit), "max_bytes", what, hint)
+        text = what() if callable(what) else what
+        _refuse(f"would allocate about {format_bytes(n_bytes)}", format_bytes(limit), "max_bytes", text, hint)
 
 
 def check_states(n_states: float, what: str, hint: str = "") -> None:
