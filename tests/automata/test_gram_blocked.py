@@ -515,3 +515,76 @@ def test_a_run_on_two_processes_killed_with_sigkill_resumes_exactly(tmp_path):
     assert 4 <= len(listed) < len(seqs)
     G = edit_distance().gram(seqs, out=out, resume=True, n_jobs=2, show_progress=False)
     np.testing.assert_allclose(G, edit_distance().gram(seqs), rtol=1e-12)
+
+
+# -- the in-memory Gram's temporary file: shared memory, written through maps ----------------
+
+
+@pytest.mark.parametrize("mirror", [False, True])
+@pytest.mark.parametrize("first", [0, 3])
+def test_writing_a_tile_through_a_map_leaves_the_bytes_of_positioned_writes(tmp_path, mirror, first):
+    """_map_tile (the workers' writes into shared memory) and _write_tile (os.pwrite) on two
+    files: the same bytes, tile and mirrored strip, for every block of a 9 × 9 matrix."""
+    from ratkit.automata.kernels import _blocked as blocked
+
+    n = 9
+    files = {}
+    for how in ("map", "pwrite"):
+        path = tmp_path / f"{how}.npy"
+        blocked._create_npy(path, (n, n))
+        fd = os.open(path, os.O_RDWR)
+        try:
+            sink = blocked._stamped(path, fd, (n, n), durable=False, mapped=how == "map")
+            write = blocked._map_tile if how == "map" else blocked._write_tile
+            for start in range(0, n, 4):
+                stop = min(start + 4, n)
+                column = start if mirror else first
+                tile = np.arange((stop - start) * (n - column), dtype=np.float64).reshape(stop - start, -1) + start
+                write(fd, sink, tile, start, column, mirror)
+        finally:
+            os.close(fd)
+        files[how] = path.read_bytes()[sink.offset :]  # the headers differ: each holds its own stamp
+    assert files["map"] == files["pwrite"]
+    written = np.load(tmp_path / "map.npy")
+    assert (written[:, first:] != 0).sum() >= n * (n - first) - 1  # every entry written (one tile entry is 0)
+
+
+def test_the_temporary_file_goes_to_shared_memory_then_the_temporary_folder(tmp_path, monkeypatch):
+    from ratkit.automata.kernels import _blocked as blocked
+
+    shared, temporary = tmp_path / "shm", tmp_path / "tmp"
+    shared.mkdir()
+    temporary.mkdir()
+    monkeypatch.setattr(blocked, "SHARED_MEMORY_FOLDER", str(shared))
+    monkeypatch.setattr(blocked.tempfile, "tempdir", str(temporary))
+    with blocked._scratch_file((5, 5)) as (path, mapped):
+        assert mapped and path.parent.parent == shared and path.exists()
+        np.testing.assert_array_equal(np.load(path), np.zeros((5, 5)))
+    assert list(shared.iterdir()) == []  # removed on exit
+    monkeypatch.setattr(blocked, "SHARED_MEMORY_FOLDER", str(tmp_path / "missing"))
+    with blocked._scratch_file((5, 5)) as (path, mapped):
+        assert not mapped and path.parent.parent == temporary
+    monkeypatch.setattr(blocked.shutil, "disk_usage", lambda where: blocked.shutil._ntuple_diskusage(1, 1, 0))
+    with blocked._scratch_file((5, 5)) as (path, mapped):
+        assert (path, mapped) == (None, False)
+
+
+def test_without_shared_memory_the_workers_write_the_temporary_file_by_positioned_writes(monkeypatch):
+    """The fallback to the temporary folder (no /dev/shm, or no room there): the same matrix."""
+    from ratkit.automata.kernels import _blocked as blocked
+
+    monkeypatch.setattr(blocked, "SHARED_MEMORY_FOLDER", "/nonexistent-ratkit-shm")
+    k, X, _ = KERNELS["ngram (features)"]
+    np.testing.assert_allclose(k.gram(X, block_bytes=_rows(len(X), 3), n_jobs=2), k.gram(X), rtol=1e-12)
+
+
+def test_only_blocks_written_by_positioned_writes_are_read_back(tmp_path, monkeypatch):
+    """With out= (a file that may be on a shared file system) every block a worker wrote is read
+    back and checked; in memory, blocks written through a map of this machine's shared memory
+    are not."""
+    k, X, _ = KERNELS["ngram (features)"]
+    checks = _counting(monkeypatch, "_confirmed")
+    k.gram(X, block_bytes=_rows(len(X), 3), n_jobs=2)
+    assert checks == []
+    k.gram(X, out=tmp_path / "g.npy", block_bytes=_rows(len(X), 3), n_jobs=2)
+    assert len(checks) == -(-len(X) // 3)
