@@ -50,7 +50,12 @@ def _on_cluster(client, work):
 
 
 @pytest.mark.parametrize("strategy", ["auto", "features"], ids=["vectorised extractor", "pynini feature automata"])
-def test_features_equal_the_single_process_ones(client, strategy):
+def test_features_equal_the_single_process_ones(client, strategy, monkeypatch):
+    from ratkit.automata.kernels import base
+
+    # these strings are too few for blocks to pay (they would stay in this process): say they do
+    monkeypatch.setattr(base, "EXTRACTION_SECONDS_PER_BYTE", 0.0)
+    monkeypatch.setattr(base, "EXTRACTION_MIN_GAIN_SECONDS", 0.0)
     k = ngram(3)
     vocabulary, F = k.fit_features(SEQS, strategy=strategy)
     (vocabulary_c, F_c), tasks = _on_cluster(client, lambda: k.fit_features(SEQS, strategy=strategy))

@@ -32,6 +32,7 @@ import functools
 import inspect
 import logging
 import re
+import time
 from collections.abc import Mapping, Sequence
 from numbers import Real
 from typing import Any, ClassVar, Literal
@@ -100,6 +101,17 @@ MAX_COMPOSED_STATES = 5_000_000
 #: before it is built): its arcs pass through Python tuples at about 550 bytes an arc
 #: (measured: 0.8 GB and 3.9 s for 1.44·10⁶ arcs), so T stays under ≈ 2.8 GB.
 MAX_FACTOR_ARCS = 5_000_000
+#: A family's vectorised feature extractor runs in blocks on the workers only when that is
+#: estimated to save time: the first block is extracted in this process and timed, and the
+#: rest go to the workers when (serial seconds of the rest)·(1 − 1/jobs) exceeds the cost of
+#: bringing their COO triplets back, this many seconds a byte (measured on 2 cores: 137 MB
+#: of 5-gram triplets took 0.8 s through loky's pipes, 0.3–0.5 s from a Dask LocalCluster),
+#: plus :data:`EXTRACTION_MIN_GAIN_SECONDS`. The n-gram extractor writes 24 bytes a window
+#: in ≈ 20 ns a character, so it stays in this process on a machine like that; the feature
+#: automata, 10³ times slower a character, always run in blocks.
+EXTRACTION_SECONDS_PER_BYTE = 5e-9
+#: What extraction in blocks must save at least (sending blocks to workers costs about that).
+EXTRACTION_MIN_GAIN_SECONDS = 0.05
 
 
 def is_single(x: Any) -> bool:
@@ -842,24 +854,38 @@ class RationalKernel(Kernel):
     def _specialized_in_blocks(
         self, sequences: list[str | tuple[str, ...]], symbols: dict[str, int], n_jobs: int | None, show_progress: bool
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """:meth:`_specialized_features` of blocks of sequences as parallel tasks (one call in
-        this process when there is one job), rows renumbered into the whole collection."""
+        """:meth:`_specialized_features` of blocks of sequences as parallel tasks, rows
+        renumbered into the whole collection: the first block in this process, and the others
+        on the workers when that pays (:data:`EXTRACTION_SECONDS_PER_BYTE`), else here too."""
         jobs = effective_jobs(n_jobs)
         if jobs == 1 or len(sequences) < 2:
             return self._specialized_features(sequences, symbols)
         size = -(-len(sequences) // (4 * jobs))
-        starts = range(0, len(sequences), size)
-        parts = list(
-            parallel_map(
-                _specialized_block,
-                [(start, sequences[start : start + size]) for start in starts],
-                shared=(Shared(self), Shared(symbols)),
-                n_jobs=n_jobs,
-                show_progress=show_progress,
-                desc="features",
-                unit="seq",
-                sizes=[len(sequences[start : start + size]) for start in starts],
-            )
+        started = time.perf_counter()
+        first = self._specialized_features(sequences[:size], symbols)
+        if first is None or size >= len(sequences):
+            return first
+        seconds = time.perf_counter() - started
+        done, rest = sum(map(len, sequences[:size])), sum(map(len, sequences[size:]))
+        scale = rest / done if done else (len(sequences) - size) / size
+        back = scale * sum(np.asarray(field).nbytes for field in first) * EXTRACTION_SECONDS_PER_BYTE
+        if scale * seconds * (1 - 1 / jobs) <= back + EXTRACTION_MIN_GAIN_SECONDS:
+            # all of it in one call, as with one job (no concatenation, whose copies would
+            # raise the peak memory); the first block is done twice, at most 1/(4·jobs) more
+            log.debug("feature extraction stays in this process: blocks would cost more than they save")
+            del first
+            return self._specialized_features(sequences, symbols)
+        starts = range(size, len(sequences), size)
+        parts = [(np.asarray(first[0], dtype=np.int64), first[1], first[2])]
+        parts += parallel_map(
+            _specialized_block,
+            [(start, sequences[start : start + size]) for start in starts],
+            shared=(Shared(self), Shared(symbols)),
+            n_jobs=n_jobs,
+            show_progress=show_progress,
+            desc="features",
+            unit="seq",
+            sizes=[len(sequences[start : start + size]) for start in starts],
         )
         if any(part is None for part in parts):
             return None
