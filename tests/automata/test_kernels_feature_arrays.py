@@ -158,6 +158,22 @@ def test_distinct_characters_are_the_sorted_set(text):
     assert distinct_characters(text + chr(0x1F600)) == sorted(set(text) | {chr(0x1F600)})  # beyond the table
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(codec=None), max_size=40), st.integers(1, 7))
+def test_distinct_characters_read_in_slices_are_the_sorted_set(text, size):
+    """The text is read a slice at a time (to bound its arrays): slices of 1..7 characters,
+    some beyond the dense table, give the same set."""
+    from ratkit.automata import alphabet
+
+    real = alphabet._SCAN_CHARS
+    alphabet._SCAN_CHARS = size
+    try:
+        assert alphabet.distinct_characters(text) == sorted(set(text))
+        assert alphabet.distinct_characters(chr(0x1F600) + text) == sorted(set(text) | {chr(0x1F600)})
+    finally:
+        alphabet._SCAN_CHARS = real
+
+
 def test_inferred_alphabet_is_the_sorted_characters_of_strings_and_tokens():
     k = ngram(2)
     assert k.alphabet_for(["cab", "b\u20acz"]).symbols == ("a", "b", "c", "z", "\u20ac")
