@@ -862,7 +862,7 @@ class RationalKernel(Kernel):
             return self._specialized_features(sequences, symbols)
         size = -(-len(sequences) // (4 * jobs))
         started = time.perf_counter()
-        first = self._specialized_features(sequences[:size], symbols)
+        first = _specialized_block(self, symbols, 0, sequences[:size])
         if first is None or size >= len(sequences):
             return first
         seconds = time.perf_counter() - started
@@ -876,7 +876,7 @@ class RationalKernel(Kernel):
             del first
             return self._specialized_features(sequences, symbols)
         starts = range(size, len(sequences), size)
-        parts = [(np.asarray(first[0], dtype=np.int64), first[1], first[2])]
+        parts = [first]
         parts += parallel_map(
             _specialized_block,
             [(start, sequences[start : start + size]) for start in starts],
