@@ -35,7 +35,7 @@ local processes before this process has started any Dask cluster, then, with one
 again and the cluster set-ups, each speed-up against the 1-process run of its own phase (a started
 cluster leaves threads in this process that slow what runs beside them). Worker start-up is excluded (an
 untimed warm-up on a small input before each set-up).
-BLAS is held to 1 thread in this process (loky and the Dask nanny do the same in the workers). A fourth,
+BLAS is held to 1 thread in this process (loky and the Dask nanny do the same in the workers). A last,
 diagnostic set-up repeats the LocalCluster one with ``Shared`` given a ``dask.sizeof`` (see
 ``_shared_sized``): ratkit as committed does not do that.
 """
@@ -224,8 +224,8 @@ def run_setups(
     out: dict[str, dict[str, Any]] = {name: {"wall": float("inf"), "no-op": float("inf")} for name in SETUPS}
     t_own, reference = float("inf"), None
 
-    def measure(name: str, client: Any) -> None:
-        dask = name in SETUPS[3:]
+    def measure(round_: int, name: str, client: Any) -> None:
+        dask = name in BESIDE_DASK[1:]
         with setup(name, client) as n_jobs:
             warm(n_jobs)
             phases = Phases()
@@ -245,11 +245,11 @@ def run_setups(
         reference = np.asarray(own())
         t_own = min(t_own, time.perf_counter() - start)
         for name in LOCAL:
-            measure(name, None)
+            measure(round_, name, None)
     with local_cluster() as client:
         for round_ in range(repeat):
             for name in BESIDE_DASK:
-                measure(name, client)
+                measure(round_, name, client)
     return out, reference, t_own
 
 

@@ -582,6 +582,10 @@ def test_only_blocks_written_by_positioned_writes_are_read_back(tmp_path, monkey
     """With out= (a file that may be on a shared file system) every block a worker wrote is read
     back and checked; in memory, blocks written through a map of this machine's shared memory
     are not."""
+    from ratkit.automata.kernels import _blocked as blocked
+
+    (tmp_path / "shm").mkdir()  # a shared-memory folder whatever the machine has
+    monkeypatch.setattr(blocked, "SHARED_MEMORY_FOLDER", str(tmp_path / "shm"))
     k, X, _ = KERNELS["ngram (features)"]
     checks = _counting(monkeypatch, "_confirmed")
     k.gram(X, block_bytes=_rows(len(X), 3), n_jobs=2)
