@@ -43,6 +43,7 @@ from threadpoolctl import threadpool_limits
 
 from bench.scale import DEFAULT_REUTERS, context, reuters_bodies
 from bench.scale.gram import block_bytes_for, compare
+from ratkit._memory import trim_heap
 
 _ROOT = Path(__file__).resolve().parents[2]
 MiB = 2**20
@@ -96,7 +97,7 @@ def child(args: argparse.Namespace) -> int:
     for path in (warm, _blocked.manifest_path(warm)):
         path.unlink()
     gc.collect()
-    _blocked._trim_heap()
+    trim_heap()
     marks["baseline"] = _status("VmRSS")
     _reset_peak()
     start = time.perf_counter()

@@ -38,7 +38,6 @@ otherwise a block is ``kernel.gram(X_I, Y_J, **options)``, the in-memory call on
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import dataclasses
 import functools
 import json
@@ -48,7 +47,6 @@ import os
 import pickle
 import secrets
 import shutil
-import sys
 import tempfile
 import zlib
 from collections.abc import Iterator
@@ -60,6 +58,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ratkit._files import atomic_write, check_output_path
+from ratkit._memory import trim_heap
 from ratkit._parallel import Shared, parallel_map, runs_in_this_process, sequential
 from ratkit.exceptions import DataFormatError, OutputPathError, ParameterError, ParameterTypeError
 
@@ -392,7 +391,7 @@ def _block_task(*args: Any, work: Any, mirror: bool, sink: _Sink | None = None) 
         os.close(fd)
     crc = zlib.crc32(tile)
     del tile
-    _trim_heap()  # the tile and its transients, which the allocator would keep, go back to the system
+    trim_heap()  # the tile and its transients, which the allocator would keep, go back to the system
     return crc
 
 
@@ -658,7 +657,7 @@ def _block_work(
         None if options else kernel.gram_features(rows, None if symmetric else cols, n_jobs=n_jobs, show_progress=show)
     )
     if features is not None:
-        _trim_heap()
+        trim_heap()
         F, G = features
         rows_shared = Shared(sp.csr_matrix(F))
         # one object when G is F: pickled (and scattered) once per task, not twice
@@ -666,27 +665,6 @@ def _block_work(
         return _feature_block, (rows_shared, cols_shared), symmetric
     mirror = symmetric and kernel.is_pds is True
     return _kernel_block, (Shared(kernel), Shared(rows), Shared(cols), Shared(options)), mirror
-
-
-def _trim_heap() -> None:
-    """Give back to the system the memory freed since (the feature stage's transients, a
-    block's tile), which glibc's allocator otherwise keeps in the process: ``malloc_trim(0)``;
-    a no-op where there is no such function."""
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
-
-
-@functools.cache
-def _malloc_trim() -> Any:
-    """glibc's ``malloc_trim`` from the symbols already loaded in the process (looking the
-    library up by name would run ``ldconfig`` in a child process), or None."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        return ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):
-        return None
 
 
 #: Rows of G_J per sparse product in :func:`_feature_block`, and per transposed copy in
