@@ -60,6 +60,7 @@ import scipy.sparse as sp
 from ratkit._files import atomic_write, check_output_path
 from ratkit._memory import trim_heap
 from ratkit._parallel import Shared, parallel_map, runs_in_this_process, sequential
+from ratkit.automata.kernels._features import feature_memory
 from ratkit.exceptions import DataFormatError, OutputPathError, ParameterError, ParameterTypeError
 
 __all__ = ["blocked_gram", "check_gram_output", "DEFAULT_BLOCK_BYTES", "manifest_path", "partial_path"]
@@ -139,7 +140,18 @@ def blocked_gram(
         if sink is None:  # in memory, placed by this process
             memory = np.empty(shape)
         if todo:
-            work, shared, mirror = _block_work(kernel, rows, cols, symmetric, n_jobs, show, options)
+            work, shared, mirror = _block_work(
+                kernel,
+                rows,
+                cols,
+                symmetric,
+                n_jobs,
+                show,
+                options,
+                # into a file (larger than memory): the features too stay within one block's bytes;
+                # in memory, the matrix outweighs the one-pass transients (24 bytes a character)
+                None if target is None else per_block * shape[1] * _ITEMSIZE,
+            )
             tasks = [(blocks[b][0], blocks[b][1], blocks[b][0] if mirror else 0) for b in todo]
             results = parallel_map(
                 functools.partial(_block_task, work=work, sink=sink, mirror=mirror),
@@ -644,18 +656,29 @@ def _sync(fd: int) -> None:
 
 
 def _block_work(
-    kernel: Any, rows: list, cols: list, symmetric: bool, n_jobs: int | None, show: bool, options: dict[str, Any]
+    kernel: Any,
+    rows: list,
+    cols: list,
+    symmetric: bool,
+    n_jobs: int | None,
+    show: bool,
+    options: dict[str, Any],
+    feature_bytes: int | None,
 ) -> tuple[Any, tuple[Shared, ...], bool]:
     """The block function, the data every block reads (sent to each worker once), and whether
     a block of a symmetric Gram computes only its upper part and mirrors it: for inner
     products of features, and for kernels known PDS (hence symmetric). Another kernel may
     have K(x, y) ≠ K(y, x) (an edit distance with different insertion and deletion costs),
-    so every entry is computed."""
+    so every entry is computed. Features are built with about ``feature_bytes`` of working
+    memory beyond their matrix (:func:`feature_memory`; None: in one pass)."""
     # options (strategy=, a plugin's own keywords) are the family's gram's to interpret: with
     # any, every block calls gram with them, exactly as the in-memory call would
-    features = (
-        None if options else kernel.gram_features(rows, None if symmetric else cols, n_jobs=n_jobs, show_progress=show)
-    )
+    with feature_memory(feature_bytes):
+        features = (
+            None
+            if options
+            else kernel.gram_features(rows, None if symmetric else cols, n_jobs=n_jobs, show_progress=show)
+        )
     if features is not None:
         trim_heap()
         F, G = features

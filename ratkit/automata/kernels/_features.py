@@ -17,7 +17,9 @@ two factors of a product that occurred together in training).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+import contextvars
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -25,8 +27,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ratkit._jit import njit
+from ratkit._memory import trim_heap
 from ratkit.automata.kernels._paths import TooManyPaths
-from ratkit.exceptions import VocabularyError
+from ratkit.exceptions import OperationError, VocabularyError
 
 __all__ = [
     "Vocabulary",
@@ -37,6 +40,9 @@ __all__ = [
     "code_columns",
     "tensor_rows",
     "coo_to_csr",
+    "chunked_vocabulary_matrix",
+    "feature_memory",
+    "feature_memory_bound",
     "inner_products",
     "inverse_norms",
     "row_sq_norms",
@@ -186,6 +192,93 @@ def vocabulary_matrix(
     F = sp.csr_matrix((data, indices, indptr.astype(index_dtype, copy=False)), shape=(n_rows, n_codes))
     F.has_sorted_indices = True
     return uniq, F
+
+
+#: The working memory the feature stage may use beyond its result, in bytes, or None
+#: (unbounded: one pass over all the sequences). Set by :func:`feature_memory`.
+_FEATURE_MEMORY: contextvars.ContextVar[int | None] = contextvars.ContextVar("feature_memory", default=None)
+
+
+@contextlib.contextmanager
+def feature_memory(n_bytes: int | None) -> Iterator[None]:
+    """Inside the block, feature matrices are built with about ``n_bytes`` of working memory
+    beyond the matrix and its vocabulary (:func:`chunked_vocabulary_matrix`); None: unbounded."""
+    token = _FEATURE_MEMORY.set(None if n_bytes is None else max(int(n_bytes), 1))
+    try:
+        yield
+    finally:
+        _FEATURE_MEMORY.reset(token)
+
+
+def feature_memory_bound() -> int | None:
+    """The working-memory bound of :func:`feature_memory` in force here, or None."""
+    return _FEATURE_MEMORY.get()
+
+
+Triplets = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def chunked_vocabulary_matrix(
+    triplets: Callable[[int, int], Triplets], sizes: Sequence[int], work_bytes: int
+) -> tuple[np.ndarray, sp.csr_matrix]:
+    """:func:`vocabulary_matrix` of the COO triplets of ``len(sizes)`` rows, built from
+    consecutive ranges of rows with about ``work_bytes`` of working memory beyond the result.
+
+    ``triplets(a, b)`` gives the triplets of rows [a, b), numbered from 0; ``sizes[i]``
+    (a sequence's length) predicts row i's share of the work. Two passes over the ranges:
+    the first merges their distinct codes into the vocabulary and counts each row's
+    entries, the second recomputes every range and writes its rows into the CSR arrays,
+    its columns mapped onto the vocabulary (a monotone map: every row stays sorted). The
+    result is the one-pass matrix: the same entries, each the sum over the same triplets
+    (as a product value · count where a range's values are all equal, which may round
+    differently from their sum when the whole's are not). Ranges grow or shrink to the
+    bytes per unit of size the last one used: its triplets and its CSR matrix.
+    """
+    n_rows = len(sizes)
+    ends = np.cumsum(np.asarray(sizes, dtype=np.int64))
+    counts = np.zeros(n_rows + 1, dtype=np.int64)
+    vocabulary = np.zeros(0, dtype=np.int64)
+    ranges: list[tuple[int, int]] = []
+    per_unit = 36.0  # an n-gram window's bytes: label, row and code (8 each), its CSR entry (12)
+    a = 0
+    while a < n_rows:
+        done = int(ends[a - 1]) if a else 0
+        b = int(np.searchsorted(ends, done + max(work_bytes / per_unit, 1.0), side="right"))
+        b = min(max(b, a + 1), n_rows)
+        rows, codes, values = triplets(a, b)
+        used = rows.nbytes + codes.nbytes + values.nbytes
+        uniq, F = vocabulary_matrix(rows, codes, values, b - a, overwrite_codes=True)
+        del rows, codes, values
+        used += F.data.nbytes + F.indices.nbytes + uniq.nbytes
+        per_unit = max(used / max(int(ends[b - 1]) - done, 1), 1.0)
+        if a == 0 and b == n_rows:  # one range: that was the one pass
+            return uniq, F
+        counts[a + 1 : b + 1] = np.diff(F.indptr)
+        vocabulary = sorted_unique(np.concatenate((vocabulary, uniq)))
+        ranges.append((a, b))
+        a = b
+    trim_heap()  # what the first pass freed, before the result's pages are written
+    indptr = np.cumsum(counts)
+    nnz = int(indptr[-1])
+    index_dtype = np.int32 if max(nnz, vocabulary.shape[0]) < np.iinfo(np.int32).max else np.int64
+    indices = np.empty(nnz, dtype=index_dtype)
+    data = np.empty(nnz, dtype=np.float64)
+    for a, b in ranges:
+        uniq, F = vocabulary_matrix(*triplets(a, b), b - a, overwrite_codes=True)
+        lo, hi = int(indptr[a]), int(indptr[b])
+        if F.nnz != hi - lo:
+            raise OperationError(
+                f"The features of sequences [{a}, {b}) changed between two extractions of them: this kernel's "
+                "feature map is not deterministic, and a Gram matrix written to a file needs it to be. Compute "
+                "the matrix in memory (without out=)."
+            )
+        np.take(np.searchsorted(vocabulary, uniq).astype(index_dtype), F.indices, out=indices[lo:hi])
+        data[lo:hi] = F.data
+        del uniq, F
+        trim_heap()  # the range's transients would otherwise stay resident beside the result
+    F = sp.csr_matrix((data, indices, indptr.astype(index_dtype, copy=False)), shape=(n_rows, vocabulary.shape[0]))
+    F.has_sorted_indices = True
+    return vocabulary, F
 
 
 def inner_products(FX: sp.csr_matrix, FY: sp.csr_matrix | None = None, blocks: int = 8) -> np.ndarray:

@@ -53,6 +53,8 @@ from ratkit.automata.kernels._features import (
     FeatureMap,
     Vocabulary,
     VocabularyError,
+    chunked_vocabulary_matrix,
+    feature_memory_bound,
     inner_products,
     row_sq_norms,
     vocabulary_matrix,
@@ -275,6 +277,14 @@ def _with_blocked_output(gram: Any) -> Any:
 
 def _is_lattice(x: Any) -> bool:
     return isinstance(x, (Transducer, pynini.Fst))
+
+
+def _size(x: Any) -> int:
+    """What a sequence's features cost, roughly: its length, or a lattice's number of arcs."""
+    if _is_lattice(x):
+        fst = x.fst if isinstance(x, Transducer) else x
+        return sum(fst.num_arcs(state) for state in fst.states())
+    return len(x)
 
 
 class Kernel(BaseEstimator):
@@ -902,6 +912,14 @@ class RationalKernel(Kernel):
         X = as_sequences(X)
         strategy, n_jobs, show_progress = self._options(strategy, n_jobs, show_progress)
         symbols = tuple(self.alphabet_for(X))
+        bound = feature_memory_bound()
+        if bound is not None and X:  # within a memory budget (a blocked Gram): in ranges of sequences
+            uniq, F = chunked_vocabulary_matrix(
+                lambda a, b: self._raw_features(X[a:b], symbols, strategy, n_jobs, show_progress),
+                [_size(x) for x in X],
+                bound,
+            )
+            return FeatureMap(symbols, uniq), F
         rows, codes, vals = self._raw_features(X, symbols, strategy, n_jobs, show_progress)
         uniq, F = vocabulary_matrix(rows, codes, vals, len(X), overwrite_codes=True)
         return FeatureMap(symbols, uniq), F
