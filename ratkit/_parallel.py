@@ -137,6 +137,7 @@ def parallel_map(
     else:
         calls = (joblib.delayed(_indexed)(func, t, n_shared, *shared, *task) for t, task in enumerate(tasks))
     lost = () if in_process else _lost_worker_errors()  # importing them costs memory (distributed: ~17 MiB)
+    stack = contextlib.ExitStack()
     try:
         if in_process:
             results: Iterator[Any] = (
@@ -144,6 +145,7 @@ def parallel_map(
                 for t, task in enumerate(tasks)
             )
         else:
+            stack.enter_context(_broadcast(shared))
             results = joblib.Parallel(n_jobs=n_jobs, return_as="generator" if ordered else "generator_unordered")(calls)
         for position, result in enumerate(results):
             index = position if ordered else result[0]
@@ -155,7 +157,29 @@ def parallel_map(
             "Check the workers' memory limit; a Gram matrix written to a file can be resumed with resume=True."
         ) from exc
     finally:
+        stack.close()
         bar.close()
+
+
+def _broadcast(shared: Sequence[Shared]) -> Any:
+    """Under joblib's Dask backend, a context in which the shared arguments are scattered to
+    every worker before the tasks start (``client.scatter(..., broadcast=True)``, through the
+    backend's ``scatter=``). Alone, the backend scatters each to one worker and lets the others
+    fetch it once the scheduler moves tasks there: a 2-worker LocalCluster computing the 5-gram
+    Gram of the 7 063 ModApte stories left one worker idle for the first 1.3–3.1 s of 4.6–5.6.
+    Elsewhere, and without shared arguments, nothing changes."""
+    backend, n_jobs = joblib.parallel.get_active_backend()
+    if not shared or type(backend).__name__ != "DaskDistributedBackend":
+        return contextlib.nullcontext()
+    distinct = list({id(s): s for s in shared}.values())
+    return joblib.parallel_config(
+        backend="dask",
+        n_jobs=n_jobs,
+        client=backend.client,
+        scatter=distinct,
+        wait_for_workers_timeout=backend.wait_for_workers_timeout,
+        **backend.submit_kwargs,
+    )
 
 
 def runs_in_this_process(n_jobs: int | None) -> bool:

@@ -112,6 +112,37 @@ def test_grid_search_over_kernel_specs_equals_the_single_process_search(client):
     np.testing.assert_array_equal(remote.cv_results_["mean_test_score"], local.cv_results_["mean_test_score"])
 
 
+def _sum_after_a_pause(values, same, i):
+    time.sleep(0.05)
+    return float(np.sum(values)) + float(np.sum(same)) + i
+
+
+def test_shared_arguments_are_broadcast_to_every_worker_before_the_tasks(client, monkeypatch):
+    """Regression (benchmark): joblib's Dask backend scattered the shared features to one worker;
+    the other waited until the scheduler moved tasks to it and then fetched them (idle for the
+    first 1.3-3.1 s of a 4.6-5.6 s Gram)."""
+    from ratkit._parallel import Shared, parallel_map
+
+    scattered = []
+    real_scatter = distributed.Client.scatter
+
+    def spy(self, data, *args, **kwargs):
+        scattered.append((data, kwargs.get("broadcast", False)))
+        return real_scatter(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(distributed.Client, "scatter", spy)
+    values = Shared(np.arange(10_000.0))  # 80 kB: joblib scatters what exceeds 1 kB
+    client.run(lambda dask_worker: dask_worker.transfer_incoming_log.clear())
+    with distributed.get_task_stream(client) as stream, joblib.parallel_config(backend="dask"):
+        got = list(parallel_map(_sum_after_a_pause, [(i,) for i in range(8)], shared=(values, values)))
+    assert got == [2 * float(np.sum(values.value)) + i for i in range(8)]
+    assert len(stream.data) == 8
+    broadcast = [data for data, flag in scattered if flag]
+    assert len(broadcast) == 1 and len(broadcast[0]) == 1 and broadcast[0][0] is values  # once, deduplicated
+    # no worker had to fetch the value from another
+    assert client.run(lambda dask_worker: len(dask_worker.transfer_incoming_log)) == {w: 0 for w in client.nthreads()}
+
+
 def test_compute_on_a_given_client_runs_there(client):
     with distributed.get_task_stream(client) as stream, compute_on(client=client) as active:
         G = ngram(2).gram(SEQS, block_bytes=_rows(len(SEQS), 10))
