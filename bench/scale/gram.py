@@ -30,14 +30,15 @@ Usage: ``python -m bench.scale.gram [--n 5] [--docs 0] [--blocks 32] [--graphs 2
    blocks; this kernel has no finite feature map, so a block is ``kernel.gram(X_I, X_{[a,n)})``.
 
 Every timing is the best of ``--repeat`` interleaved rounds (each round runs every set-up of its phase
-once, so that all see the same load from other processes on the machine), in two phases: 1 process and 2
-local processes before this process has started any Dask cluster, then, with one LocalCluster, 1 process
-again and the cluster set-ups, each speed-up against the 1-process run of its own phase (a started
-cluster leaves threads in this process that slow what runs beside them). Worker start-up is excluded (an
-untimed warm-up on a small input before each set-up).
-BLAS is held to 1 thread in this process (loky and the Dask nanny do the same in the workers). A last,
-diagnostic set-up repeats the LocalCluster one with ``Shared`` given a ``dask.sizeof`` (see
-``_shared_sized``): ratkit as committed does not do that.
+once, so that all see the same load from other processes on the machine), in three phases, each in a
+fresh child process (``--phase``; a started cluster leaves threads in its process that slow what runs
+beside them): 1 process and 2 local processes, with no cluster; 1 process beside a LocalCluster with
+distributed's default configuration, and that cluster; 1 process beside a LocalCluster started under
+:data:`TUNED_DASK_CONFIG`, and that cluster. Each speed-up is against the 1-process run of its own phase;
+one more column gives the block loop's against the 1 process of the first phase (no cluster; measured
+minutes earlier, so machine drift enters it). Worker start-up is excluded (an untimed warm-up on a small
+input before each set-up). BLAS is held to 1 thread in the parent (loky and the Dask nanny do the same
+in the workers).
 """
 
 from __future__ import annotations
@@ -45,10 +46,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import json
+import subprocess
 import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 from unittest import mock
 
@@ -58,20 +62,36 @@ from threadpoolctl import threadpool_limits
 
 from bench.scale import DEFAULT_REUTERS, context, reuters_bodies
 
-SETUPS = (
-    "1 process",
-    "2 local processes",
-    "1 process, beside the cluster",
-    "2-worker LocalCluster",
-    "2-worker LocalCluster, Shared sized",
-)
-#: The set-ups measured before any Dask cluster exists in this process, and those measured with one.
-LOCAL, BESIDE_DASK = SETUPS[:2], SETUPS[2:]
+#: The phases of a run, each in a fresh child process (``--phase``), and their set-ups: the
+#: first of each is 1 process, the reference of that phase's speed-ups.
+PHASES: dict[str, tuple[str, str]] = {
+    "local": ("1 process", "2 local processes"),
+    "cluster": ("1 process, beside the cluster", "2-worker LocalCluster"),
+    "tuned": ("1 process, beside the tuned cluster", "2-worker LocalCluster, tuned"),
+}
+SETUPS = tuple(name for names in PHASES.values() for name in names)
+
+#: The tuned cluster's Dask configuration (docs/guide/distributed.rst, "Small machines"), against
+#: distributed's defaults: the nanny starts workers with MALLOC_TRIM_THRESHOLD_=65536, so glibc
+#: hands freed memory back at once and the next block faults it in again (the thread limits are
+#: kept); the statistical profiler samples every worker thread each 10 ms; the event loop's
+#: health check (20 ms), the system monitor (500 ms) and the memory monitor (100 ms) wake often.
+TUNED_DASK_CONFIG: dict[str, Any] = {
+    "distributed.nanny.pre-spawn-environ": {"OMP_NUM_THREADS": 1, "MKL_NUM_THREADS": 1, "OPENBLAS_NUM_THREADS": 1},
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "200ms",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
+
+
+def phase_of(name: str) -> str:
+    return next(phase for phase, names in PHASES.items() if name in names)
 
 
 def reference_of(name: str) -> str:
     """The 1-process set-up a set-up's speed-up is measured against: the one of its own phase."""
-    return SETUPS[0] if name in LOCAL else SETUPS[2]
+    return PHASES[phase_of(name)][0]
 
 
 def block_bytes_for(n_rows: int, n_cols: int, blocks: int) -> int:
@@ -80,11 +100,14 @@ def block_bytes_for(n_rows: int, n_cols: int, blocks: int) -> int:
 
 
 @contextlib.contextmanager
-def local_cluster() -> Iterator[Any]:
-    """A ``distributed.Client`` on a 2-worker ``LocalCluster`` (1 thread each, worker processes)."""
+def local_cluster(config: dict[str, Any] | None = None) -> Iterator[Any]:
+    """A ``distributed.Client`` on a 2-worker ``LocalCluster`` (1 thread each, worker processes),
+    started under the Dask configuration ``config`` (None: distributed's defaults)."""
+    import dask
     import distributed
 
     with (
+        dask.config.set(config or {}),
         distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
         distributed.Client(cluster) as client,
     ):
@@ -94,32 +117,13 @@ def local_cluster() -> Iterator[Any]:
 @contextlib.contextmanager
 def setup(name: str, client: Any) -> Iterator[int | None]:
     """The n_jobs to pass in one of :data:`SETUPS`, with the joblib backend it needs set for the block."""
-    if name in (SETUPS[0], SETUPS[2]):
+    if name == reference_of(name):
         yield 1
-    elif name == SETUPS[1]:
+    elif name == PHASES["local"][1]:
         yield 2
     else:
-        with (
-            _shared_sized() if name == SETUPS[4] else contextlib.nullcontext(),
-            joblib.parallel_config(backend="dask", client=client),
-        ):
+        with joblib.parallel_config(backend="dask", client=client):
             yield None
-
-
-@contextlib.contextmanager
-def _shared_sized() -> Iterator[None]:
-    """Diagnostic (not ratkit's behaviour): give :class:`ratkit._parallel.Shared` a ``dask.sizeof``, so
-    that joblib's Dask backend, which scatters only arguments whose ``sizeof`` exceeds 1 kB, scatters
-    the features once instead of sending them with every task (``sizeof(Shared(x))`` is 48 bytes)."""
-    from dask.sizeof import sizeof
-
-    from ratkit._parallel import Shared
-
-    sizeof.register(Shared)(lambda s: sizeof(s.value))
-    try:
-        yield
-    finally:
-        del sizeof._lookup[Shared]
 
 
 class Phases:
@@ -204,28 +208,30 @@ def noop_blocks(shared: tuple[Any, ...], n: int, blocks: int) -> Callable[[int |
     return run
 
 
-def run_setups(
+def run_phase(
+    phase: str,
     own: Callable[[], np.ndarray],
     compute: Callable[[int | None], np.ndarray],
     warm: Callable[[int | None], Any],
     overhead: Callable[[int | None], float],
     repeat: int,
-) -> tuple[dict[str, dict[str, Any]], np.ndarray, float]:
-    """(results per set-up, reference, its seconds), in two phases of ``repeat`` interleaved rounds.
-
-    Phase 1, before this process has started any Dask cluster: ``own()`` (the reference), then 1
-    process and 2 local processes. Phase 2, with one LocalCluster for the whole phase: 1 process
-    again (the reference of this phase's speed-ups), the cluster, and the diagnostic. A Dask
-    cluster leaves threads in this process (the client's event loop) after it is closed: beside
-    them, the same 2-process n-gram Gram took 5.25–5.35 s against 4.32–4.86 s in a process that
-    never started one. In each set-up, ``compute(n_jobs)`` is timed with its phases, after an
-    untimed ``warm(n_jobs)`` (worker start-up) and before ``overhead(n_jobs)``; each figure is the
-    best of its rounds."""
-    out: dict[str, dict[str, Any]] = {name: {"wall": float("inf"), "no-op": float("inf")} for name in SETUPS}
-    t_own, reference = float("inf"), None
+) -> dict[str, Any]:
+    """One phase's results (meant for a fresh process: see :func:`main`): ``own()`` (the
+    reference values, timed), then ``repeat`` interleaved rounds of the phase's set-ups, with
+    its cluster (if any) alive throughout. In each set-up, ``compute(n_jobs)`` is timed with
+    its phases, after an untimed ``warm(n_jobs)`` (worker start-up) and before
+    ``overhead(n_jobs)``; each figure is the best of its rounds. A Dask cluster leaves threads
+    in its process even once closed, so every phase runs in a process of its own: beside them,
+    the same 2-process n-gram Gram took 5.25–5.35 s against 4.32–4.86 s in a process that
+    never started one."""
+    names = PHASES[phase]
+    out: dict[str, dict[str, Any]] = {name: {"wall": float("inf"), "no-op": float("inf")} for name in names}
+    start = time.perf_counter()
+    reference = np.asarray(own())
+    t_own = time.perf_counter() - start
 
     def measure(round_: int, name: str, client: Any) -> None:
-        dask = name in BESIDE_DASK[1:]
+        dask = client is not None and name != names[0]
         with setup(name, client) as n_jobs:
             warm(n_jobs)
             phases = Phases()
@@ -236,21 +242,20 @@ def run_setups(
             best = out[name]
             if wall < best["wall"]:
                 worker = _task_compute_seconds(stream.data) if dask else None
-                best.update(wall=wall, phases=dict(phases.seconds), G=G, **{"worker compute": worker})
+                diff, rel = compare(G, reference)
+                best.update(wall=wall, phases=dict(phases.seconds), diff=diff, rel=rel, **{"worker compute": worker})
+            del G
             best["no-op"] = min(best["no-op"], overhead(n_jobs))
-        print(f"  round {round_ + 1}, {name}: {wall:.2f} s", flush=True)
+        print(f"  {phase} round {round_ + 1}, {name}: {wall:.2f} s", flush=True)
 
-    for round_ in range(repeat):
-        start = time.perf_counter()
-        reference = np.asarray(own())
-        t_own = min(t_own, time.perf_counter() - start)
-        for name in LOCAL:
-            measure(round_, name, None)
-    with local_cluster() as client:
+    cluster = (
+        contextlib.nullcontext() if phase == "local" else local_cluster(TUNED_DASK_CONFIG if phase == "tuned" else None)
+    )
+    with cluster as client:
         for round_ in range(repeat):
-            for name in BESIDE_DASK:
+            for name in names:
                 measure(round_, name, client)
-    return out, reference, t_own
+    return {"setups": out, "own": t_own}
 
 
 def distributed_stream(client: Any) -> Any:
@@ -287,38 +292,40 @@ def split(phases: dict[str, float], wall: float) -> dict[str, float]:
     }
 
 
-def report(title: str, results: dict[str, dict[str, Any]], reference: np.ndarray, t_own: float) -> bool:
+def report(title: str, results: dict[str, dict[str, Any]], own: dict[str, float]) -> bool:
     """Print the table of one kernel; True when every result equals the reference within 1e-9 relative."""
 
     print(f"\n### {title}\n")
-    print(f"Family's own in-memory `kernel.gram(X)` (1 process, the reference values): {t_own:.2f} s\n")
+    seconds = ", ".join(f"{t:.2f} s ({phase})" for phase, t in own.items())
+    print(f"Family's own in-memory `kernel.gram(X)` (1 process, the reference values of each phase): {seconds}\n")
     print(
         "| set-up | wall s | speed-up | extraction s | vocabulary s | feature stage rest s | block loop s "
         "| of which placement s | of which checks s | speed-up (block loop) | parallel part s "
-        "| speed-up (parallel part) | serial remainder s | Dask workers' compute s | no-op blocks s "
-        "| max abs diff | max rel diff |"
+        "| speed-up (parallel part) | serial remainder s | speed-up (block loop) against 1 process without a cluster "
+        "| Dask workers' compute s | no-op blocks s | max abs diff | max rel diff |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     ok = True
+    alone = split(results[SETUPS[0]]["phases"], results[SETUPS[0]]["wall"])
     for name in SETUPS:
         r = results[name]
         base = results[reference_of(name)]
         base_split = split(base["phases"], base["wall"])
         s = split(r["phases"], r["wall"])
-        diff, rel = compare(r["G"], reference)
-        ok &= rel <= 1e-9
+        ok &= r["rel"] <= 1e-9
         worker = "—" if r["worker compute"] is None else f"{r['worker compute']:.2f}"
         print(
             f"| {name} | {r['wall']:.2f} | {base['wall'] / r['wall']:.2f}× | {s['extract']:.2f} "
             f"| {s['vocabulary']:.2f} | {s['stage rest']:.2f} | {s['loop']:.2f} | {s['place']:.2f} "
             f"| {s['confirm']:.2f} | {base_split['loop'] / max(s['loop'], 1e-9):.2f}× "
             f"| {s['parallel']:.2f} | {base_split['parallel'] / max(s['parallel'], 1e-9):.2f}× | {s['serial']:.2f} "
-            f"| {worker} | {r['no-op']:.2f} | {diff:.1e} | {rel:.1e} |"
+            f"| {alone['loop'] / max(s['loop'], 1e-9):.2f}× | {worker} | {r['no-op']:.2f} | {r['diff']:.1e} "
+            f"| {r['rel']:.1e} |"
         )
     return ok
 
 
-def ngram_section(args: argparse.Namespace) -> bool:
+def ngram_section(args: argparse.Namespace) -> dict[str, Any]:
     from ratkit.automata.kernels import ngram
 
     docs = reuters_bodies(args.reuters, args.docs)
@@ -333,17 +340,17 @@ def ngram_section(args: argparse.Namespace) -> bool:
     )
     _, F = k.fit_features(docs)
     small = docs[:300]
-    results, reference, t_own = run_setups(
+    return run_phase(
+        args.phase,
         lambda: k.gram(docs),
         lambda jobs: k.gram(docs, n_jobs=jobs, block_bytes=B),
         lambda jobs: k.gram(small, n_jobs=jobs, block_bytes=block_bytes_for(300, 300, 4)),
         noop_blocks((F, F), n, args.blocks),
         args.repeat,
-    )
-    return report(f"ngram({args.n}), {n} stories, {args.blocks} blocks", results, reference, t_own)
+    ) | {"title": f"ngram({args.n}), {n} stories, {args.blocks} blocks"}
 
 
-def graph_section(args: argparse.Namespace) -> bool:
+def graph_section(args: argparse.Namespace) -> dict[str, Any]:
     from bench.graphs import DEFAULT_DATA, load_dataset, max_radius
     from ratkit.automata.kernels import random_walk
 
@@ -360,14 +367,14 @@ def graph_section(args: argparse.Namespace) -> bool:
         flush=True,
     )
     small = sub[:20]
-    results, reference, t_own = run_setups(
+    return run_phase(
+        args.phase,
         lambda: k.gram(sub),
         lambda jobs: k.gram(sub, n_jobs=jobs, block_bytes=B),
         lambda jobs: k.gram(small, n_jobs=jobs, block_bytes=block_bytes_for(20, 20, 2)),
         noop_blocks((k, sub, sub, {}), m, args.graph_blocks),
         args.repeat,
-    )
-    return report(f"random walk, {m} PROTEINS graphs, {args.graph_blocks} blocks", results, reference, t_own)
+    ) | {"title": f"random walk, {m} PROTEINS graphs, {args.graph_blocks} blocks"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -381,16 +388,52 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--graph-blocks", type=int, default=8, help="row blocks of the random-walk Gram (default 8)")
     p.add_argument("--repeat", type=int, default=3, help="best of this many runs per set-up (default 3)")
     p.add_argument("--skip", nargs="*", default=[], choices=["ngram", "graphs"])
+    p.add_argument("--phase", choices=list(PHASES), help=argparse.SUPPRESS)  # a child's one phase
     args = p.parse_args(argv)
     threadpool_limits(1)
+    sections = [
+        (name, fn) for name, fn in (("ngram", ngram_section), ("graphs", graph_section)) if name not in args.skip
+    ]
+    if args.phase is not None:
+        for name, section in sections:
+            print(_RESULT + json.dumps({"section": name} | section(args)), flush=True)
+        return 0
     print(f"# Gram scale-out (issue 19): {context()}", flush=True)
+    found: dict[str, dict[str, Any]] = defaultdict(lambda: {"setups": {}, "own": {}})
+    for phase in PHASES:
+        for line in _child([*(argv if argv is not None else sys.argv[1:]), "--phase", phase]):
+            section = found[line["section"]]
+            section["setups"].update(line["setups"])
+            section["own"][phase] = line["own"]
+            section["title"] = line["title"]
     ok = True
-    if "ngram" not in args.skip:
-        ok &= ngram_section(args)
-    if "graphs" not in args.skip:
-        ok &= graph_section(args)
+    for name, _ in sections:
+        ok &= report(found[name]["title"], found[name]["setups"], found[name]["own"])
     print(f"\nEvery result equals the 1-process reference within 1e-9 relative: {ok}")
     return 0 if ok else 1
+
+
+_RESULT = "RESULT "
+
+
+def _child(argv: list[str]) -> list[dict[str, Any]]:
+    """Run this benchmark's one phase in a fresh process, echoing its progress; its results."""
+    proc = subprocess.Popen(
+        [sys.executable, "-W", "ignore", "-m", "bench.scale.gram", *argv],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    results = []
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith(_RESULT):
+            results.append(json.loads(line[len(_RESULT) :]))
+        else:
+            print(line, end="", flush=True)
+    if proc.wait() != 0:
+        raise RuntimeError(f"the benchmark's phase {argv[-1]!r} failed (exit code {proc.returncode})")
+    return results
 
 
 if __name__ == "__main__":
