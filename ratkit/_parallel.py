@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import sys
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
@@ -49,10 +50,18 @@ class Shared:
     """One large argument read by every task of a :func:`parallel_map` call (see the module
     docstring): ``Shared(value).value`` is ``value``."""
 
-    __slots__ = ("value", "__weakref__")
+    __slots__ = ("value", "_token", "__weakref__")
 
     def __init__(self, value: Any) -> None:
         self.value = value
+        self._token = uuid.uuid4().hex
+
+    def __dask_tokenize__(self) -> str:
+        """A token of this holder, not of its value: Dask names scattered data by its token,
+        and two calls scattering equal values under one name raced (the first call's release
+        of the name deleted the second's data, whose tasks then waited for it forever:
+        "Could not find data: ['Shared-…']"). Hashing a large value is not needed either."""
+        return self._token
 
     def __sizeof__(self) -> int:
         """The size of the value, as Dask measures it: joblib's Dask backend scatters only

@@ -143,6 +143,26 @@ def test_shared_arguments_are_broadcast_to_every_worker_before_the_tasks(client,
     assert client.run(lambda dask_worker: len(dask_worker.transfer_incoming_log)) == {w: 0 for w in client.nthreads()}
 
 
+def test_calls_that_share_equal_values_do_not_share_their_scattered_data(client):
+    """Regression (benchmark): scattered under the token of their content, the equal shared
+    values of two consecutive calls got one name, and the first call's release of it deleted
+    the second's data ("Could not find data"), whose tasks then waited forever."""
+    from dask.base import tokenize
+
+    from ratkit._parallel import Shared, parallel_map
+
+    value = np.arange(10_000.0)
+    assert tokenize(Shared(value)) != tokenize(Shared(value.copy()))
+    want = [2 * float(np.sum(value)) + i for i in range(4)]
+    with joblib.parallel_config(backend="dask"):
+        for _ in range(5):
+            shared = Shared(value.copy())
+            future = client.submit(time.sleep, 0)  # keeps the client's loop busy between calls
+            got = list(parallel_map(_sum_after_a_pause, [(i,) for i in range(4)], shared=(shared, shared)))
+            future.result()
+            assert got == want
+
+
 def test_compute_on_a_given_client_runs_there(client):
     with distributed.get_task_stream(client) as stream, compute_on(client=client) as active:
         G = ngram(2).gram(SEQS, block_bytes=_rows(len(SEQS), 10))
