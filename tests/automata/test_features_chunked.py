@@ -160,9 +160,9 @@ def test_a_gram_into_a_file_builds_its_features_within_one_block(tmp_path, monke
     calls: list[int] = []
     real = features.chunked_vocabulary_matrix
 
-    def spy(triplets, sizes, work_bytes):
+    def spy(triplets, sizes, work_bytes, **kwargs):
         calls.append(work_bytes)
-        return real(triplets, sizes, work_bytes)
+        return real(triplets, sizes, work_bytes, **kwargs)
 
     monkeypatch.setattr("ratkit.automata.kernels.base.chunked_vocabulary_matrix", spy)
     k = ngram(3)
@@ -175,3 +175,54 @@ def test_a_gram_into_a_file_builds_its_features_within_one_block(tmp_path, monke
     np.testing.assert_array_equal(k.gram(DNA, block_bytes=block_bytes, n_jobs=1), k.gram(DNA))
     assert calls == []  # in memory: the one pass
     assert features.feature_memory_bound() is None  # the bound ends with the call
+
+
+class _Bar:
+    """A stand-in for tqdm that records what a progress bar was told."""
+
+    made: list[_Bar] = []
+
+    def __init__(self, **kwargs):
+        self.kwargs, self.count = kwargs, 0
+        _Bar.made.append(self)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def update(self, n):
+        self.count += n
+
+
+def test_one_progress_bar_counts_both_passes(monkeypatch):
+    monkeypatch.setattr(features, "tqdm", _Bar)
+    _Bar.made.clear()
+    per_row = [[(7 * r + k, 1.0) for k in range(10)] for r in range(100)]
+    chunked_vocabulary_matrix(_source(per_row), [10] * 100, 20 * 10 * 36, show_progress=True)
+    (bar,) = _Bar.made
+    assert bar.kwargs["total"] == 2000 and bar.count == 2000  # 100 rows of size 10, twice
+    assert bar.kwargs["disable"] is False
+
+
+def test_a_gram_into_a_file_shows_one_feature_bar_not_one_per_range(tmp_path, monkeypatch):
+    shown = []
+    real = features.chunked_vocabulary_matrix
+
+    def spy(triplets, sizes, work_bytes, *, show_progress=False):
+        shown.append(show_progress)
+        return real(triplets, sizes, work_bytes, show_progress=show_progress)
+
+    monkeypatch.setattr("ratkit.automata.kernels.base.chunked_vocabulary_matrix", spy)
+    raw = []
+    real_raw = type(ngram(2))._raw_features
+
+    def raw_spy(self, sequences, symbols, strategy, n_jobs, show_progress):
+        raw.append(show_progress)
+        return real_raw(self, sequences, symbols, strategy, n_jobs, show_progress)
+
+    monkeypatch.setattr(type(ngram(2)), "_raw_features", raw_spy)
+    ngram(2).gram(DNA, out=tmp_path / "g.npy", block_bytes=10 * len(DNA) * 8, n_jobs=1, show_progress=True)
+    assert shown == [True]
+    assert len(raw) > 2 and not any(raw)  # several ranges, twice, none with a bar of its own

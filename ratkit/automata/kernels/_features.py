@@ -25,6 +25,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import scipy.sparse as sp
+from tqdm.auto import tqdm
 
 from ratkit._jit import njit
 from ratkit._memory import trim_heap
@@ -219,7 +220,7 @@ Triplets = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 def chunked_vocabulary_matrix(
-    triplets: Callable[[int, int], Triplets], sizes: Sequence[int], work_bytes: int
+    triplets: Callable[[int, int], Triplets], sizes: Sequence[int], work_bytes: int, *, show_progress: bool = False
 ) -> tuple[np.ndarray, sp.csr_matrix]:
     """:func:`vocabulary_matrix` of the COO triplets of ``len(sizes)`` rows, built from
     consecutive ranges of rows with about ``work_bytes`` of working memory beyond the result.
@@ -232,14 +233,24 @@ def chunked_vocabulary_matrix(
     result is the one-pass matrix: the same entries, each the sum over the same triplets
     (as a product value · count where a range's values are all equal, which may round
     differently from their sum when the whole's are not). Ranges grow or shrink to the
-    bytes per unit of size the last one used: its triplets and its CSR matrix.
+    bytes per unit of size the last one used: its triplets and its CSR matrix. One progress
+    bar counts the sizes of both passes.
     """
     n_rows = len(sizes)
     ends = np.cumsum(np.asarray(sizes, dtype=np.int64))
+    total = int(ends[-1]) if n_rows else 0
+    with tqdm(total=2 * total, desc="features, 2 passes", unit="sym", disable=not show_progress, leave=False) as bar:
+        return _two_passes(triplets, n_rows, ends, work_bytes, bar)
+
+
+def _two_passes(
+    triplets: Callable[[int, int], Triplets], n_rows: int, ends: np.ndarray, work_bytes: int, bar: Any
+) -> tuple[np.ndarray, sp.csr_matrix]:
+    """The two passes of :func:`chunked_vocabulary_matrix` (``ends``: cumulative sizes)."""
+    per_unit = 36.0  # an n-gram window's bytes: label, row and code (8 each), its CSR entry (12)
     counts = np.zeros(n_rows + 1, dtype=np.int64)
     vocabulary = np.zeros(0, dtype=np.int64)
     ranges: list[tuple[int, int]] = []
-    per_unit = 36.0  # an n-gram window's bytes: label, row and code (8 each), its CSR entry (12)
     a = 0
     while a < n_rows:
         done = int(ends[a - 1]) if a else 0
@@ -253,6 +264,7 @@ def chunked_vocabulary_matrix(
         per_unit = max(used / max(int(ends[b - 1]) - done, 1), 1.0)
         if a == 0 and b == n_rows:  # one range: that was the one pass
             return uniq, F
+        bar.update(int(ends[b - 1]) - done)
         counts[a + 1 : b + 1] = np.diff(F.indptr)
         vocabulary = sorted_unique(np.concatenate((vocabulary, uniq)))
         ranges.append((a, b))
@@ -274,6 +286,7 @@ def chunked_vocabulary_matrix(
             )
         np.take(np.searchsorted(vocabulary, uniq).astype(index_dtype), F.indices, out=indices[lo:hi])
         data[lo:hi] = F.data
+        bar.update(int(ends[b - 1]) - (int(ends[a - 1]) if a else 0))
         del uniq, F
         trim_heap()  # the range's transients would otherwise stay resident beside the result
     F = sp.csr_matrix((data, indices, indptr.astype(index_dtype, copy=False)), shape=(n_rows, vocabulary.shape[0]))

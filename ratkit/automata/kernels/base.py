@@ -915,9 +915,10 @@ class RationalKernel(Kernel):
         bound = feature_memory_bound()
         if bound is not None and X:  # within a memory budget (a blocked Gram): in ranges of sequences
             uniq, F = chunked_vocabulary_matrix(
-                lambda a, b: self._raw_features(X[a:b], symbols, strategy, n_jobs, show_progress),
+                lambda a, b: self._raw_features(X[a:b], symbols, strategy, n_jobs, False),
                 [_size(x) for x in X],
                 bound,
+                show_progress=show_progress,
             )
             return FeatureMap(symbols, uniq), F
         rows, codes, vals = self._raw_features(X, symbols, strategy, n_jobs, show_progress)
