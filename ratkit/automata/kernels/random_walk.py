@@ -103,7 +103,9 @@ class _Prepared:
 
     __slots__ = ("graph", "A", "AT", "p", "q", "undirected", "radius", "eig", "edge_mats")
 
-    def __init__(self, graph: Graph, kernel: RandomWalkKernel, index: int, spectral: bool) -> None:
+    def __init__(
+        self, graph: Graph, kernel: RandomWalkKernel, index: int, spectral: bool, p: np.ndarray, q: np.ndarray
+    ) -> None:
         labels = kernel.labels
         if labels in ("node", "both") and graph.node_labels is None:
             raise ParameterError(f"labels={labels!r} needs node labels, but graph {index} has none.")
@@ -113,8 +115,8 @@ class _Prepared:
         self.graph = g
         self.A = g.adjacency
         self.AT = sp.csr_matrix(self.A.T)
-        self.p = _walk(graph, kernel.start, "start")
-        self.q = _walk(graph, kernel.stop, "stop")
+        self.p = p
+        self.q = q
         self.undirected = (abs(graph.adjacency - graph.adjacency.T) > 0).nnz == 0
         self.radius = _radius(self.A)
         self.eig = _eigen(graph, self, kernel.adjacency) if spectral and self.undirected else None
@@ -137,24 +139,19 @@ _PREPARED_MAX = 4096
 _prepared_cache: OrderedDict[tuple[Any, ...], _Prepared] = OrderedDict()
 
 
-def _walk_key(spec: Any) -> Any:
-    """What identifies a start/stop choice in the cache key (a callable by identity)."""
-    if isinstance(spec, str):
-        return spec
-    if callable(spec):
-        return ("callable", id(spec))
-    return ("array", np.asarray(spec, dtype=np.float64).tobytes())
-
-
 def _prepared(graph: Graph, kernel: RandomWalkKernel, index: int, spectral: bool) -> _Prepared:
     """``_Prepared(graph, …)``, from the per-process cache when this graph (by content) was
-    prepared under the same labels, adjacency, start, stop and spectral choice."""
-    key = (graph, kernel.labels, kernel.adjacency, _walk_key(kernel.start), _walk_key(kernel.stop), spectral)
+    prepared under the same labels, adjacency, spectral choice and the same p and q (by value:
+    a callable start or stop is called again, so that one freed callable's reused address, or
+    a callable object changed in place, never serves another's p and q)."""
+    p = _walk(graph, kernel.start, "start")
+    q = _walk(graph, kernel.stop, "stop")
+    key = (graph, kernel.labels, kernel.adjacency, p.tobytes(), q.tobytes(), spectral)
     hit = _prepared_cache.get(key)
     if hit is not None:
         _prepared_cache.move_to_end(key)
         return hit
-    prepared = _Prepared(graph, kernel, index, spectral)
+    prepared = _Prepared(graph, kernel, index, spectral, p, q)
     _prepared_cache[key] = prepared
     if len(_prepared_cache) > _PREPARED_MAX:
         _prepared_cache.popitem(last=False)
