@@ -247,13 +247,14 @@ _EXECUTION_PARAMS = ("n_jobs", "show_progress")
 
 def _kernel_state(value: Any) -> Any:
     """What determines a kernel's values: its class, its parameters other than the execution
-    options (kernel-valued ones in turn) and what it learned (:meth:`Kernel.learned_params`),
-    without the caches it keeps."""
+    options (kernel-valued ones in turn), what it learned (:meth:`Kernel.learned_params`) and
+    the content its parameters name (:meth:`Kernel.content_params`), without its caches."""
     from ratkit.automata.kernels.base import Kernel
 
     if isinstance(value, Kernel):
         params = {k: v for k, v in value.get_params(deep=False).items() if k not in _EXECUTION_PARAMS}
         params.update(value.learned_params())
+        params.update(value.content_params())
         kind = type(value)
         return (f"{kind.__module__}.{kind.__qualname__}", {k: _kernel_state(v) for k, v in sorted(params.items())})
     if isinstance(value, (list, tuple)):

@@ -312,6 +312,7 @@ class Kernel(BaseEstimator):
       which decides whether :func:`~ratkit.automata.kernels.exp_kernel` of it is PDS;
     - :meth:`_validate_params`: nothing to check;
     - :meth:`learned_params`: ``{}``;
+    - :meth:`content_params`: ``{}``, every parameter its own content (a file path is not);
     - :meth:`fit_features`, :meth:`transform_features` (the explicit feature map):
       :class:`TooManyPaths`, no finite feature map;
     - :meth:`check_vocabulary`: no check;
@@ -429,6 +430,16 @@ class Kernel(BaseEstimator):
         given) returns what it learned as the values its parameters would need to
         reproduce it, so that :meth:`to_spec` — and a model file — rebuild the kernel it
         was trained with. The default: nothing learned, ``{}``.
+        """
+        return {}
+
+    def content_params(self) -> dict[str, Any]:
+        """The parameters whose value only names what determines the kernel (a file path),
+        by parameter name, each given as that content (the loaded transducer).
+
+        A Gram written to a file fingerprints the kernel by its parameters, so that a resumed
+        run refuses another kernel; a parameter that names a file would let a file edited
+        between the runs pass. The default: every parameter is its own content, ``{}``.
         """
         return {}
 
