@@ -22,7 +22,8 @@ import numpy as np
 import pytest
 
 from ratkit.automata.graphs import Graph, from_edges
-from ratkit.automata.kernels import Kernel, edit_distance, exp_kernel, ngram, random_walk
+from ratkit.automata.io import to_att
+from ratkit.automata.kernels import Kernel, _blocked, edit_distance, exp_kernel, from_transducer, ngram, random_walk
 from ratkit.automata.kernels._blocked import manifest_path, partial_path
 from ratkit.exceptions import DataFormatError, OutputPathError, ParameterError, ParameterTypeError, RatkitError
 
@@ -258,6 +259,33 @@ def test_a_manifest_for_another_gram_is_refused(tmp_path, change, message):
     kernel, data = change()
     with pytest.raises(DataFormatError, match=message):
         kernel.gram(data, out=out, resume=True)
+
+
+def test_a_transducer_file_edited_before_the_resume_is_refused(tmp_path, monkeypatch):
+    """Regression (audit): the fingerprint held from_transducer's path, not the transducer read
+    from it, so a file edited between an interrupted run and its resume passed the check and
+    the finished matrix mixed the unigram blocks done before with bigram blocks after."""
+    source, out = tmp_path / "t.att", tmp_path / "g.npy"
+    source.write_text(to_att(ngram(1).factor("ab")))
+    real, calls = _blocked._block_task, []
+
+    def interrupted(*args, **kwargs):
+        calls.append(1)
+        if len(calls) > 1:
+            raise RuntimeError("interrupted")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_blocked, "_block_task", interrupted)
+    data = ["ab", "ba", "aab", "bbb", "a", "abab"]
+    with pytest.raises(RuntimeError, match="interrupted"):
+        from_transducer(source).gram(data, out=out, block_bytes=8 * 6 * 3, n_jobs=1)
+    monkeypatch.setattr(_blocked, "_block_task", real)
+    source.write_text(to_att(ngram(2).factor("ab")))
+    with pytest.raises(DataFormatError, match="fingerprint"):
+        from_transducer(source).gram(data, out=out, resume=True, block_bytes=8 * 6 * 3, n_jobs=1)
+    source.write_text(to_att(ngram(1).factor("ab")))  # the same content again: the resume goes on
+    G = from_transducer(source).gram(data, out=out, resume=True, block_bytes=8 * 6 * 3, n_jobs=1)
+    np.testing.assert_allclose(G, ngram(1).gram(data), rtol=1e-12)
 
 
 def test_resuming_with_another_block_size_is_refused(tmp_path):

@@ -199,6 +199,13 @@ class TransducerKernel(RationalKernel):
             self.__dict__["_user_t"] = load_transducer(self.transducer_source, self.semiring_name)
         return self.__dict__["_user_t"]
 
+    def content_params(self) -> dict[str, Any]:
+        """A transducer given as a file path counts as the transducer read from it: a Gram
+        written to a file and resumed after the file was edited is refused, not mixed."""
+        if isinstance(self.transducer_source, (str, os.PathLike)):
+            return {"transducer": self.user_transducer()}
+        return {}
+
     @property
     def semiring(self):  # type: ignore[override]
         return self.user_transducer().semiring
