@@ -45,7 +45,7 @@ def to_one_class(data: D, threshold: float) -> D:
         "rating > 3").
     """
     threshold = check_real(threshold, "threshold", "to_one_class")
-    matrix = check_user_items(data, name="data")
+    matrix = check_user_items(data, name="data", ratings=True)  # a pair rated twice is an error, not a sum
     return _rewrap(data, _select(matrix, matrix.tocoo().data >= threshold))
 
 

@@ -109,6 +109,19 @@ def test_ratings_models_refuse_a_pair_stored_twice():
             model.fit(twice)
 
 
+def test_to_one_class_refuses_a_pair_stored_twice_and_reads_negative_ratings():
+    """Regression (audit): to_one_class summed a pair stored twice before the threshold (3 and
+    3 made a positive at threshold 4), and refused negative ratings by asking for a conversion
+    with to_one_class itself. Ratings are read as to_heterogeneous reads them."""
+    twice = sp.coo_matrix(([3.0, 3.0, 5.0], ([0, 0, 0], [0, 0, 1])), shape=(1, 3))
+    with pytest.raises(DataFormatError, match=r"more than once .*user 0"):
+        feedback.to_one_class(twice, 4)
+    with pytest.raises(DataFormatError, match=r"more than once"):
+        feedback.to_one_class(sp.csr_matrix(([3.0, 3.0, 5.0], [0, 0, 1], [0, 3]), shape=(1, 3)), 4)  # CSR by hand
+    negative = sp.csr_matrix(np.array([[-5.0, -1.0, 0.0], [-3.0, 0.0, -2.0]]))
+    np.testing.assert_array_equal(feedback.to_one_class(negative, -2).toarray(), [[0, 1, 0], [0, 0, 1]])
+
+
 # ---------------------------------------------------------------------------------- parameters
 BAD_PARAMETERS = [
     (PureSVD, {"n_factors": 0}, ParameterError, r"'n_factors' parameter of PureSVD must be an int ≥ 1. Got 0"),
