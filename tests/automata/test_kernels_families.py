@@ -289,3 +289,17 @@ def test_mismatch_alphabet_is_not_fixed_by_inputs_without_symbols():
     want = [[mismatch_kernel(x, y, 2, 1, "ab") for y in ("ab", "ba")] for x in ("ab", "ba")]
     assert km.gram(["ab", "ba"]).tolist() == want
     assert km.alphabet_ == ("a", "b")
+
+
+def test_from_transducer_takes_a_lambda_as_psi():
+    """Regression (audit): the kernel's cache key pickled its parameters, so psi=lambda raised
+    PicklingError on every evaluation, even k(x, y) in one process. Oracle: the unigram counts
+    K(x, y) = Σ_a |x|_a |y|_a under Ψ(v) = √v; assigning another psi takes effect."""
+    X = ["ab", "aab", "b"]
+    counts = np.array([[2, 3, 1], [3, 5, 1], [1, 1, 1]], dtype=float)
+    k = from_transducer(ngram(1).factor("ab"), psi=lambda v: v**0.5)
+    assert k("ab", "aab") == pytest.approx(3**0.5)
+    np.testing.assert_allclose(k.gram(X), counts**0.5, rtol=1e-12)
+    k.psi = lambda v: v
+    np.testing.assert_allclose(k.gram(X), counts, rtol=1e-12)
+    np.testing.assert_allclose(k.gram(X, n_jobs=2), counts, rtol=1e-12)

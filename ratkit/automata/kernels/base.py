@@ -31,6 +31,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import pickle
 import re
 import time
 from collections.abc import Mapping, Sequence
@@ -285,6 +286,26 @@ def _size(x: Any) -> int:
         fst = x.fst if isinstance(x, Transducer) else x
         return sum(fst.num_arcs(state) for state in fst.states())
     return len(x)
+
+
+#: What pickling a value that cannot be pickled raises (a lambda, a local function).
+_UNPICKLABLE = (pickle.PicklingError, TypeError, AttributeError)
+
+
+class _Same:
+    """A value compared by identity, held: as part of a cache key it keeps the value alive,
+    so that its address cannot pass to another object while the key is cached."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.value is self.value
+
+    def __hash__(self) -> int:
+        return id(self.value)
 
 
 class Kernel(BaseEstimator):
@@ -760,10 +781,22 @@ class RationalKernel(Kernel):
             return Alphabet(fixed)
         return alphabet if isinstance(alphabet, Alphabet) else Alphabet(alphabet)
 
-    def _params_key(self) -> str:
+    def _params_key(self) -> Any:
         """A digest of the parameters' contents (repr() truncates long arrays and names
-        transducers by their size only, so equal reprs may hide different kernels)."""
-        return joblib.hash(self.get_params())
+        transducers by their size only, so equal reprs may hide different kernels). A value
+        that does not pickle (a lambda as psi) stands for itself, by identity."""
+        params = self.get_params()
+        try:
+            return joblib.hash(params)
+        except _UNPICKLABLE:
+            pass
+        digests, objects = {}, []
+        for name, value in sorted(params.items()):
+            try:
+                digests[name] = joblib.hash(value)
+            except _UNPICKLABLE:
+                objects.append((name, _Same(value)))
+        return joblib.hash(digests), tuple(objects)
 
     def set_params(self, **params: Any) -> Any:
         self.__dict__.pop("_factor_cache", None)
