@@ -115,7 +115,8 @@ def _per_user(
     batch_size = check_int(batch_size, "batch_size", owner, low=1)
     effective_jobs(n_jobs)
     model._check_fitted()
-    train_m = check_user_items(train, name="train")  # stored zeros dropped: they are not training items
+    # stored zeros dropped: they are not training items; a model of ratings is evaluated on ratings
+    train_m = check_user_items(train, name="train", ratings=model.feedback == "explicit")
     test_m = check_user_items(test, name="test")
     for name, matrix in (("train", train_m), ("test", test_m)):
         check_shape_matches(matrix, model.n_users_, model.n_items_, name=name, fitted_on="the fitted model")

@@ -122,6 +122,24 @@ def test_to_one_class_refuses_a_pair_stored_twice_and_reads_negative_ratings():
     np.testing.assert_array_equal(feedback.to_one_class(negative, -2).toarray(), [[0, 1, 0], [0, 0, 1]])
 
 
+def test_a_model_of_negative_ratings_is_evaluated_on_them():
+    """Regression (audit): ranking_metrics read the training matrix as one-class feedback and
+    refused the negative ratings a CCCF fitted on rating_scale=(-5, -1) was trained on. The
+    training matrix only marks the seen items, so the metrics equal those on its pattern."""
+    negative = R.copy()
+    negative.data = negative.data - 6.0  # 1..5 → -5..-1
+    coo = negative.tocoo()
+    held = np.zeros(coo.nnz, dtype=bool)
+    held[[int(np.flatnonzero(coo.row == u)[0]) for u in range(R.shape[0])]] = True
+    train = sp.csr_matrix((coo.data[~held], (coo.row[~held], coo.col[~held])), shape=R.shape)
+    test = sp.csr_matrix((np.ones(held.sum()), (coo.row[held], coo.col[held])), shape=R.shape)
+    model = CCCF(**CCCF_KW, rating_scale=(-5, -1)).fit(train)
+    pattern = train.copy()
+    pattern.data[:] = 1.0
+    got = evaluation.ranking_metrics(model, train, test, k=3)
+    assert got == evaluation.ranking_metrics(model, pattern, test, k=3)
+
+
 # ---------------------------------------------------------------------------------- parameters
 BAD_PARAMETERS = [
     (PureSVD, {"n_factors": 0}, ParameterError, r"'n_factors' parameter of PureSVD must be an int ≥ 1. Got 0"),
