@@ -27,7 +27,13 @@ from ratkit.automata.kernels import (
     subsequence,
     to_spec,
 )
-from ratkit.automata.kernels.diagnostics import check_nds, check_pds, edit_distance_min_eigenvalues
+from ratkit.automata.kernels.diagnostics import (
+    check_nds,
+    check_pds,
+    edit_distance_min_eigenvalues,
+    min_eigenvalue_curve,
+    strings_of_length,
+)
 from ratkit.exceptions import MissingDataError, NotRegulatedError, UnknownSymbolError
 
 from .kernel_oracles import levenshtein, ngram_kernel, random_strings
@@ -199,6 +205,21 @@ def test_diagnostics_and_figure_8():
     assert check_nds(edit_distance(), ["", "a", "aa", "aaaa", "aaaaaaa"]).holds
     eig = edit_distance_min_eigenvalues(6)
     assert all(eig[n] > 0 for n in range(1, 6)) and eig[6] < 0  # Fig. 8: negative from n = 6
+
+
+def test_the_strings_over_a_token_alphabet_are_token_sequences():
+    """Regression (audit): strings_of_length joined tokens into one str (["ab", "c"] gave "abc"),
+    which a kernel reads character by character, so min_eigenvalue_curve over tokens evaluated
+    other strings than Σⁿ. Oracle: the same curve over a one-character code of the tokens."""
+    assert strings_of_length(["the", "cat"], 2) == [("the", "the"), ("the", "cat"), ("cat", "the"), ("cat", "cat")]
+    assert strings_of_length(["ab", "c"], 1, up_to=True) == [(), ("ab",), ("c",)]
+    assert strings_of_length("ab", 2) == ["aa", "ab", "ba", "bb"]
+    k = exp_kernel(edit_distance(), t=0.5)
+    for up_to in (False, True):
+        tokens = min_eigenvalue_curve(k, ["ab", "c"], 3, up_to=up_to)
+        characters = min_eigenvalue_curve(k, "xy", 3, up_to=up_to)
+        assert tokens.keys() == characters.keys()
+        np.testing.assert_allclose(list(tokens.values()), list(characters.values()), rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize(

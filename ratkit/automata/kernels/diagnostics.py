@@ -99,9 +99,13 @@ def check_nds(kernel: Kernel | np.ndarray, X: Any = None, rtol: float = 1e-8) ->
     return PDSReport(sym and lam <= tol, sym, lam, tol)
 
 
-def strings_of_length(alphabet: Sequence[str], n: int, *, up_to: bool = False) -> list[str]:
+def strings_of_length(alphabet: Sequence[str], n: int, *, up_to: bool = False) -> list[str] | list[tuple[str, ...]]:
     """Every string of Σⁿ (Σ = the symbols of ``alphabet``), or of Σ^{≤n} = ⋃_{m ≤ n} Σᵐ
-    with ε when ``up_to``, shortest first and lexicographic in the alphabet's order."""
+    with ε when ``up_to``, shortest first and lexicographic in the alphabet's order.
+
+    Over characters the strings are ``str``; over tokens (a symbol of several characters,
+    e.g. ``["the", "cat"]``) they are tuples of tokens, since a joined ``str`` would be read
+    character by character."""
     symbols = list(dict.fromkeys(alphabet))
     if not symbols:
         raise ParameterError(f"The alphabet must hold at least one symbol. Got {alphabet!r} instead.")
@@ -114,7 +118,10 @@ def strings_of_length(alphabet: Sequence[str], n: int, *, up_to: bool = False) -
         f"The {count:.3g} strings of length {'≤ ' if up_to else ''}{n} over {len(symbols)} symbols",
         "Use a shorter length or a smaller alphabet.",
     )
-    return ["".join(p) for m in lengths for p in itertools.product(symbols, repeat=m)]
+    words = (p for m in lengths for p in itertools.product(symbols, repeat=m))
+    if all(isinstance(s, str) and len(s) == 1 for s in symbols):
+        return ["".join(p) for p in words]
+    return list(words)
 
 
 def min_eigenvalue_curve(
