@@ -460,3 +460,22 @@ def test_a_new_w_prime_representation_is_one_class_and_one_registration(monkeypa
     # its fallback is the registry's default: kernel rows for a kernel without a feature map
     rows = RationalSVC(lambda A, B: kernels.ngram(2).gram(A, B), representation="dense", **kw).fit(X, y)
     assert rows.representation_ == "rows"
+
+
+def test_linear_rows_on_a_sparse_matrix_predicts_as_on_the_dense_one():
+    """Regression (audit): RationalSVC("linear", representation="rows") fitted on a sparse matrix
+    raised numpy's bare ValueError in decision_function (np.asarray of the sparse product is a 0-d
+    object array). Oracle: the model fitted on the same matrix dense, and the linear SVM
+    decision values w·x + b with w = Σ yᵢαᵢxᵢ recomputed densely."""
+    import scipy.sparse as sp
+
+    X = sp.random(20, 6, density=0.5, random_state=1, format="csr")
+    y = np.random.RandomState(0).randint(0, 2, 20)
+    sparse = RationalSVC("linear", representation="rows", random_state=0).fit(X, y)
+    dense = RationalSVC("linear", representation="rows", random_state=0).fit(X.toarray(), y)
+    np.testing.assert_allclose(sparse.decision_function(X), dense.decision_function(X.toarray()), atol=1e-10)
+    sv = sparse.support_vectors_
+    sv = sv.toarray() if sp.issparse(sv) else np.asarray(sv)
+    by_hand = X.toarray() @ (sparse.dual_coef_ @ sv).T + sparse.intercept_
+    np.testing.assert_allclose(sparse.decision_function(X), by_hand.ravel(), atol=1e-10)
+    np.testing.assert_array_equal(sparse.predict(X), dense.predict(X.toarray()))

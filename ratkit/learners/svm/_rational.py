@@ -305,8 +305,8 @@ class RationalSVC(DualSVCBase):
                 F = view.transform_features(kernel, self.feature_map_, X, self.n_jobs)
             return np.asarray(F @ self.coef_.T) + self.intercept_
         if kernel == "linear":
-            K = np.asarray(X @ self.support_vectors_.T)
-            K = K.toarray() if sp.issparse(K) else K
+            K = X @ self.support_vectors_.T
+            K = K.toarray() if sp.issparse(K) else np.asarray(K)  # np.asarray of a sparse product is a 0-d object
         elif isinstance(kernel, Kernel):
             K = kernel.gram(X, self.support_vectors_) if len(self.support_vectors_) else np.zeros((len(X), 0))
         else:
