@@ -9,10 +9,12 @@ factors V (candidates), P (preferred) and E (examined) and biases b, and predict
 profile) and Ũ_u that of the E factors of the examinations E_u^(ℓ) selected in round ℓ (eq. (4)).
 Round ℓ = 1 … L trains by SGD (:mod:`ratkit.recsys._tjsl_sgd`) for ``n_epochs`` epochs over
 P ∪ A, A ⊂ R∖P of size ρ|P| drawn again every epoch; the model of round ℓ then scores every
-examined item and keeps the ⌈τ_ℓ |E_u|⌉ best as E_u^(ℓ+1), τ_1 = 1, τ_{ℓ+1} = τ_ℓ · tau_decay
-("likely to prefer"). Each round continues from the previous one's parameters. The prediction
-is the mean of the last L₀ rounds' predictions. With one round, TJSL is TJSL(1,1) (every
-examination); with E = ∅ it is FISM_rmse (Kabbur et al., KDD 2013).
+examined item and keeps the ⌈τ_{ℓ+1} |E_u|⌉ best as E_u^(ℓ+1) ("likely to prefer"), with
+τ_1 = 1 (round 1 trains on every examination) and τ_{ℓ+1} = τ_ℓ · tau_decay: round ℓ trains on
+⌈τ_ℓ |E_u|⌉ examinations, τ_ℓ being ``tau_schedule_[ℓ − 1]``. Each round continues from the
+previous one's parameters. The prediction is the mean of the last L₀ rounds' predictions. With
+one round, TJSL is TJSL(1,1) (every examination); with E = ∅ it is FISM_rmse (Kabbur et al.,
+KDD 2013).
 
 A user with examinations but no preferences has Ū = 0 and is scored through Ũ and the
 biases; a user with neither gets b_u + b_i. ``fit(preferred, examined=E)`` takes two CSR
