@@ -121,6 +121,19 @@ def register(kind: PluginKind, name: str, *, aliases: Iterable[str] = ()) -> Cal
         if taken is not None and (taken is obj or _redefinition(taken, obj)):
             _registry[kind][name] = obj
             return obj
+        if taken is None and name in _aliases[kind]:
+            current = _aliases[kind][name]
+            raise DuplicatePluginError(
+                f"The {kind} plugin name {name!r} is reserved: it is a former name of "
+                f"{_describe(_registry[kind][current])} ({current!r}), which specs and model files written with it "
+                f"still mean; choose another name for {_describe(obj)}."
+            )
+        installed = None if _discovered is None else _discovered[kind].get(name)
+        if taken is None and installed is not None and installed.obj is not obj:
+            raise DuplicatePluginError(
+                f"The {kind} plugin name {name!r} is already taken by {_describe(installed.obj)}, installed by "
+                f"{installed.distribution or 'an unknown distribution'}; choose another name for {_describe(obj)}."
+            )
         if taken is not None and builtin and not _is_builtin(taken):
             # registered before the built-ins could load (e.g. while they were importing): the
             # built-in keeps its name, and the plugin's author is told to rename theirs
@@ -195,10 +208,11 @@ def _discover() -> dict[str, dict[str, PluginInfo]]:
         for ep in _entry_points(group):
             provider = getattr(getattr(ep, "dist", None), "name", None)
             dist = provider or "an unknown distribution"
-            if ep.name in _registry[kind] or ep.name in found[kind]:
+            holder = _holder(kind, ep.name, found[kind])
+            if holder is not None:
                 warnings.warn(
                     f"Skipping {kind} plugin entry point {ep.name!r} -> {ep.value!r} from "
-                    f"{dist}: the name {ep.name!r} is already taken. Rename the entry point "
+                    f"{dist}: the name {ep.name!r} is already taken by {holder}. Rename the entry point "
                     f"in {dist}'s packaging metadata.",
                     PluginLoadWarning,
                     stacklevel=3,
@@ -219,6 +233,20 @@ def _discover() -> dict[str, dict[str, PluginInfo]]:
             found[kind][ep.name] = PluginInfo(kind, ep.name, provider, _summary(obj), obj)
     _discovered = found
     return found
+
+
+def _holder(kind: str, name: str, found: dict[str, PluginInfo]) -> str | None:
+    """Who holds plugin name ``name`` of ``kind`` already (None: it is free): a registered
+    plugin, a former name of one (reserved), or an entry point of another distribution
+    ``found`` earlier in this scan."""
+    if name in _registry[kind]:
+        return _describe(_registry[kind][name])
+    if name in _aliases[kind]:
+        current = _aliases[kind][name]
+        return f"{_describe(_registry[kind][current])}, whose former name it is ({current!r})"
+    if name in found:
+        return f"{_describe(found[name].obj)} from {found[name].distribution or 'an unknown distribution'}"
+    return None
 
 
 def refresh() -> None:

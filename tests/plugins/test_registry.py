@@ -210,3 +210,51 @@ def test_an_alias_finds_the_plugin_with_a_deprecation_warning_and_is_not_listed(
     finally:
         registry._registry["learner"].pop("alias-test-current", None)
         registry._aliases["learner"].pop("alias-test-old", None)
+
+
+def test_a_former_name_of_a_builtin_is_reserved(tmp_path, monkeypatch, clean_registry):
+    """Regression (audit): only current names were reserved, so an entry point or a register()
+    call named 'count_based' (the documented former spelling of 'count-based') took the name,
+    and every spec or model file using it silently got the third-party kernel."""
+    from ratkit.automata.kernels import from_spec
+
+    spec = {"family": "count_based", "patterns": ["ab"]}
+    reserved = r"'count_based' is reserved: it is a former name of .*'count-based'"
+    with pytest.raises(DuplicatePluginError, match=reserved):
+
+        @plugins.register("kernel", "count_based")
+        class Hijack:
+            pass
+
+    _fake_distribution(
+        tmp_path,
+        "ratkit_alias_plugin",
+        "[ratkit.kernels]\ncount_based = ratkit_alias_plugin_mod:Other\n",
+        "class Other:\n    def __init__(self, **kw):\n        pass\n",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    plugins.refresh()
+    with pytest.warns(plugins.PluginLoadWarning, match=r"'count_based' is already taken by .*CountBasedKernel"):
+        kernel = from_spec(spec)
+    assert kernel("abab", "ab") == pytest.approx(2.0)  # Σ w²|x|_ab|y|_ab = 1·2·1: the built-in
+
+
+def test_register_under_the_name_of_an_installed_entry_point_raises(tmp_path, monkeypatch, clean_registry):
+    """Regression (audit): once discovery had run, register() replaced an installed entry-point
+    plugin of the same name without a word (before it, discovery skipped the entry point)."""
+    _fake_distribution(
+        tmp_path,
+        "ratkit_installed_plugin",
+        "[ratkit.recsys]\ntest-installed = ratkit_installed_plugin_mod:Installed\n",
+        "class Installed:\n    pass\n",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    plugins.refresh()
+    installed = plugins.get("recommender", "test-installed")
+    with pytest.raises(DuplicatePluginError, match=r"'test-installed' is already taken by .*Installed, installed by"):
+
+        @plugins.register("recommender", "test-installed")
+        class Mine:
+            pass
+
+    assert plugins.get("recommender", "test-installed") is installed
