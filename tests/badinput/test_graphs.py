@@ -245,6 +245,9 @@ def _tu(folder: Path, **parts: bytes) -> Path:
         ({"graph_labels": b"\x80\n"}, DataFormatError, r"T_graph_labels.txt, line 1: byte 0x80 is not UTF-8"),
         ({"A": b"1, 2\n2, 1\n2"}, DataFormatError, r"T_A.txt, line 3: '2' has 1 field\(s\); expected 2"),
         ({"A": b"1, 2\n2, x\n"}, DataFormatError, r"T_A.txt, line 2: 'x' is not an integer"),
+        # the right number of integers in all, the wrong number on a line (read silently before)
+        ({"A": b"1, 2, 2\n1\n2, 3\n3, 2\n"}, DataFormatError, r"T_A.txt, line 1: '1, 2, 2' has 3 field\(s\)"),
+        ({"node_labels": b"5 6\n\n7\n"}, DataFormatError, r"T_node_labels.txt, line 1: '5 6' is not an integer"),
         ({"A": b"1, 2\n2, 1.5\n"}, DataFormatError, r"T_A.txt, line 2: '1.5' is not an integer"),
         ({"A": b"1, 99999999999999999999\n"}, DataFormatError, "T_A.txt"),
         ({"A": b"1, 2\n2, 9\n"}, DataFormatError, r"T_A.txt, line 2: node id outside 1 … 3"),

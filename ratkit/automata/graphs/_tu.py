@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +14,14 @@ from ratkit.automata.graphs._graph import Graph, SelfLoops
 from ratkit.exceptions import DataFormatError, MissingDataError, NotAFolderError, ParameterTypeError
 
 __all__ = ["load_tu"]
+
+
+@functools.cache
+def _lines_of(fields: int) -> re.Pattern[str]:
+    """Lines of ``fields`` comma-separated integers (spaces and tabs around each), one per line."""
+    field = r"[ \t]*[+-]?[0-9]+[ \t]*"
+    line = field + ("," + field) * (fields - 1)
+    return re.compile(rf"{line}(?:\r?\n{line})*")
 
 
 def _read_ints(path: Path, fields: int) -> np.ndarray:
@@ -34,6 +44,8 @@ def _read_ints(path: Path, fields: int) -> np.ndarray:
     lines = text.count("\n") + 1
     tokens = text.replace(",", " ").split()
     try:
+        if not _lines_of(fields).fullmatch(text):  # the count alone passes "1, 2, 2" then "1"
+            raise ValueError
         values = np.array(tokens, dtype=np.int64)
         if values.size != lines * fields:
             raise ValueError
