@@ -288,6 +288,8 @@ def _tsv_problem(label: str, sequence: str, first: bool) -> str:
         return f"the label {label!r} has leading or trailing white space, which load_tsv strips"
     if label.startswith("#"):
         return f"the label {label!r} starts with '#', which load_tsv reads as a comment line"
+    if first and label.startswith("\ufeff"):
+        return f"the label {label!r} starts with U+FEFF, which load_tsv drops at the start of a file (a BOM)"
     if "\n" in sequence or "\r" in sequence:
         return f"the sequence {sequence[:40]!r} holds a line break"
     if not sequence:
@@ -310,7 +312,7 @@ def write_tsv(path: str | os.PathLike, sequences: list[str], labels: list[str]) 
         When ``sequences`` and ``labels`` differ in length, or an example would not read
         back as written: an empty, white-space-padded or ``#``-prefixed label, a label with
         a TAB or line break, an empty sequence or one with a line break, or a first example
-        that reads as a header line.
+        that reads as a header line or whose label starts with U+FEFF (a byte-order mark).
     """
     for name, column in (("sequences", sequences), ("labels", labels)):
         if isinstance(column, (str, bytes)) or not isinstance(column, Sized):
