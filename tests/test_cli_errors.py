@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 
 import pytest
 
@@ -310,3 +311,44 @@ def test_a_defect_of_ratkit_is_one_line_with_exit_1(monkeypatch, capsys):
         "ratkit demo: internal error: RuntimeError: kaput — this is a bug in ratkit; please report it with "
         "the command line (RATKIT_TRACEBACK=1 shows the traceback)."
     )
+
+
+def test_a_defect_of_a_third_party_plugin_names_the_plugin_not_ratkit(files, tmp_path, monkeypatch, capsys):
+    """Reported by an audit: a plugin's own exception was called "a bug in ratkit", without
+    naming the plugin. The innermost frame of ratkit or of a plugin's package decides."""
+    import importlib
+    import textwrap
+
+    from ratkit.plugins import registry
+
+    (tmp_path / "ratkit_boom_plugin.py").write_text(
+        textwrap.dedent(
+            """\
+            import numpy as np
+            from ratkit.plugins import register
+            from ratkit.recsys import Popularity
+
+            @register("recommender", "test-boom")
+            class Boom(Popularity):
+                def fit(self, user_items, **kwargs):
+                    np.asarray(user_items.shape)  # a library frame between the plugin and the raise
+                    raise RuntimeError("plugin fit failed")
+            """
+        )
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    saved = {k: dict(v) for k, v in registry._registry.items()}
+    try:
+        importlib.import_module("ratkit_boom_plugin")
+        argv = ["recsys", "evaluate", "--data", f"{files}/u.data", "--min-positives", "3", "--n-test", "1"]
+        code, out, err = _run([*argv, "--model", "test-boom"], capsys)
+    finally:
+        registry._registry.clear()
+        registry._registry.update(saved)
+        sys.modules.pop("ratkit_boom_plugin", None)
+    assert code == 1 and "Traceback" not in err, err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(
+        "ratkit recsys evaluate: error in the third-party recommender plugin 'test-boom' (ratkit_boom_plugin.Boom"
+    ), last
+    assert "RuntimeError: plugin fit failed" in last and "not of ratkit" in last and "bug in ratkit" not in last

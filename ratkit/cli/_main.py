@@ -101,15 +101,50 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         print(f"ratkit {command}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
-    except Exception as exc:  # a defect of ratkit, not of the input: say so, still on one line
+    except Exception as exc:  # a defect of ratkit or of a plugin, not of the input: say whose, on one line
         if os.environ.get("RATKIT_TRACEBACK"):
             traceback.print_exc()
+        plugin = _raising_plugin(exc)
+        if plugin is not None:
+            from ratkit.plugins.registry import _describe
+
+            provider = plugin.distribution or "its authors"
+            print(
+                f"ratkit {command}: error in the third-party {plugin.kind} plugin {plugin.name!r} "
+                f"({_describe(plugin.obj)}, from {provider}): {_one_line(exc)} — a defect of that plugin, not of "
+                f"ratkit; please report it to {provider} (RATKIT_TRACEBACK=1 shows the traceback).",
+                file=sys.stderr,
+            )
+            return 1
         print(
             f"ratkit {command}: internal error: {_one_line(exc)} — this is a bug in "
             "ratkit; please report it with the command line (RATKIT_TRACEBACK=1 shows the traceback).",
             file=sys.stderr,
         )
         return 1
+
+
+def _raising_plugin(exc: BaseException) -> Any:
+    """The :class:`~ratkit.plugins.PluginInfo` of the third-party plugin whose code raised
+    ``exc``, or None: the innermost frame of its traceback that belongs to ratkit or to a
+    third-party plugin's top-level package decides (frames of numpy and the like are skipped)."""
+    try:
+        from ratkit.plugins import describe_all
+
+        owners: dict[str, Any] = {}
+        for info in describe_all():
+            module = getattr(info.obj, "__module__", None)
+            if info.distribution != "ratkit" and isinstance(module, str):
+                owners.setdefault(module.partition(".")[0], info)
+        for frame, _ in reversed(list(traceback.walk_tb(exc.__traceback__))):
+            top = str(frame.f_globals.get("__name__", "")).partition(".")[0]
+            if top == "ratkit":
+                return None
+            if top in owners:
+                return owners[top]
+    except Exception:  # the report of an error must not fail in turn
+        return None
+    return None
 
 
 def _one_line(exc: BaseException) -> str:
