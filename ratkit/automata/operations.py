@@ -13,16 +13,19 @@ composition eq. (1)–(2), inverse, and §II-B.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any, Literal
 
+import numpy as np
 import pynini
 
+from ratkit.automata._fstbytes import arrays_to_fst, fst_to_arrays
 from ratkit.automata._resource_bounds import check_determinize, check_rmepsilon
 from ratkit.automata.alphabet import Alphabet, SequenceLike
 from ratkit.automata.construct import as_transducer, pynini_semiring
 from ratkit.automata.transducer import Transducer
-from ratkit.exceptions import OperationError, ParameterError, ParameterTypeError
+from ratkit.exceptions import OperationError, ParameterError, ParameterTypeError, WeightOverflowError
 
 __all__ = [
     "union",
@@ -77,12 +80,18 @@ def align(*operands: Any) -> tuple[list[pynini.Fst], Transducer, Alphabet]:
     Returns the FSTs (not copies when nothing changed: do not mutate them), the first
     coerced operand, and the merged alphabet.
     """
+    fsts, ts, alphabet = _aligned(*operands)
+    return fsts, ts[0], alphabet
+
+
+def _aligned(*operands: Any) -> tuple[list[pynini.Fst], list[Transducer], Alphabet]:
+    """:func:`align`, with every coerced operand."""
     semiring = _semiring_of(*operands)
     ts = [as_transducer(op, semiring, what=f"operand {i + 1}") for i, op in enumerate(operands)]
     alphabet = ts[0].alphabet
     for t in ts[1:]:
         alphabet = alphabet.merge(t.alphabet)
-    return [_in_alphabet(t, alphabet) for t in ts], ts[0], alphabet
+    return [_in_alphabet(t, alphabet) for t in ts], ts, alphabet
 
 
 def _wrap(fst: pynini.Fst, like: Transducer, alphabet: Alphabet, what: str) -> Transducer:
@@ -101,6 +110,66 @@ def _run(what: str, op, *args, **kwargs) -> pynini.Fst:
         return op(*args, **kwargs)
     except pynini.FstOpError as exc:
         raise OperationError(f"{what} failed in OpenFst: {exc}") from None
+
+
+#: The largest tropical cost: OpenFst's tropical arcs hold float32.
+_TROPICAL_MAX = float(np.finfo(np.float32).max)
+
+
+def _within_range(what: str, op, fsts: list[pynini.Fst], bound: tuple[float, float], **kwargs: Any) -> pynini.Fst:
+    """op(*fsts, **kwargs) for an operation each of whose result weights is a ⊗-product of
+    operand weights, its partial sums within ``bound`` = (highest, lowest).
+
+    In the tropical semiring (float32 costs) a sum past ±3.4028235e38 rounds to ±∞, and
+    OpenFst reads +∞ as 0̄ and drops it: the path would vanish without a word. So when the
+    bound leaves the range, the operation runs on costs scaled down by a power of two (exact
+    in binary, and min-plus commutes with it) and the result is scaled back; a cost that does
+    not fit raises WeightOverflowError. Other semirings run ``op`` as it is."""
+    high, low = bound
+    excess = max(high, -low) / _TROPICAL_MAX
+    if fsts[0].arc_type() != "standard" or excess <= 1.0:
+        return _run(what, op, *fsts, **kwargs)
+    scale = 2.0 ** math.ceil(math.log2(excess))
+    out = _run(what, op, *(_scaled(f, 1.0 / scale) for f in fsts), **kwargs)
+    try:
+        return _scaled(out, scale)
+    except WeightOverflowError:
+        raise WeightOverflowError(
+            f"{what}: a cost of the result (a sum of costs along a path) is beyond ±3.4028235e38, the range of "
+            "float32 tropical costs. Scale the costs down."
+        ) from None
+
+
+def _product_bound(operands: list[Transducer]) -> tuple[float, float]:
+    """(highest, lowest) sum of one finite weight of each operand: a product's weights (compose,
+    intersect) are each one arc or final weight of every operand ⊗ together."""
+    high = low = 0.0
+    for t in operands:
+        w = _finite_weights(t)
+        if w.size:
+            high, low = high + max(float(w.max()), 0.0), low + min(float(w.min()), 0.0)
+    return high, low
+
+
+def _path_bound(t: Transducer) -> tuple[float, float]:
+    """(highest, lowest) partial sum of weights along a path of ``t`` visiting each arc once at
+    most (ε-removal sums ε-paths, which have no cycle in a regulated machine)."""
+    w = _finite_weights(t)
+    return float(w[w > 0].sum()), float(w[w < 0].sum())
+
+
+def _finite_weights(t: Transducer) -> np.ndarray:
+    a = t.arrays()
+    w = np.concatenate((a.weight, a.final))
+    return w[np.isfinite(w)]
+
+
+def _scaled(f: pynini.Fst, factor: float) -> pynini.Fst:
+    """``f`` with every finite arc and final cost multiplied by ``factor``."""
+    a = fst_to_arrays(f)
+    a.weight = np.where(np.isfinite(a.weight), a.weight * factor, a.weight)
+    a.final = np.where(np.isfinite(a.final), a.final * factor, a.final)
+    return arrays_to_fst(a)
 
 
 def union(a: Any, b: Any) -> Transducer:
@@ -131,10 +200,11 @@ def compose(a: Any, b: Any) -> Transducer:
     An acceptor operand acts as the identity transducer it defines (eq. (2)). The result
     is trimmed; when no path matches it is the empty machine (every weight 0̄).
     """
-    (fa, fb), first, alphabet = align(a, b)
+    (fa, fb), ts, alphabet = _aligned(a, b)
     fa = pynini.arcsort(fa.copy(), sort_type="olabel")
     fb = pynini.arcsort(fb.copy(), sort_type="ilabel")
-    return _wrap(_run("compose", pynini.compose, fa, fb), first, alphabet, "compose")
+    product = _within_range("compose", pynini.compose, [fa, fb], _product_bound(ts))
+    return _wrap(product, ts[0], alphabet, "compose")
 
 
 def invert(t: Any) -> Transducer:
@@ -153,7 +223,7 @@ def project(t: Any, side: Side) -> Transducer:
 
 def intersect(a: Any, b: Any) -> Transducer:
     """A1 ∩ A2 for acceptors: ⟦A1 ∩ A2⟧(x) = ⟦A1⟧(x) ⊗ ⟦A2⟧(x)."""
-    (fa, fb), first, alphabet = align(a, b)
+    (fa, fb), ts, alphabet = _aligned(a, b)
     for name, f in (("first", fa), ("second", fb)):
         if f.properties(pynini.ACCEPTOR, True) != pynini.ACCEPTOR:
             raise OperationError(
@@ -162,7 +232,8 @@ def intersect(a: Any, b: Any) -> Transducer:
             )
     fa = pynini.arcsort(fa.copy(), sort_type="olabel")
     fb = pynini.arcsort(fb.copy(), sort_type="ilabel")
-    return _wrap(_run("intersect", pynini.intersect, fa, fb), first, alphabet, "intersect")
+    product = _within_range("intersect", pynini.intersect, [fa, fb], _product_bound(ts))
+    return _wrap(product, ts[0], alphabet, "intersect")
 
 
 def rmepsilon(t: Any) -> Transducer:
@@ -172,9 +243,14 @@ def rmepsilon(t: Any) -> Transducer:
     give the states pass ratkit.limits.max_states() (an upper bound, Σ_q min(K, arcs of the
     ε-closure of q), K the distinct (label, destination) pairs)."""
     (f,), first, alphabet = align(t)
+    return _wrap(_epsilon_free(f, first, "rmepsilon"), first, alphabet, "rmepsilon")
+
+
+def _epsilon_free(f: pynini.Fst, t: Transducer, what: str) -> pynini.Fst:
+    """ε-removal of ``f`` (the FST of ``t``, relabelled), bounded, exact (delta 0), in range."""
     f = _trimmed(f)
-    check_rmepsilon(f, "rmepsilon")
-    return _wrap(_run("rmepsilon", pynini.rmepsilon, f, delta=_EPSILON_DELTA), first, alphabet, "rmepsilon")
+    check_rmepsilon(f, what)
+    return _within_range(what, pynini.rmepsilon, [f], _path_bound(t), delta=_EPSILON_DELTA)
 
 
 def _trimmed(f: pynini.Fst) -> pynini.Fst:
@@ -218,10 +294,14 @@ def _support_dfa(f: pynini.Fst, what: str) -> pynini.Fst:
     """The unweighted deterministic ε-free acceptor of {x : A(x) ≠ 0̄}."""
     if f.properties(pynini.ACCEPTOR, True) != pynini.ACCEPTOR:
         raise OperationError(f"{what} needs acceptors; the operand is a transducer.")
-    f = pynini.arcmap(pynini.connect(f.copy()), map_type="rmweight")
-    f = _run(what, pynini.rmepsilon, f)
-    # Determinisation sums the (unit) weights of merged paths: drop the weights again.
-    return pynini.arcmap(_run(what, pynini.determinize, f), map_type="rmweight")
+    arc_type = f.arc_type()
+    # unweighted, and tropical: determinising unit weights in the log semiring counts paths
+    # (2 for a string read two ways), whose residuals converge only through OpenFst's delta
+    # (54 s for a 2-state acceptor); in the tropical semiring min(0, 0) = 0 at once
+    f = pynini.arcmap(pynini.arcmap(pynini.connect(f.copy()), map_type="rmweight"), map_type="to_std")
+    f = _run(what, pynini.determinize, _run(what, pynini.rmepsilon, f))
+    back = {"standard": "identity", "log": "to_log", "log64": "to_log64"}[arc_type]
+    return pynini.arcmap(pynini.arcmap(f, map_type=back), map_type="rmweight")
 
 
 def difference(a: Any, b: Any) -> Transducer:
@@ -229,7 +309,7 @@ def difference(a: Any, b: Any) -> Transducer:
     (fa, fb), first, alphabet = align(a, b)
     if fa.properties(pynini.ACCEPTOR, True) != pynini.ACCEPTOR:
         raise OperationError("difference needs acceptors; the first operand is a transducer.")
-    fa = pynini.arcsort(_run("difference", pynini.rmepsilon, fa), sort_type="olabel")
+    fa = pynini.arcsort(_epsilon_free(fa, first, "difference"), sort_type="olabel")
     fb = pynini.arcsort(_support_dfa(fb, "difference"), sort_type="ilabel")
     return _wrap(_run("difference", pynini.difference, fa, fb), first, alphabet, "difference")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from ratkit.automata import (
@@ -265,3 +266,75 @@ def test_epsilon_removal_keeps_many_tiny_epsilon_paths():
     assert shortest_distance(t) == pytest.approx(want, rel=1e-15)
     assert shortest_distance(rmepsilon(t)) == pytest.approx(want, rel=1e-15)
     assert shortest_distance(determinize(t)) == pytest.approx(want, rel=1e-15)
+
+
+def test_tropical_products_past_float32_raise_instead_of_losing_the_path():
+    """Regression (audit): compose, intersect and rmepsilon add float32 costs; a sum past 3.4028235e38
+    rounded to +∞ = 0̄, which OpenFst dropped, so a(3e38) ∩ a(3e38) read as "no path" instead of
+    the documented WeightOverflowError. Large costs that never meet on one path still compose,
+    to the float32 sums (oracle: numpy float32 arithmetic)."""
+    from ratkit.automata import TROPICAL, acceptor, compose, evaluate, from_arcs, intersect
+    from ratkit.exceptions import WeightOverflowError
+
+    big = acceptor("a", TROPICAL, weight=3e38)
+    for op in (intersect, compose):
+        with pytest.raises(WeightOverflowError, match=rf"{op.__name__}: .*beyond ±3\.4028235e38"):
+            op(big, big)
+    half = acceptor("a", TROPICAL, weight=1.5e38)
+    assert evaluate(compose(half, half), "a") == float(np.float32(1.5e38) + np.float32(1.5e38))
+    t = from_arcs([(0, "a", 3e38, 1), (0, "b", 1.0, 1)], 0, {1: 0.0}, semiring=TROPICAL)
+    u = from_arcs([(0, "b", 3e38, 1), (0, "a", 2.0, 1)], 0, {1: 0.0}, semiring=TROPICAL)
+    both = intersect(t, u)
+    assert evaluate(both, "a") == float(np.float32(3e38) + np.float32(2.0))
+    assert evaluate(both, "b") == float(np.float32(1.0) + np.float32(3e38))
+    # ε-removal sums the costs along ε-paths: the same refusal, the same float32 sums
+    chain = from_arcs([(0, "", 3e38, 1), (1, "a", 3e38, 2)], 0, {2: 0.0}, semiring=TROPICAL)
+    with pytest.raises(WeightOverflowError, match=r"rmepsilon: .*beyond ±3\.4028235e38"):
+        rmepsilon(chain)
+    fits = from_arcs([(0, "", 2e38, 1), (1, "a", 1e38, 2)], 0, {2: 0.0}, semiring=TROPICAL)
+    assert evaluate(rmepsilon(fits), "a") == float(np.float32(np.float32(2e38) + np.float32(1e38)))
+
+
+def test_difference_keeps_the_mass_of_small_epsilon_paths():
+    """Regression (audit): difference removed A's ε-arcs with OpenFst's default delta, which drops
+    an ε-path below ~1e-6 of the running sum: 2000 ε-paths of 5e-7 beside one of 1 gave 1.0.
+    Oracle: B(a) = 0̄, so (A − B)(a) = A(a) = 1 + 2000 · 5e-7."""
+    arcs = [(0, "", 1.0, 1)] + [(0, "", 5e-7, 1)] * 2000 + [(1, "a", 1.0, 2)]
+    A = from_arcs(arcs, 0, {2: 1.0})
+    assert evaluate(difference(A, acceptor("b")), "a") == pytest.approx(1.001, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "arcs, finals",
+    [
+        (
+            [
+                (1, "b", 0.25, 0),
+                (0, "a", 0.1, 0),
+                (0, "b", 0.1, 0),
+                (0, "b", 0.25, 1),
+                (0, "", 0.5, 1),
+                (1, "a", 0.5, 1),
+            ],
+            {1: 0.5},
+        ),
+        ([(0, "a", 1.0, 0), (0, "", 1.0, 1), (1, "a", 1.0, 1)], {1: 1.0}),
+        ([(0, "a", 1.0, 0), (0, "b", 1.0, 0), (0, "b", 1.0, 1), (1, "b", 1.0, 0)], {1: 1.0}),
+    ],
+    ids=["54 s before", "a* ε a*", "non-empty complement"],
+)
+def test_complement_of_an_ambiguous_weighted_acceptor_is_prompt(arcs, finals):
+    """Regression (audit): the support of B was determinised in B's log semiring, where unit
+    weights count paths and the residuals converge only through OpenFst's delta: 54 s for the
+    first B, 10–90 s for the second. Oracle: C(x) = 1 exactly where B(x) = 0̄, by evaluate on B
+    itself, for every string up to length 6."""
+    import itertools
+    import time
+
+    B = from_arcs(arcs, 0, finals, alphabet=Alphabet("ab"))
+    start = time.perf_counter()
+    C = complement(B, "ab")
+    assert time.perf_counter() - start < 10
+    for n in range(7):
+        for x in map("".join, itertools.product("ab", repeat=n)):
+            assert evaluate(C, x) == (1.0 if evaluate(B, x) == 0 else 0.0), x
