@@ -193,8 +193,9 @@ def read_att(
 def to_att(t: Any, weights: WeightDomain = "natural") -> str:
     """The AT&T text of a transducer, always in the 5-field transducer layout (unambiguous).
 
-    The empty machine (no arcs, a non-final start state) is its start state with the final
-    weight 0̄, which :func:`read_att` reads back as not final."""
+    A start state without arcs (the empty machine, or a machine whose other states are not
+    reachable) comes first as a final line, with the final weight 0̄ when it is not final,
+    which :func:`read_att` reads back as not final."""
     t = as_transducer(t)
     if weights not in ("natural", "openfst"):
         raise ParameterError(
@@ -215,16 +216,20 @@ def to_att(t: Any, weights: WeightDomain = "natural") -> str:
             raise FstFormatError(f"Symbol {s!r} contains whitespace and cannot be written as AT&T text.")
         return s
 
-    lines = []
-    # AT&T convention: the first line's source state is the initial state.
+    # AT&T convention: the first line's state is the initial state. The start's arcs come
+    # first; a start without arcs is given by a final line first (weight 0̄ when not final):
+    # else another state's arc would come first and be read back as the start
     arcs = sorted(t.arcs(), key=lambda a: (a.src != t.start, a.src))
+    finals = t.finals()
+    lines = []
+    start_line = not arcs or arcs[0].src != t.start
+    if start_line:
+        lines.append(f"{t.start}\t{fmt(finals.get(t.start, sr.zero))}")
     for a in arcs:
         lines.append(f"{a.src}\t{a.dst}\t{lab(a.ilabel)}\t{lab(a.olabel)}\t{fmt(a.weight)}")
-    finals = t.finals()
-    if not arcs and t.start not in finals:  # the empty relation: its start state, final with weight 0̄
-        lines.append(f"{t.start}\t{fmt(sr.zero)}")
-    for q in sorted(finals, key=lambda q: (q != t.start, q) if not arcs else q):
-        lines.append(f"{q}\t{fmt(finals[q])}")
+    for q in sorted(finals):
+        if not (start_line and q == t.start):
+            lines.append(f"{q}\t{fmt(finals[q])}")
     return "\n".join(lines) + "\n"
 
 

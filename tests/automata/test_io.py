@@ -592,3 +592,19 @@ def test_att_and_fst_writers_keep_the_old_file_when_writing_fails(tmp_path):
     assert (att.read_bytes(), fst.read_bytes()) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.att", "t.fst"]
     assert read_att(att).arcs() == t.arcs()
+
+
+@pytest.mark.parametrize("weights", ["natural", "openfst"])
+def test_att_round_trip_of_a_start_state_without_arcs(weights):
+    """Regression (audit): to_att wrote the arcs first; with a start state without arcs, another
+    state's arc came first and read_att took that state for the start: T("") = 1 came back 0,
+    T("a") = 0 came back 0.5, and an empty relation came back with total 0.5."""
+    from ratkit.automata import evaluate, from_arcs, read_att, shortest_distance, to_att
+
+    t = from_arcs([(1, "a", 0.5, 2)], start=0, finals={0: 1.0, 2: 1.0})
+    back = read_att(to_att(t, weights), weights=weights)
+    assert (evaluate(back, ""), evaluate(back, "a")) == (1.0, 0.0)
+    empty = from_arcs([(1, "a", 0.5, 2)], start=0, finals={2: 1.0})
+    assert shortest_distance(read_att(to_att(empty, weights), weights=weights)) == 0.0
+    usual = from_arcs([(0, "a", 0.5, 1)], start=0, finals={1: 1.0})
+    assert to_att(usual).splitlines()[0].startswith("0\t1\ta\ta\t")
