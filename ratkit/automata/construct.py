@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pynini
@@ -199,19 +200,32 @@ def _chain(ilabels: np.ndarray, olabels: np.ndarray, semiring: Semiring, alphabe
 
 
 def from_pynini(
-    fst: pynini.Fst, semiring: Semiring | str | None = None, alphabet: Alphabet | None = None
+    fst: pynini.Fst,
+    semiring: Semiring | str | None = None,
+    alphabet: Alphabet | None = None,
+    *,
+    token_type: Literal["utf8", "byte"] | None = None,
 ) -> Transducer:
     """Wrap a copy of a pynini FST.
 
     Symbols come from the FST's symbol tables when it has them, from ``alphabet`` when
-    given, and otherwise labels are read as Unicode code points (pynini's ``byte``/
-    ``utf8`` convention, e.g. ``pynini.accep("ab")``). The semiring defaults to TROPICAL
+    given, and otherwise labels are read as Unicode code points: pynini's
+    ``token_type="utf8"`` convention (``pynini.accep("é", token_type="utf8")``). pynini's
+    default ``token_type="byte"`` agrees on ASCII only: it spells "é" as its two UTF-8 bytes,
+    which would read as "Ã©". The FST does not record which it was built with, so labels
+    128–255 of an FST without symbol tables raise a ``UserWarning`` unless
+    ``token_type`` says: ``"utf8"`` reads them as code points, ``"byte"`` refuses them
+    (AlphabetMismatchError: a byte of a character is no symbol). The semiring defaults to TROPICAL
     for ``standard`` arcs and LOG for ``log``/``log64`` arcs; PROBABILITY and LOG accept
     ``log`` arcs (converted to ``log64``), BOOLEAN accepts ``standard`` arcs holding only
     0 and ∞.
     """
     if not isinstance(fst, pynini.Fst):
         raise ParameterTypeError(f"from_pynini expects a pynini.Fst; got {type(fst).__name__}.")
+    if token_type not in (None, "utf8", "byte"):
+        raise ParameterError(
+            f"The 'token_type' parameter of from_pynini must be 'utf8', 'byte' or None. Got {token_type!r} instead."
+        )
     arc_type = fst.arc_type()
     semiring = pynini_semiring(fst) if semiring is None else get_semiring(semiring)
     compatible = {"standard": ("standard",), "log64": ("log", "log64")}[semiring.arc_type]
@@ -234,6 +248,22 @@ def from_pynini(
     tapes = []  # per tape: {old label: symbol}
     for labels, table in ((arrays.ilabel, fst.input_symbols()), (arrays.olabel, fst.output_symbols())):
         used = np.unique(labels[labels != 0])
+        ambiguous = table is None and alphabet is None and ((used >= 0x80) & (used <= 0xFF)).any()
+        if ambiguous and token_type == "byte":
+            raise AlphabetMismatchError(
+                f"Label {int(used[used >= 0x80][0])} of this token_type='byte' FST is a byte of a non-ASCII "
+                "character, which is not a symbol of its own: build the FST with token_type='utf8' (one label per "
+                "character), or give it symbol tables."
+            )
+        if ambiguous and token_type is None:
+            warnings.warn(
+                "This pynini FST has no symbol table and labels in 128–255, read as the code points U+0080–U+00FF "
+                "(pynini's token_type='utf8'). If it was built with pynini's default token_type='byte', they are "
+                "UTF-8 bytes of non-ASCII text and read wrongly ('é' as 'Ã©'): build it with token_type='utf8' "
+                "and pass token_type='utf8' here, or give it symbol tables or alphabet=.",
+                UserWarning,
+                stacklevel=2,
+            )
         tapes.append({int(lab): _label_symbol(int(lab), table, alphabet) for lab in used})
     symbols = dict.fromkeys([*tapes[0].values(), *tapes[1].values()])
     alphabet = Alphabet(symbols, closed=False) if alphabet is None else alphabet.extended(symbols)

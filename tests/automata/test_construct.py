@@ -222,3 +222,30 @@ def test_arrays_beyond_float32_are_refused_for_tropical_arcs():
         with pytest.raises(WeightOverflowError, match=r"beyond the range of float32"):
             arrays_to_fst(arrays(weight, final))
     assert arrays_to_fst(arrays(3.4e38, np.inf)).num_states() == 2  # within range, ∞ = 0̄: kept
+
+
+def test_a_byte_mode_pynini_fst_over_non_ascii_text_is_flagged():
+    """Reported by an audit: pynini's default token_type="byte" spells "é" as its UTF-8 bytes
+    0xC3 0xA9, which from_pynini read as the code points 'Ã', '©' without a word (so "é" then
+    had no path). Labels 128–255 of an FST without symbol tables now warn, unless token_type
+    says how to read them: "utf8" as code points, "byte" refused."""
+    import warnings
+
+    import pynini
+
+    from ratkit.automata import TROPICAL, acceptor, compose, from_pynini, shortest_distance
+    from ratkit.exceptions import AlphabetMismatchError, ParameterError
+
+    with pytest.warns(UserWarning, match=r"token_type='byte'.*'é' as 'Ã©'"):
+        from_pynini(pynini.accep("é"))
+    with pytest.raises(AlphabetMismatchError, match=r"Label (169|195) of this token_type='byte' FST"):
+        from_pynini(pynini.accep("é"), token_type="byte")
+    with pytest.raises(ParameterError, match=r"'token_type' parameter of from_pynini"):
+        from_pynini(pynini.accep("a"), token_type="bytes")
+    utf8 = pynini.accep("日本é", token_type="utf8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert set(from_pynini(utf8, token_type="utf8").alphabet.symbols) == {"日", "本", "é"}
+        assert from_pynini(pynini.accep("ab")).alphabet.symbols == ("a", "b")  # ASCII: no question
+        assert from_pynini(pynini.accep("ab"), token_type="byte").alphabet.symbols == ("a", "b")
+        assert shortest_distance(compose(acceptor("日本é", TROPICAL), from_pynini(utf8, token_type="utf8"))) == 0.0
