@@ -454,3 +454,14 @@ def test_weight_overflowed_by_an_earlier_operation_is_named(cyclic):
 def test_overflow_off_the_useful_paths_is_harmless():
     arcs = [(0, "a", 1.0, 1), (0, "b", -1e308, 2), (2, "b", -1e308, 3)]  # state 3 is not final
     assert shortest_distance(from_arcs(arcs, 0, {1: 0.5}, "log")) == 1.5
+
+
+@pytest.mark.parametrize("p", [0.1, 0.01, 0.032, 0.056, 0.11])
+def test_a_ring_of_probability_one_in_rounding_is_divergent_not_a_hang(p):
+    """Regression (audit): a ring of probabilities p and 1/p has −ln costs summing to a few ulps
+    below 0 (−4.4e-16 for p = 0.1); scipy's Johnson missed that negative cycle and its Dijkstra
+    pass never returned (262 of the rings p = k/1000 hung). Oracle: Σ_k (p · 1/p)ᵏ = Σ_k 1
+    diverges."""
+    t = from_arcs([(0, "a", p, 1), (1, "b", 1 / p, 0)], 0, {0: 1.0})
+    with pytest.raises(DivergentSumError):
+        shortest_distance(t)
