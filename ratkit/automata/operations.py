@@ -284,8 +284,20 @@ def determinize(t: Any) -> Transducer:
 
 
 def minimize(t: Any) -> Transducer:
-    """The minimal deterministic equivalent: ε-removal, determinisation, then minimisation."""
+    """The minimal deterministic equivalent: ε-removal, determinisation, then minimisation.
+
+    Minimisation pushes the weights towards the start, which needs every state's sum over its
+    suffixes: a cyclic machine whose sum diverges (Σ_k 1.3ᵏ) raises DivergentSumError, as
+    :func:`~ratkit.automata.shortest_distance` does (OpenFst's weight pushing ran for ever)."""
     d = determinize(t)
+    if d._fst.properties(pynini.CYCLIC, True) == pynini.CYCLIC:
+        from ratkit.automata.distance import shortest_distance
+        from ratkit.exceptions import DivergentSumError
+
+        try:
+            shortest_distance(d)  # every state is reachable: its suffix sum converges if the start's does
+        except DivergentSumError as exc:
+            raise DivergentSumError(f"minimize: {exc}") from None
     f = _run("minimize", pynini.minimize, d._fst, delta=_DELTA, allow_nondet=False)
     return _wrap(f, d, d.alphabet, "minimize")
 

@@ -338,3 +338,18 @@ def test_complement_of_an_ambiguous_weighted_acceptor_is_prompt(arcs, finals):
     for n in range(7):
         for x in map("".join, itertools.product("ab", repeat=n)):
             assert evaluate(C, x) == (1.0 if evaluate(B, x) == 0 else 0.0), x
+
+
+@pytest.mark.parametrize("semiring", ["probability", "log"])
+def test_minimize_of_a_divergent_cyclic_machine_raises_instead_of_running_for_ever(semiring):
+    """Regression (audit): OpenFst's weight pushing in minimize never returned on a deterministic
+    machine whose total diverges (each string has a finite weight, Σ over strings does not),
+    while shortest_distance raised at once. Oracle: Σ_k (0.8 + 0.5)ᵏ diverges (probability), and
+    Σ_k (e^-0.8 + e^-0.5)ᵏ with ratio 1.056 (log)."""
+    from ratkit.exceptions import DivergentSumError
+
+    t = from_arcs([(0, "b", 0.8, 0), (0, "a", 0.5, 0)], 0, {0: 0.5}, semiring=semiring)
+    with pytest.raises(DivergentSumError, match="^minimize: "):
+        minimize(t)
+    fine = minimize(from_arcs([(0, "b", 0.3, 0), (0, "a", 0.5, 0)], 0, {0: 0.5}))
+    assert evaluate(fine, "ab") == pytest.approx(0.5 * 0.3 * 0.5, rel=1e-12)
