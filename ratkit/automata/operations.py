@@ -286,20 +286,53 @@ def determinize(t: Any) -> Transducer:
 def minimize(t: Any) -> Transducer:
     """The minimal deterministic equivalent: ε-removal, determinisation, then minimisation.
 
-    Minimisation pushes the weights towards the start, which needs every state's sum over its
-    suffixes: a cyclic machine whose sum diverges (Σ_k 1.3ᵏ) raises DivergentSumError, as
-    :func:`~ratkit.automata.shortest_distance` does (OpenFst's weight pushing ran for ever)."""
+    Minimisation pushes the weights towards the start, which needs each state's sum over its
+    suffixes: a cyclic machine whose sums grow geometrically (a spectral radius ρ > 1, e.g.
+    loops of probability 0.8 and 0.5) raises DivergentSumError (OpenFst's weight pushing ran
+    for ever). Cycles of probability exactly 1 (ρ = 1, such as (ab)* with unit weights) are
+    left to OpenFst, which minimises them correctly."""
     d = determinize(t)
-    if d._fst.properties(pynini.CYCLIC, True) == pynini.CYCLIC:
-        from ratkit.automata.distance import shortest_distance
-        from ratkit.exceptions import DivergentSumError
-
-        try:
-            shortest_distance(d)  # every state is reachable: its suffix sum converges if the start's does
-        except DivergentSumError as exc:
-            raise DivergentSumError(f"minimize: {exc}") from None
+    _check_pushable(d)
+    if d._fst.properties(pynini.I_DETERMINISTIC, True) != pynini.I_DETERMINISTIC and d.semiring.name in (
+        "probability",
+        "log",
+    ):
+        raise OperationError(
+            "minimize: the determinised transducer is not deterministic on its input tape (it has arcs that "
+            "read nothing, where its output runs past its input), and OpenFst minimises such a machine only "
+            f"over an idempotent semiring (tropical, boolean), not {d.semiring.name}. determinize(t) gives the "
+            "equivalent deterministic machine."
+        )
     f = _run("minimize", pynini.minimize, d._fst, delta=_DELTA, allow_nondet=False)
     return _wrap(f, d, d.alphabet, "minimize")
+
+
+#: minimize refuses a spectral radius above 1 + this (see _check_pushable).
+_PUSH_MARGIN = 1e-9
+
+
+def _check_pushable(d: Transducer) -> None:
+    """Raise DivergentSumError when the suffix sums of the deterministic ``d`` grow
+    geometrically, ρ(M) > 1 + _PUSH_MARGIN: then M/(1 + _PUSH_MARGIN), every arc's probability
+    divided by 1 + _PUSH_MARGIN, has a divergent total too (every state of ``d`` is reachable,
+    so a state's sum diverges only if the start's does). In the tropical semiring, a negative
+    cycle. Acyclic machines and idempotent semirings' others are always pushable."""
+    if d._fst.properties(pynini.CYCLIC, True) != pynini.CYCLIC or d.semiring.name == "boolean":
+        return
+    from ratkit.automata.distance import shortest_distance
+    from ratkit.exceptions import DivergentSumError
+
+    probe = d
+    if d.semiring.name in ("probability", "log"):
+        a = fst_to_arrays(d._fst)
+        a.weight = np.where(np.isfinite(a.weight), a.weight + math.log1p(_PUSH_MARGIN), a.weight)  # p/(1 + margin)
+        probe = Transducer(arrays_to_fst(a), d.semiring, d.alphabet)
+    try:
+        shortest_distance(probe)
+    except DivergentSumError as exc:
+        raise DivergentSumError(
+            f"minimize: the suffix sums of this machine diverge, which weight pushing cannot handle. {exc}"
+        ) from None
 
 
 def _support_dfa(f: pynini.Fst, what: str) -> pynini.Fst:

@@ -349,7 +349,19 @@ def test_minimize_of_a_divergent_cyclic_machine_raises_instead_of_running_for_ev
     from ratkit.exceptions import DivergentSumError
 
     t = from_arcs([(0, "b", 0.8, 0), (0, "a", 0.5, 0)], 0, {0: 0.5}, semiring=semiring)
-    with pytest.raises(DivergentSumError, match="^minimize: "):
+    with pytest.raises(DivergentSumError, match="^minimize: the suffix sums of this machine diverge"):
         minimize(t)
     fine = minimize(from_arcs([(0, "b", 0.3, 0), (0, "a", 0.5, 0)], 0, {0: 0.5}))
     assert evaluate(fine, "ab") == pytest.approx(0.5 * 0.3 * 0.5, rel=1e-12)
+    unit = minimize(closure(acceptor("ab")))  # cycles of probability exactly 1: OpenFst copes, as before
+    assert [evaluate(unit, "ab" * k) for k in range(4)] == [1.0, 1.0, 1.0, 1.0] and evaluate(unit, "a") == 0.0
+
+
+def test_minimize_of_a_transducer_with_delayed_output_says_why_it_cannot():
+    """Reported by an audit: OpenFst's bare "Operation failed" for a functional transducer
+    whose determinisation reads nothing on some arc; determinize of it stays correct."""
+    arcs = [(0, "a", "", 0.5, 1), (1, "b", "x", 1.0, 2), (2, "", "y", 1.0, 3)]
+    F = from_arcs([*arcs, (0, "a", "x", 0.25, 4), (4, "b", "y", 1.0, 3)], 0, {3: 1.0})
+    with pytest.raises(OperationError, match=r"minimize: the determinised transducer is not deterministic"):
+        minimize(F)
+    assert evaluate(determinize(F), "ab", "xy") == pytest.approx(0.75, rel=1e-12)
