@@ -264,7 +264,9 @@ def _parse_rows(
             if first and (any(map(_is_header_name, fields)) or (len(fields) > 1 and not any(map(_is_number, fields)))):
                 raise DataFormatError(
                     f"{path}, line {lineno}: {line[:80]!r} looks like a column header, but {what} files have no "
-                    f"header line (expected {fmt}). Delete that line."
+                    f"header line (expected {fmt}). If this is a {what} file, delete that line; if it is another "
+                    "format (Last.fm's user_artists.dat, a CSV), read it with its own loader (load_lastfm, "
+                    "load_csv; --format on the command line)."
                 ) from None
             raise DataFormatError(f"{path}, line {lineno}{count}: expected {fmt}; got {line[:80]!r}.") from None
         if not np.isfinite(value):

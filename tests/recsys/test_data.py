@@ -222,8 +222,17 @@ def test_movielens_header_line_is_refused_by_name(tmp_path, name, head, row):
     path.write_text(head + "\n" + row + "\n")
     with pytest.raises(
         DataFormatError,
-        match=rf"{name}, line 1: '.*' looks like a column header, but MovieLens files have no header line.*Delete",
+        match=rf"{name}, line 1: '.*' looks like a column header, but MovieLens files have no header line.*delete",
     ):
+        load_movielens(path)
+
+
+def test_a_lastfm_file_read_as_movielens_names_the_other_loaders(tmp_path):
+    """Reported by an audit: Last.fm's user_artists.dat given to the MovieLens reader (the CLI's
+    default --format) was told only to delete its header line."""
+    path = tmp_path / "u.data"
+    path.write_text("userID\tartistID\tweight\n2\t51\t13883\n")
+    with pytest.raises(DataFormatError, match=r"another format \(Last\.fm's user_artists\.dat.*load_lastfm.*--format"):
         load_movielens(path)
 
 
