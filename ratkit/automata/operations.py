@@ -24,8 +24,16 @@ from ratkit.automata._fstbytes import arrays_to_fst, fst_to_arrays
 from ratkit.automata._resource_bounds import check_determinize, check_rmepsilon
 from ratkit.automata.alphabet import Alphabet, SequenceLike
 from ratkit.automata.construct import as_transducer, pynini_semiring
+from ratkit.automata.distance import shortest_distance
+from ratkit.automata.semirings import TROPICAL_MAX
 from ratkit.automata.transducer import Transducer
-from ratkit.exceptions import OperationError, ParameterError, ParameterTypeError, WeightOverflowError
+from ratkit.exceptions import (
+    DivergentSumError,
+    OperationError,
+    ParameterError,
+    ParameterTypeError,
+    WeightOverflowError,
+)
 
 __all__ = [
     "union",
@@ -112,10 +120,6 @@ def _run(what: str, op, *args, **kwargs) -> pynini.Fst:
         raise OperationError(f"{what} failed in OpenFst: {exc}") from None
 
 
-#: The largest tropical cost: OpenFst's tropical arcs hold float32.
-_TROPICAL_MAX = float(np.finfo(np.float32).max)
-
-
 def _within_range(what: str, op, fsts: list[pynini.Fst], bound: tuple[float, float], **kwargs: Any) -> pynini.Fst:
     """op(*fsts, **kwargs) for an operation each of whose result weights is a ⊗-product of
     operand weights, its partial sums within ``bound`` = (highest, lowest).
@@ -126,7 +130,7 @@ def _within_range(what: str, op, fsts: list[pynini.Fst], bound: tuple[float, flo
     in binary, and min-plus commutes with it) and the result is scaled back; a cost that does
     not fit raises WeightOverflowError. Other semirings run ``op`` as it is."""
     high, low = bound
-    excess = max(high, -low) / _TROPICAL_MAX
+    excess = max(high, -low) / TROPICAL_MAX
     if fsts[0].arc_type() != "standard" or excess <= 1.0:
         return _run(what, op, *fsts, **kwargs)
     scale = 2.0 ** math.ceil(math.log2(excess))
@@ -276,9 +280,7 @@ def determinize(t: Any) -> Transducer:
     a lower bound of the weighted ones) raises ResourceLimitError.
     """
     (f,), first, alphabet = align(t)
-    f = _trimmed(f)
-    check_rmepsilon(f, "determinize")
-    f = _run("determinize", pynini.rmepsilon, f, delta=_EPSILON_DELTA)
+    f = _epsilon_free(f, first, "determinize")
     check_determinize(f, "determinize")
     return _wrap(_run("determinize", pynini.determinize, f, delta=_DELTA), first, alphabet, "determinize")
 
@@ -316,12 +318,9 @@ def _check_pushable(d: Transducer) -> None:
     geometrically, ρ(M) > 1 + _PUSH_MARGIN: then M/(1 + _PUSH_MARGIN), every arc's probability
     divided by 1 + _PUSH_MARGIN, has a divergent total too (every state of ``d`` is reachable,
     so a state's sum diverges only if the start's does). In the tropical semiring, a negative
-    cycle. Acyclic machines and idempotent semirings' others are always pushable."""
+    cycle. Acyclic machines and boolean ones are always pushable."""
     if d._fst.properties(pynini.CYCLIC, True) != pynini.CYCLIC or d.semiring.name == "boolean":
         return
-    from ratkit.automata.distance import shortest_distance
-    from ratkit.exceptions import DivergentSumError
-
     probe = d
     if d.semiring.name in ("probability", "log"):
         a = fst_to_arrays(d._fst)
