@@ -103,12 +103,12 @@ class Interactions:
         return Interactions(sp.csr_matrix(matrix), user_ids, self.item_ids, self.source)
 
     def describe(self) -> str:
+        """Users, items and interactions, as the models and metrics count them: a stored zero (a
+        CSV row of value 0) is no interaction."""
         m, n = self.matrix.shape
-        density = self.matrix.nnz / max(m * n, 1)
-        return (
-            f"{self.source or 'interactions'}: {m} users × {n} items, {self.matrix.nnz} "
-            f"interactions (density {density:.4f})"
-        )
+        count = int(self.matrix.count_nonzero())
+        density = count / max(m * n, 1)
+        return f"{self.source or 'interactions'}: {m} users × {n} items, {count} interactions (density {density:.4f})"
 
 
 def _check_duplicates(duplicates: str, caller: str) -> None:

@@ -265,3 +265,12 @@ def test_conversions_reject_nan():
     bad.data[0] = np.nan
     with pytest.raises(DataFormatError, match=r"NaN .*the first at user 0, item 0"):
         to_one_class(bad, 4)
+
+
+def test_describe_counts_interactions_as_the_models_do(tmp_path):
+    """Reported by an audit: a CSV row of value 0 is a stored zero, which fitting and the
+    metrics drop, but describe() counted it as an interaction."""
+    path = tmp_path / "events.csv"
+    path.write_text("u1,i1,1\nu2,i2,0\nu2,i1,3\n")
+    data = load_csv(path)
+    assert "2 users × 2 items, 2 interactions (density 0.5000)" in data.describe()
