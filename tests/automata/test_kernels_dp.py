@@ -306,6 +306,13 @@ def test_edit_distance_dp_equals_the_transducer_path(xs, semiring, costs):
     ys = [x[::-1] + "a" for x in xs]
     want = k.gram(xs, ys, strategy="composition")  # OpenFst: float32 weights for the tropical semiring
     np.testing.assert_allclose(k.gram(xs, ys, strategy="specialized"), want, rtol=1e-5, atol=1e-6)
+    # and both against the definition (audit: the two paths alone pass with ins and del swapped)
+    if semiring == "tropical":
+        oracle = [[weighted_levenshtein(x, y, match, sub, ins, dele) for y in ys] for x in xs]
+    else:
+        w = {"match": match, "sub": sub, "ins": ins, "del": dele}
+        oracle = [[alignment_sum_brute(x, y, w) for y in ys] for x in xs]
+    np.testing.assert_allclose(want, oracle, rtol=1e-5, atol=1e-6)
 
 
 def test_edit_distance_on_token_sequences_and_empty_inputs():

@@ -151,6 +151,7 @@ def test_from_transducer_of_the_ngram_counter_equals_ngram():
     xs, ys = _pairs(8, "abc", 20, 10, 10)
     k = from_transducer(ngram(2).factor("abc"))
     np.testing.assert_allclose(k.gram(xs, ys), ngram(2).gram(xs, ys), rtol=1e-12)
+    np.testing.assert_allclose(k.gram(xs, ys), [[ngram_kernel(x, y, 2) for y in ys] for x in xs], rtol=1e-12)
     np.testing.assert_allclose(
         k.gram(xs[:5], ys[:5], strategy="intersection"), ngram(2).gram(xs[:5], ys[:5]), rtol=1e-9
     )

@@ -84,6 +84,42 @@ def _oracle(G, H, coef, labels="none", adjacency="raw", start="uniform", stop="u
     return total
 
 
+def _dense_product(G: Graph, H: Graph, labels: str, adjacency: str) -> np.ndarray:
+    """_oracle_product by numpy broadcasting (for graphs too large for its loops): entry
+    ((i, i′), (j, j′)) = A_ij A′_i′j′ where the labels asked for agree."""
+    a, b = _raw(G, adjacency), _raw(H, adjacency)
+    n, m = len(a), len(b)
+    W = a[:, None, :, None] * b[None, :, None, :]
+    if labels in ("node", "both"):
+        same = np.equal.outer(np.asarray(G.node_labels), np.asarray(H.node_labels))  # (n, m)
+        W = W * (same[:, :, None, None] & same[None, None, :, :])
+    if labels in ("edge", "both"):
+        codes: dict = {}
+        eg = np.full((n, n), -1)
+        eh = np.full((m, m), -2)
+        for (i, j), x in G.edge_labels.items():
+            eg[i, j] = codes.setdefault(x, len(codes))
+        for (i, j), x in H.edge_labels.items():
+            eh[i, j] = codes.setdefault(x, len(codes))
+        W = W * (eg[:, None, :, None] == eh[None, :, None, :])
+    return W.reshape(n * m, n * m)
+
+
+def _closed(G, H, lam, mu="geometric", steps=None, labels="none", adjacency="raw") -> float:
+    """k(G, H) in closed form on the dense product W× of _oracle_product, uniform start and stop:
+    Σ_t μ(t) p×ᵀ W×ᵗ q× as (I − λW×)⁻¹ (geometric), e^{λW×} (exponential) or the truncated sum."""
+    import scipy.linalg
+
+    if steps is not None:
+        fact = math.factorial if mu == "exponential" else (lambda t: 1)
+        return _oracle(G, H, [lam**t / fact(t) for t in range(steps + 1)], labels, adjacency)
+    W = _dense_product(G, H, labels, adjacency)
+    p = np.kron(_vec(G, "uniform"), _vec(H, "uniform"))
+    if mu == "geometric":
+        return float(p @ np.linalg.solve(np.eye(len(W)) - lam * W, p))
+    return float(p @ scipy.linalg.expm(lam * W) @ p)
+
+
 def _first_node_weight(G: Graph) -> np.ndarray:
     """A given start/stop vector: weight 2 on node 0, 1 elsewhere, plus the node's index / 10."""
     return np.array([2.0 if k == 0 else 1.0 + k / 10 for k in range(G.n_nodes)])
@@ -170,6 +206,8 @@ def test_all_methods_agree_on_undirected_graphs():
     for mu, steps, adjacency in itertools.product(["geometric", "exponential"], [None, 5], ["raw", "normalized"]):
         lam = 0.05
         ref = random_walk(lam, mu=mu, steps=steps, adjacency=adjacency, method="direct").gram(graphs)
+        want = [[_closed(G, H, lam, mu, steps, adjacency=adjacency) for H in graphs] for G in graphs]
+        np.testing.assert_allclose(ref, want, rtol=1e-10, err_msg=f"direct {mu} {steps} {adjacency}")
         methods = ["sylvester", "spectral", "auto"] + (["cg"] if adjacency == "raw" else [])
         for method in methods:
             G = random_walk(lam, mu=mu, steps=steps, adjacency=adjacency, method=method).gram(graphs)
@@ -181,6 +219,8 @@ def test_cg_agrees_with_labels_on_undirected_graphs():
     graphs = [_graph(rng, int(rng.integers(3, 7)), False) for _ in range(5)]
     for labels in ("node", "edge", "both"):
         ref = random_walk(0.1, labels=labels, method="direct").gram(graphs)
+        want = [[_closed(G, H, 0.1, labels=labels) for H in graphs] for G in graphs]
+        np.testing.assert_allclose(ref, want, rtol=1e-10, err_msg=labels)
         np.testing.assert_allclose(random_walk(0.1, labels=labels, method="cg").gram(graphs), ref, rtol=1e-10)
 
 
@@ -190,6 +230,7 @@ def test_sylvester_path_on_graphs_too_big_for_the_direct_form():
     k_auto = random_walk(0.001, labels="both", method="auto")(G, H)
     k_direct = random_walk(0.001, labels="both", method="direct")(G, H)
     _close(k_auto, k_direct, 1e-10)
+    _close(k_auto, _closed(G, H, 0.001, labels="both"), 1e-10)  # the dense 5400 × 5400 solve
 
 
 # -- symmetry, PDS ----------------------------------------------------------------------------------
@@ -370,6 +411,7 @@ def test_ill_conditioned_solves_agree_with_the_rational_form_and_do_not_hang():
     path = from_edges(3, [(0, 1), (1, 2)], directed=True)
     for G, lam in ((tri, 0.2499), (path, 1000.0), (path, 1e5)):
         exact = random_walk(lam, method="rational")(G, G)
+        assert exact == pytest.approx(_closed(G, G, lam), rel=1e-9), lam
         for method in ("direct", "sylvester"):
             assert random_walk(lam, method=method)(G, G) == pytest.approx(exact, rel=1e-9), (method, lam)
     rng = np.random.default_rng(3)
@@ -378,6 +420,7 @@ def test_ill_conditioned_solves_agree_with_the_rational_form_and_do_not_hang():
     value = random_walk(10.0)(G, H)  # 5600 > DIRECT_MAX: auto picks sylvester
     assert time.perf_counter() - start < 60
     assert value == pytest.approx(random_walk(10.0, method="direct")(G, H), rel=1e-9)
+    assert value == pytest.approx(_closed(G, H, 10.0), rel=1e-9)  # W× nilpotent: (I − λW×)⁻¹ exists for any λ
 
 
 def test_one_array_of_start_or_stop_weights_serves_graphs_of_its_size():

@@ -122,6 +122,11 @@ def test_rational_equals_the_spectral_and_cg_forms_on_undirected_graphs():
     rng = np.random.default_rng(11)
     graphs = [_graph(rng, n, directed=False) for n in (3, 4, 5, 6)]
     rational = random_walk(0.1, start="ones", stop="ones", method="rational").gram(graphs)
+    ones = VECTORS["ones"]
+    closed = np.array(
+        [[_closed_form(G, H, "none", "raw", ones, ones, "geometric", 0.1) for H in graphs] for G in graphs]
+    )
+    assert np.max(np.abs(rational - closed) / closed) <= 1e-9
     for method in ("spectral", "cg"):
         other = random_walk(0.1, start="ones", stop="ones", method=method).gram(graphs)
         assert np.max(np.abs(rational - other) / other) <= 1e-9, method

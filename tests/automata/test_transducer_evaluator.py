@@ -9,6 +9,7 @@ and log semirings); a transducer with an infinite Φ_x must be handed to OpenFst
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 import random
@@ -21,6 +22,8 @@ from ratkit.automata.kernels import count_based, from_transducer, gappy, mismatc
 from ratkit.automata.kernels._evaluator import export_transducer
 from ratkit.automata.kernels._paths import TooManyPaths
 from ratkit.exceptions import WeightOverflowError
+
+from .kernel_oracles import gappy_kernel, ngram_kernel, subsequence_kernel
 
 USER_LOG = "ratkit.automata.kernels.user"
 DOCS = ["the cat sat on the mat", "a dog ate the cat's food", "ttt", "", "abcabcabc", "tattle tale"]
@@ -39,23 +42,62 @@ def _same_features(kernel, X, rtol: float = 1e-12) -> None:
     np.testing.assert_allclose(F_e.toarray(), F_o.toarray(), rtol=rtol, atol=0)
 
 
+def _counts(x: str, patterns) -> list[int]:
+    """Overlapping occurrences of each pattern in x."""
+    return [sum(tuple(x[i : i + len(p)]) == tuple(p) for i in range(len(x) - len(p) + 1)) for p in patterns]
+
+
+def _count_based_oracle(patterns, weights=None):
+    w = np.ones(len(patterns)) if weights is None else np.asarray(weights)
+    return lambda x, y: float(np.sum(w**2 * np.array(_counts(x, patterns)) * np.array(_counts(y, patterns))))
+
+
+def _mismatch_oracle(k: int, m: int):
+    """Eq. (6) through per-string feature vectors over Σ^k (Σ the characters of DOCS): the
+    pairwise form of kernel_oracles.mismatch_kernel, computed once per string."""
+    alphabet = sorted({c for d in DOCS for c in d})
+    cache: dict[str, np.ndarray] = {}
+
+    def phi(x: str) -> np.ndarray:
+        if x not in cache:
+            windows = [x[i : i + k] for i in range(len(x) - k + 1)]
+            cache[x] = np.array(
+                [
+                    sum(sum(a != b for a, b in zip(u, z)) <= m for u in windows)
+                    for z in itertools.product(alphabet, repeat=k)
+                ],
+                dtype=float,
+            )
+        return cache[x]
+
+    return lambda x, y: float(phi(x) @ phi(y))
+
+
+_TRIGRAMS = sorted({d[i : i + 3] for d in DOCS for i in range(len(d) - 2)})
+
+
 @pytest.mark.parametrize(
-    "family, docs",
+    "family, docs, oracle",
     [
-        (ngram(1), DOCS),
-        (ngram(3), DOCS),
-        (gappy(2, 0.5), DOCS),
-        (gappy(3, 0.3), DOCS[:4]),
-        (mismatch(3, 1), DOCS),
-        (subsequence(), ["abcab", "bca", "", "aab"]),
-        (count_based([("t", "h"), ("a",), ("c", "a", "t")], [2.0, 0.5, 1.5]), DOCS),
-        (count_based(sorted({d[i : i + 3] for d in DOCS for i in range(len(d) - 2)})), DOCS),
+        (ngram(1), DOCS, lambda x, y: ngram_kernel(x, y, 1)),
+        (ngram(3), DOCS, lambda x, y: ngram_kernel(x, y, 3)),
+        (gappy(2, 0.5), DOCS, lambda x, y: gappy_kernel(x, y, 2, 0.5)),
+        (gappy(3, 0.3), DOCS[:4], lambda x, y: gappy_kernel(x, y, 3, 0.3)),
+        (mismatch(3, 1), DOCS, _mismatch_oracle(3, 1)),
+        (subsequence(), ["abcab", "bca", "", "aab"], subsequence_kernel),
+        (
+            count_based([("t", "h"), ("a",), ("c", "a", "t")], [2.0, 0.5, 1.5]),
+            DOCS,
+            _count_based_oracle([("t", "h"), ("a",), ("c", "a", "t")], [2.0, 0.5, 1.5]),
+        ),
+        (count_based(_TRIGRAMS), DOCS, _count_based_oracle(_TRIGRAMS)),
     ],
     ids=["ngram1", "ngram3", "gappy2", "gappy3", "mismatch", "subsequence", "count_based", "count_based_large"],
 )
-def test_builtin_family_as_transducer(family, docs, caplog):
+def test_builtin_family_as_transducer(family, docs, oracle, caplog):
     """Each family's T fed to from_transducer: the evaluator's Gram equals the OpenFst
-    feature path's and the family's own algorithm's; no sequence falls back."""
+    feature path's, the family's own algorithm's and the brute-force definition's
+    (tests/automata/kernel_oracles.py); no sequence falls back."""
     alphabet = family.alphabet_for(docs)
     kernel = from_transducer(family.factor(alphabet))
     with caplog.at_level(logging.INFO, logger=USER_LOG):
@@ -64,13 +106,19 @@ def test_builtin_family_as_transducer(family, docs, caplog):
     _no_fallback(caplog)
     np.testing.assert_allclose(G, kernel.gram(docs, strategy="features"), rtol=1e-12, atol=0)
     np.testing.assert_allclose(G, family.gram(docs), rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(G, [[oracle(x, y) for y in docs] for x in docs], rtol=1e-12, atol=1e-300)
+
+
+def _ngram_oracle_gram(X, n: int) -> np.ndarray:
+    return np.array([[ngram_kernel(x, y, n) for y in X] for x in X], dtype=float)
 
 
 def test_ngram_counts_are_exact():
-    """Counting transducers give integer counts exactly (values compared with ==)."""
+    """Counting transducers give integer counts exactly (values compared with ==, against the
+    brute-force counts)."""
     k = ngram(3)
     kernel = from_transducer(k.factor(k.alphabet_for(DOCS)))
-    np.testing.assert_array_equal(kernel.gram(DOCS), k.gram(DOCS))
+    np.testing.assert_array_equal(kernel.gram(DOCS), _ngram_oracle_gram(DOCS, 3))
 
 
 def _random_arcs(rng: random.Random, n: int, cyclic: bool, symbols: str, offset: int = 0):
@@ -188,7 +236,7 @@ def test_lattice_inputs_go_to_openfst(caplog):
     with caplog.at_level(logging.INFO, logger=USER_LOG):
         G = kernel.gram(X)
     assert any("1 are lattices" in r.getMessage() for r in caplog.records if r.name == USER_LOG)
-    np.testing.assert_allclose(G, k.gram(["abcab", "abca", "cab"]), rtol=1e-12)
+    np.testing.assert_allclose(G, _ngram_oracle_gram(["abcab", "abca", "cab"], 2), rtol=1e-12)
 
 
 def test_user_att_file_uses_the_evaluator(tmp_path, caplog):
@@ -255,7 +303,7 @@ def test_bounds_hand_sequences_to_openfst(monkeypatch, caplog):
         G = kernel.gram(DOCS)
     messages = [r.getMessage() for r in caplog.records if r.name == USER_LOG]
     assert any("backward table" in m for m in messages), messages
-    np.testing.assert_array_equal(G, k.gram(DOCS))
+    np.testing.assert_array_equal(G, _ngram_oracle_gram(DOCS, 2))
 
 
 def test_large_random_transducers(caplog):
