@@ -19,8 +19,8 @@ checks only feed numeric arrays; a save/load round trip through :func:`ratkit.lo
 (the same outputs, the same parameters); ``clone`` (an unfitted copy with equal
 parameters); ``fit`` leaves the parameters it was given as they were (an estimator-valued
 parameter such as a kernel: its spec and its ``__dict__``); and, when
-:meth:`LearnerContract.changed_params` names a change, ``set_params`` after ``fit`` leaves
-the outputs unchanged.
+:meth:`LearnerContract.changed_params` names a change (by default every numeric parameter
+changed), ``set_params`` after ``fit`` leaves the outputs unchanged.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import check_estimator, estimator_checks_generator
 from sklearn.utils.validation import check_is_fitted
 
-from ratkit.testing._params import same_params
+from ratkit.testing._params import numeric_changes, same_params
 
 __all__ = ["LearnerContract"]
 
@@ -107,8 +107,12 @@ class LearnerContract:
 
     def changed_params(self) -> dict[str, Any] | None:
         """Parameters to ``set_params`` on a fitted model (e.g. ``{"kernel__n": 3}``); the
-        outputs must not change until the next ``fit``. None: no such check."""
-        return None
+        outputs must not change until the next ``fit``. None or ``{}``: no such check.
+
+        The default: every int parameter of :meth:`make_estimator`'s model plus 1 and every
+        non-zero float one times 1.5 (booleans, strings, None, zeros and estimators left
+        alone), as :class:`RecommenderContract` does."""
+        return numeric_changes(self.make_estimator())
 
     def expected_failed_checks(self) -> dict[str, str]:
         """{scikit-learn check name: why it fails}: those checks are marked xfail."""
@@ -189,7 +193,7 @@ class LearnerContract:
     @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
     def test_set_params_after_fit_leaves_the_outputs_unchanged(self) -> None:
         change = self.changed_params()
-        if change is None:
+        if not change:
             pytest.skip("changed_params() names no change")
         X, y = self.make_data()
         model = self.make_estimator().fit(X, y)

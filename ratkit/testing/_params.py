@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator
 
-__all__ = ["same_params", "GENERATORS"]
+__all__ = ["same_params", "numeric_changes", "GENERATORS"]
 
 #: Random generators: not data, so a model file keeps None for them (a refit draws anew).
 GENERATORS = (np.random.Generator, np.random.RandomState)
@@ -34,3 +35,18 @@ def _same_value(x: Any, y: Any) -> bool:
     if isinstance(x, (list, tuple)) and isinstance(y, (list, tuple)):
         return type(x) is type(y) and len(x) == len(y) and all(map(_same_value, x, y))
     return type(x) is type(y) and bool(x == y)
+
+
+def numeric_changes(estimator: Any) -> dict[str, Any]:
+    """Other valid-looking values for an estimator's numeric parameters, to ``set_params``
+    after ``fit``: every int one plus 1 and every non-zero float one times 1.5 (booleans,
+    strings, None, zeros and estimators left alone)."""
+    changed: dict[str, Any] = {}
+    for key, value in estimator.get_params(deep=False).items():
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            continue
+        if isinstance(value, numbers.Integral):
+            changed[key] = int(value) + 1
+        elif value != 0:
+            changed[key] = float(value) * 1.5
+    return changed

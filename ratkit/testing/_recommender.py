@@ -22,7 +22,6 @@ the default change of the numeric parameters is not a valid configuration of the
 from __future__ import annotations
 
 import copy
-import numbers
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -36,7 +35,7 @@ from sklearn.utils.validation import check_is_fitted
 from ratkit.plugins import available, get
 from ratkit.recsys import Recommender
 from ratkit.recsys.evaluation import leave_k_out, ranking_metrics
-from ratkit.testing._params import GENERATORS, same_params
+from ratkit.testing._params import GENERATORS, numeric_changes, same_params
 from ratkit.testing._planted import Planted, planted_blocks, planted_ratings
 
 __all__ = ["RecommenderContract"]
@@ -68,15 +67,7 @@ class RecommenderContract:
         The default: every int parameter plus 1 and every non-zero float one times 1.5
         (booleans, strings, None, zeros and estimators left alone).
         """
-        changed: dict[str, Any] = {}
-        for key, value in self.make_model().get_params(deep=False).items():
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                continue
-            if isinstance(value, numbers.Integral):
-                changed[key] = int(value) + 1
-            elif value != 0:
-                changed[key] = float(value) * 1.5
-        return changed
+        return numeric_changes(self.make_model())
 
     @pytest.fixture(scope="class")
     @classmethod
