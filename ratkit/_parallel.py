@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import pickle
 import sys
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -38,9 +39,13 @@ __all__ = [
     "sequential",
     "compute_on",
     "connect",
+    "UNPICKLABLE",
 ]
 
 T = TypeVar("T")
+
+#: What pickling a value that cannot be pickled raises (a lambda, a local function).
+UNPICKLABLE = (pickle.PicklingError, TypeError, AttributeError)
 
 #: Seconds :func:`connect` waits for a scheduler before it gives up.
 CONNECT_TIMEOUT = 10.0

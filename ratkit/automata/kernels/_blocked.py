@@ -44,7 +44,6 @@ import json
 import logging
 import mmap
 import os
-import pickle
 import secrets
 import shutil
 import tempfile
@@ -59,7 +58,7 @@ import scipy.sparse as sp
 
 from ratkit._files import atomic_write, check_output_path
 from ratkit._memory import trim_heap
-from ratkit._parallel import Shared, parallel_map, runs_in_this_process, sequential
+from ratkit._parallel import UNPICKLABLE, Shared, parallel_map, runs_in_this_process, sequential
 from ratkit.automata.kernels._features import feature_memory
 from ratkit.exceptions import DataFormatError, OutputPathError, ParameterError, ParameterTypeError
 
@@ -272,7 +271,7 @@ def _fingerprint(kernel: Any, rows: list, cols: list | None, options: dict[str, 
             "rows": joblib.hash([_plain(x) for x in rows]),
             "columns": "rows" if cols is None else joblib.hash([_plain(y) for y in cols]),
         }
-    except (pickle.PicklingError, TypeError, AttributeError) as exc:
+    except UNPICKLABLE as exc:
         raise ParameterError(
             f"A Gram written to a file needs a kernel and inputs that can be fingerprinted (pickled) so that a "
             f"resumed run can be checked; {kernel!r} cannot ({exc}). Define functions such as psi at module level."

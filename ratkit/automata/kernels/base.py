@@ -31,7 +31,6 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-import pickle
 import re
 import time
 from collections.abc import Mapping, Sequence
@@ -44,7 +43,7 @@ import pynini
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from ratkit._parallel import Shared, effective_jobs, map_chunks, pair_matrix, parallel_map
+from ratkit._parallel import UNPICKLABLE, Shared, effective_jobs, map_chunks, pair_matrix, parallel_map
 from ratkit.automata._fstbytes import fst_to_arrays
 from ratkit.automata.alphabet import Alphabet, as_symbols, distinct_characters
 from ratkit.automata.construct import _chain, from_pynini
@@ -286,10 +285,6 @@ def _size(x: Any) -> int:
         fst = x.fst if isinstance(x, Transducer) else x
         return sum(fst.num_arcs(state) for state in fst.states())
     return len(x)
-
-
-#: What pickling a value that cannot be pickled raises (a lambda, a local function).
-_UNPICKLABLE = (pickle.PicklingError, TypeError, AttributeError)
 
 
 class _Same:
@@ -788,13 +783,13 @@ class RationalKernel(Kernel):
         params = self.get_params()
         try:
             return joblib.hash(params)
-        except _UNPICKLABLE:
+        except UNPICKLABLE:
             pass
         digests, objects = {}, []
         for name, value in sorted(params.items()):
             try:
                 digests[name] = joblib.hash(value)
-            except _UNPICKLABLE:
+            except UNPICKLABLE:
                 objects.append((name, _Same(value)))
         return joblib.hash(digests), tuple(objects)
 
