@@ -384,10 +384,11 @@ def _symmetrise(tile: np.ndarray, size: int) -> None:
     tile[:, :size] = square + np.triu(square, 1).T
 
 
-def _block_task(*args: Any, work: Any, mirror: bool, sink: _Sink | None = None) -> np.ndarray | int:
+def _block_task(*args: Any, work: Any, mirror: bool, sink: _Sink | None = None) -> np.ndarray | int | None:
     """One block, ``work(*args)`` (args end with start, stop, first), its diagonal square
     symmetrised when it is ``mirror``-ed; written into ``sink`` when this process sees that
-    file, and then the CRC-32 of the tile is returned instead of the tile."""
+    file, and then the CRC-32 of the tile is returned instead of the tile — or None for the
+    shared-memory file written through a map, which the calling process does not read back."""
     start, stop, first = args[-3:]
     tile = np.ascontiguousarray(work(*args), dtype=np.float64)
     if mirror:
@@ -401,6 +402,11 @@ def _block_task(*args: Any, work: Any, mirror: bool, sink: _Sink | None = None) 
             _sync(fd)
     finally:
         os.close(fd)
+    if sink.mapped:
+        # an in-memory Gram: no checksum to confirm, and a heap of one tile kept for the next
+        # block, whose pages the allocator would otherwise fault in again (per 32 blocks of a
+        # 7 063² matrix, the CRC and the trim cost 0.2–0.3 CPU-s of the block loop's 5.3)
+        return None
     crc = zlib.crc32(tile)
     del tile
     trim_heap()  # the tile and its transients, which the allocator would keep, go back to the system
