@@ -112,3 +112,32 @@ def test_a_malformed_address_a_host_that_does_not_resolve_and_a_client_that_is_n
     with pytest.raises(ParameterTypeError, match="'client' parameter of compute_on must be a distributed.Client"):
         with compute_on(client=5):
             pass
+
+
+class _ClientStub:
+    """What _direct_to_workers reads of a distributed.Client."""
+
+    def __init__(self, direct, addresses):
+        self.direct_to_workers, self._addresses = direct, addresses
+
+    def nthreads(self):
+        return dict.fromkeys(self._addresses, 1)
+
+
+@pytest.mark.parametrize(
+    ("direct", "addresses", "expected"),
+    [
+        (None, ["tcp://127.0.0.1:40001", "tcp://127.0.0.1:40002"], True),  # a LocalCluster
+        (None, ["tcp://localhost:40001", "tcp://[::1]:40002"], True),
+        (None, ["tcp://127.0.0.1:40001", "tcp://10.0.0.7:40002"], False),  # one worker elsewhere
+        (None, ["tcp://worker-3.cluster:40001"], False),
+        (None, [], False),
+        (False, ["tcp://127.0.0.1:40001"], False),  # the client's own setting wins
+        (True, ["tcp://10.0.0.7:40002"], True),
+    ],
+)
+def test_scattered_data_go_straight_to_the_workers_only_when_they_are_reachable(direct, addresses, expected):
+    pytest.importorskip("distributed", reason="the 'dask' extra is not installed")
+    from ratkit._parallel import _direct_to_workers
+
+    assert _direct_to_workers(_ClientStub(direct, addresses)) is expected

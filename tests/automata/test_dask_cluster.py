@@ -127,7 +127,7 @@ def test_shared_arguments_are_broadcast_to_every_worker_before_the_tasks(client,
     real_scatter = distributed.Client.scatter
 
     def spy(self, data, *args, **kwargs):
-        scattered.append((data, kwargs.get("broadcast", False)))
+        scattered.append((data, kwargs.get("broadcast", False), kwargs.get("direct")))
         return real_scatter(self, data, *args, **kwargs)
 
     monkeypatch.setattr(distributed.Client, "scatter", spy)
@@ -137,8 +137,9 @@ def test_shared_arguments_are_broadcast_to_every_worker_before_the_tasks(client,
         got = list(parallel_map(_sum_after_a_pause, [(i,) for i in range(8)], shared=(values, values)))
     assert got == [2 * float(np.sum(values.value)) + i for i in range(8)]
     assert 1 <= len(stream.data) <= 8  # on the cluster; joblib's auto-batching may group calls (seen under load)
-    broadcast = [data for data, flag in scattered if flag]
-    assert len(broadcast) == 1 and len(broadcast[0]) == 1 and broadcast[0][0] is values  # once, deduplicated
+    broadcast = [(data, direct) for data, flag, direct in scattered if flag]
+    assert len(broadcast) == 1 and len(broadcast[0][0]) == 1 and broadcast[0][0][0] is values  # once, deduplicated
+    assert broadcast[0][1] is True  # a LocalCluster's workers are on this machine: not relayed by the scheduler
     # no worker had to fetch the value from another
     assert client.run(lambda dask_worker: len(dask_worker.transfer_incoming_log)) == {w: 0 for w in client.nthreads()}
 
