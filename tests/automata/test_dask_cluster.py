@@ -270,3 +270,20 @@ def test_workers_that_cannot_see_the_file_send_their_blocks_back(client, tmp_pat
     np.testing.assert_allclose(in_memory, reference, rtol=1e-12)
     assert len(writes) == 2 * -(-len(SEQS) // 7)
     assert "came back to be written by this process" in caplog.text
+
+
+@pytest.mark.filterwarnings("ignore:.*tasks have been successfully executed:UserWarning")  # joblib's, on the early stop
+def test_a_call_that_outlives_its_client_closes_quietly():
+    """Regression (review): the scattered arguments were cancelled through the client when the
+    call ended, and a call left open past its client's closing (an exception in the caller's
+    loop, then `with Client(...)` exits) raised ClosedClientError from the generator's cleanup
+    and left its progress bar on screen."""
+    from ratkit._parallel import Shared, parallel_map
+
+    with distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster:
+        own = distributed.Client(cluster)
+        with joblib.parallel_config(backend="dask", client=own):
+            results = parallel_map(_sum_after_a_pause, [(i,) for i in range(3)], shared=(Shared(np.ones(500)),) * 2)
+            assert next(results) == 1000.0
+        own.close()
+        results.close()  # raised ClosedClientError before
