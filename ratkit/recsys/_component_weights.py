@@ -41,8 +41,10 @@ from sklearn.cluster import KMeans
 from threadpoolctl import threadpool_limits
 
 from ratkit._jit import njit
+from ratkit._sparse import float64_csr
 from ratkit._validation import check_choice, check_int, check_random_state, check_real
 from ratkit.exceptions import DataFormatError, ParameterError, ParameterTypeError
+from ratkit.recsys._validation import _refuse_duplicates
 
 __all__ = [
     "pretrain_factors",
@@ -137,13 +139,8 @@ def _check_ratings(ratings: Any) -> sp.csr_matrix:
         )
     if not np.issubdtype(ratings.dtype, np.number) or np.issubdtype(ratings.dtype, np.complexfloating):
         raise ParameterTypeError(f"ratings must hold real numbers; got dtype {ratings.dtype}.")
-    csr = sp.csr_matrix(ratings, dtype=np.float64, copy=True)
-    stored = csr.nnz
-    csr.sum_duplicates()
-    if csr.nnz != stored:
-        raise DataFormatError(
-            f"ratings has {stored - csr.nnz} duplicate (user, item) entries; each pair may be rated once."
-        )
+    _refuse_duplicates(ratings, "ratings")  # before any conversion, which would sum a COO's
+    csr = float64_csr(ratings)
     if csr.nnz == 0:
         raise DataFormatError(f"ratings of shape {csr.shape} has no stored rating; pre-training needs at least one.")
     if not np.isfinite(csr.data).all():

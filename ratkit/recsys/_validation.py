@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from ratkit._sparse import float64_csr
 from ratkit.exceptions import DataFormatError, IdOutOfRangeError, ParameterTypeError
 from ratkit.limits import check_bytes
 
@@ -62,7 +63,7 @@ def check_user_items(
         f"Reading {name} of shape {matrix.shape}",
         "Drop the empty rows (users without interactions) first.",
     )
-    csr = sp.csr_matrix(matrix, dtype=np.float64, copy=True)
+    csr = float64_csr(matrix)
     if ratings:
         _refuse_duplicates(matrix, name)
     csr.sum_duplicates()
@@ -98,9 +99,9 @@ def _refuse_duplicates(matrix: Any, name: str) -> None:
     if (counts > 1).any():
         first = int(unique[np.flatnonzero(counts > 1)[0]])
         raise DataFormatError(
-            f"{name} stores {int((counts > 1).sum())} (user, item) pair(s) more than once (the first: user "
-            f"{first // coo.shape[1]}, item {first % coo.shape[1]}); a rating is given once, and two ratings "
-            "do not add up to one. Keep one entry per pair."
+            f"{name} has {int((counts > 1).sum())} duplicate (user, item) pair(s), stored more than once "
+            f"(the first: user {first // coo.shape[1]}, item {first % coo.shape[1]}); a rating is given once, "
+            "and two ratings do not add up to one. Keep one entry per pair."
         )
 
 

@@ -9,6 +9,7 @@ from typing import Any, Literal
 import numpy as np
 import scipy.sparse as sp
 
+from ratkit._sparse import float64_csr
 from ratkit.exceptions import DataFormatError, ParameterError, ParameterTypeError
 from ratkit.limits import check_bytes
 
@@ -176,7 +177,7 @@ def _as_adjacency(adjacency: Any) -> sp.csr_matrix:
         )
     if sp.issparse(adjacency):
         try:
-            a = sp.csr_matrix(adjacency, dtype=np.float64, copy=True)
+            a = float64_csr(adjacency)
         except (TypeError, ValueError) as exc:  # a sparse matrix of objects, strings or complex numbers
             raise ParameterTypeError(f"The adjacency must be a numeric n × n sparse matrix: {exc}") from None
     else:

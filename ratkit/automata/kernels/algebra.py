@@ -24,6 +24,7 @@ import numpy as np
 import pynini
 import scipy.sparse as sp
 
+from ratkit._sparse import float64_csr
 from ratkit._validation import check_int, check_real
 from ratkit.automata.kernels._features import (
     BlockVocabulary,
@@ -82,8 +83,8 @@ def _scaled_rows(F: sp.spmatrix, factors: np.ndarray | float) -> sp.csr_matrix:
     """F as float64 CSR with row i multiplied by ``factors[i]`` (or every row by one float):
     a copy, except when every factor is 1."""
     if np.all(np.asarray(factors) == 1.0):
-        return sp.csr_matrix(F, dtype=np.float64)
-    F = sp.csr_matrix(F, dtype=np.float64, copy=True)
+        return float64_csr(F, copy=False)
+    F = float64_csr(F)
     F.data *= np.repeat(factors, np.diff(F.indptr)) if np.ndim(factors) else factors
     return F
 

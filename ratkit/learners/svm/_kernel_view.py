@@ -16,6 +16,7 @@ import numpy as np
 import pynini
 import scipy.sparse as sp
 
+from ratkit._sparse import float64_csr
 from ratkit.automata.kernels import Kernel, TooManyPaths, Vocabulary
 from ratkit.automata.kernels._features import row_sq_norms
 from ratkit.exceptions import SolverError
@@ -75,7 +76,7 @@ def explicit_features(
         vocabulary, F = kernel.fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
     except TooManyPaths:
         return None
-    F = sp.csr_matrix(F, dtype=np.float64)
+    F = float64_csr(F, copy=False)
     check_finite(F.data, kernel, "feature values")
     F.sort_indices()
     return vocabulary, F
@@ -84,7 +85,7 @@ def explicit_features(
 def transform_features(kernel: Any, fmap: Vocabulary, X: list, n_jobs: int | None) -> sp.csr_matrix:
     """Φ′ of new sequences on the fitted vocabulary (unseen features have W′ weight 0;
     :meth:`Kernel.transform_features`)."""
-    return sp.csr_matrix(kernel.transform_features(fmap, X, n_jobs=n_jobs), dtype=np.float64)
+    return float64_csr(kernel.transform_features(fmap, X, n_jobs=n_jobs), copy=False)
 
 
 def feature_automata(kernel: Any, X: list) -> tuple[list[pynini.Fst], bool] | None:

@@ -1,0 +1,23 @@
+"""Sparse matrices as ratkit computes with them: float64 CSR."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["float64_csr"]
+
+
+def float64_csr(matrix: Any, *, copy: bool = True) -> sp.csr_matrix:
+    """``matrix`` (any scipy.sparse format) as a float64 CSR matrix, whatever its dtype.
+
+    The values are cast before the format changes: scipy's COO → CSR conversion sums a
+    COO's repeated entries in the matrix's own dtype, so that two uint8 entries 128 + 128
+    became 0 (and 200 + 100 became 44) before the cast to float64. ``copy=False`` lets a
+    float64 CSR input be returned as it is.
+    """
+    if matrix.dtype != np.float64:
+        return sp.csr_matrix(matrix.astype(np.float64))
+    return sp.csr_matrix(matrix, dtype=np.float64, copy=copy)
