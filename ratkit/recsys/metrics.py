@@ -165,8 +165,13 @@ def auc_rows(scores: np.ndarray, positive: np.ndarray, candidate: np.ndarray) ->
     for name, mask in (("positive", positive), ("candidate", candidate)):
         if mask.shape != scores.shape:
             raise DataFormatError(f"auc_rows: {name} must have the shape of scores, {scores.shape}; got {mask.shape}.")
-    if np.isnan(scores[candidate]).any():
-        raise DataFormatError("auc_rows: scores holds NaN for a candidate item; expected finite scores.")
+    bad = ~np.isfinite(scores) & candidate
+    if bad.any():
+        user, item = (int(i[0]) for i in np.nonzero(bad))
+        raise DataFormatError(
+            f"auc_rows: scores holds {int(bad.sum())} NaN or infinite value(s) for candidate items (the first: "
+            f"row {user}, item {item}, {scores[user, item]}); expected finite scores."
+        )
     masked = np.where(candidate, scores, -np.inf)
     ranks = rankdata(masked, axis=1, method="average")
     n_excluded = (~candidate).sum(axis=1)

@@ -499,6 +499,17 @@ BAD_METRICS = [
         DataFormatError,
         r"NaN",
     ),
+    (
+        # regression (audit): -inf tied with the excluded items it is ranked against: AUC -0.25
+        "auc-rows-inf",
+        lambda: metrics.auc_rows(
+            np.array([[-np.inf, 0.0, 1.0, 5.0]]),
+            np.array([[True, False, False, False]]),
+            np.array([[1, 1, 1, 0]], bool),
+        ),
+        DataFormatError,
+        r"NaN or infinite value\(s\) for candidate items \(the first: row 0, item 0, -inf\)",
+    ),
     ("recall-empty", lambda: metrics.recall_at_k([1, 2], [], 2), ParameterError, r"at least one relevant item"),
     ("precision-repeat", lambda: metrics.precision_at_k([1, 1, 1], [1], 3), ParameterError, r"repeats an item \(1\)"),
     ("ndcg-k", lambda: metrics.ndcg_at_k([1, 2], {1}, -1), ParameterError, r"'k' parameter of ndcg_at_k"),
