@@ -1,4 +1,5 @@
-"""Truncated SVD shared by the PureSVD baseline and MFAUC's ``init="svd"``."""
+"""Linear algebra shared by recommenders: the truncated SVD of the PureSVD baseline and
+MFAUC's ``init="svd"``, and score rows that do not depend on how many users are scored."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from scipy.sparse.linalg import svds
 from ratkit.exceptions import ParameterError, SolverError
 from ratkit.limits import check_bytes
 
-__all__ = ["svd_factors"]
+__all__ = ["svd_factors", "row_products"]
 
 
 def svd_factors(matrix: sp.csr_matrix, rank: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -36,3 +37,18 @@ def svd_factors(matrix: sp.csr_matrix, rank: int, rng: np.random.Generator) -> t
     order = np.argsort(-sigma)
     root = np.sqrt(sigma[order])
     return left[:, order] * root, right_t[order].T * root
+
+
+def row_products(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """A Bᵀ, the scores of A's rows (users) against B's rows (items), each row the same whether
+    A holds one row or many.
+
+    numpy computes a one-row product with BLAS's matrix–vector routine and larger ones with
+    its matrix–matrix routine, which round differently in the last bit; one user's scores
+    then depended on how many users were scored with them, and items 1 ulp apart could swap
+    places between ``recommend(u)`` and ``recommend(users)``, or between two ``batch_size``
+    values of an evaluation. A single row is computed as the first of two equal rows.
+    """
+    if A.shape[0] == 1:
+        return (np.concatenate([A, A]) @ B.T)[:1]
+    return A @ B.T

@@ -36,6 +36,7 @@ from ratkit.exceptions import (
     UnsupportedOperationError,
 )
 from ratkit.limits import check_bytes
+from ratkit.recsys._linalg import row_products
 from ratkit.recsys._ranking import exclude_rows, top_n
 from ratkit.recsys._validation import check_ids, check_shape_matches, check_user_items
 
@@ -588,7 +589,7 @@ class FactorRecommender(Recommender):
     }
 
     def _score_users(self, users: np.ndarray) -> np.ndarray:
-        return self.user_factors_[users] @ self.item_factors_.T
+        return row_products(self.user_factors_[users], self.item_factors_)
 
     def _score_pairs(self, users: np.ndarray, items: np.ndarray) -> np.ndarray:
         return np.einsum("ij,ij->i", self.user_factors_[users], self.item_factors_[items])

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from ratkit._validation import check_int, check_random_state
 from ratkit.plugins import register
-from ratkit.recsys._linalg import svd_factors
+from ratkit.recsys._linalg import row_products, svd_factors
 from ratkit.recsys.base import FactorRecommender, Recommender
 
 __all__ = ["Popularity", "PureSVD"]
@@ -88,4 +88,4 @@ class PureSVD(FactorRecommender):
         binary = (user_rows > 0).astype(np.float64)
         sigma = np.einsum("ij,ij->j", self.item_factors_, self.item_factors_)
         inverse = np.divide(1.0, sigma, out=np.zeros_like(sigma), where=sigma > 0)
-        return (binary @ self.item_factors_ * inverse) @ self.item_factors_.T
+        return row_products(binary @ self.item_factors_ * inverse, self.item_factors_)

@@ -38,6 +38,7 @@ from tqdm.auto import tqdm
 from ratkit._validation import check_int, check_random_state, check_real
 from ratkit.exceptions import DataFormatError, ParameterError
 from ratkit.plugins import register
+from ratkit.recsys._linalg import row_products
 from ratkit.recsys._tjsl_sgd import sample_negatives, sgd_epoch
 from ratkit.recsys._validation import check_user_items
 from ratkit.recsys.base import Recommender
@@ -248,7 +249,7 @@ def _scores(P: sp.csr_matrix, E: sp.csr_matrix, bu: np.ndarray, bi: np.ndarray, 
     tilde = (E @ Ef) / np.sqrt(np.maximum(n_e, 1))[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         inv = np.where(n_p > 0, 1.0 / np.sqrt(n_p), 0.0)
-    out = bu[:, None] + bi[None, :] + (sum_p * inv[:, None] + tilde) @ V.T
+    out = bu[:, None] + bi[None, :] + row_products(sum_p * inv[:, None] + tilde, V)
     # i ∈ P_u: its own factor leaves the profile, which is then normalised by |P_u| − 1
     rows, cols = P.nonzero()
     if rows.size:
