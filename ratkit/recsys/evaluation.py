@@ -163,7 +163,8 @@ def _block_metrics(
     model: Recommender, train_m: sp.csr_matrix, test_m: sp.csr_matrix, batch: np.ndarray, ks: tuple[int, ...]
 ) -> dict[str, np.ndarray]:
     """The per-user metric arrays of one block of users (a task of :func:`_per_user`)."""
-    scores = np.array(model._score_users(batch), dtype=np.float64)
+    # the scores recommend(batch, train[batch]) ranks by (FISM and TJSL build the users from these rows)
+    scores = np.array(model._score_users_from(batch, train_m[batch]), dtype=np.float64)
     if not np.isfinite(scores).all():
         raise SolverError(
             f"{type(model).__name__} produced NaN or infinite scores; the fit diverged. "
@@ -198,7 +199,10 @@ def ranking_metrics(
     """Mean precision, recall, F1, NDCG, MAP, MRR @k and exact AUC over the test users.
 
     Each user with at least one test item is ranked over all items except their
-    training items (see :mod:`ratkit.recsys.metrics` for the definitions).
+    training items (see :mod:`ratkit.recsys.metrics` for the definitions), by the scores
+    ``model.recommend(users, train[users], filter_already_liked_items=True)`` ranks by:
+    a model that builds the user from their items (FISM, TJSL) builds them from ``train``'s
+    rows, as in ``recommend`` and in implicit's evaluation.
 
     Parameters
     ----------
