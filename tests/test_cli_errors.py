@@ -352,3 +352,39 @@ def test_a_defect_of_a_third_party_plugin_names_the_plugin_not_ratkit(files, tmp
         "ratkit recsys evaluate: error in the third-party recommender plugin 'test-boom' (ratkit_boom_plugin.Boom"
     ), last
     assert "RuntimeError: plugin fit failed" in last and "not of ratkit" in last and "bug in ratkit" not in last
+
+
+@pytest.mark.parametrize(
+    ("make", "argv", "victim"),
+    [
+        ("train.tsv", ["train", "--data", "{v}", "--quiet", "-o", "{v}"], "--data"),
+        ("model.zip", ["predict", "--model", "{v}", "--data", "{d}/train.tsv", "-o", "{v}"], "--model"),
+        ("train.tsv", ["predict", "--model", "{d}/model.zip", "--data", "{v}", "-o", "{v}"], "--data"),
+        ("train.tsv", ["train", "--data", "{d}/train.tsv", "--test-data", "{v}", "-o", "{v}"], "--test-data"),
+        ("u.data", ["recsys", "evaluate", "--model", "popularity", "--data", "{v}", "--quiet", "-o", "{v}"], "--data"),
+        ("signs.tsv", ["kernel-learner", "--data", "{v}", "-o", "{v}"], "--data"),
+        ("train.tsv", ["gram", "--data", "{v}", "-o", "{v}", "--overwrite"], "--data"),
+    ],
+)
+def test_an_output_that_is_an_input_is_refused_and_the_input_kept(files, tmp_path, capsys, make, argv, victim):
+    """Regression (audit): every command wrote its output over its input when given the same
+    path (the training data became a zip, the model a TSV), and said it was written."""
+    path = tmp_path / ("victim" + (".npy" if argv[0] == "gram" else "." + make.rsplit(".", 1)[1]))
+    path.write_bytes((files / make).read_bytes())
+    before = path.read_bytes()
+    args = [a.format(d=files, v=path) for a in argv]
+    with pytest.raises(SystemExit) as stop:
+        main(args)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert f"is the file given as {victim}" in err and "would destroy that input" in err
+    assert path.read_bytes() == before
+
+
+def test_the_plot_and_the_model_may_not_share_a_path(files, tmp_path, capsys):
+    out = str(tmp_path / "same.png")
+    with pytest.raises(SystemExit) as stop:
+        main(["train", "--data", str(files / "train.tsv"), "--quiet", "-o", out, "--plot", out])
+    assert stop.value.code == 2
+    assert "-o/--output and --plot name the same file" in capsys.readouterr().err
+    assert not (tmp_path / "same.png").exists()

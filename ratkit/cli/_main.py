@@ -91,6 +91,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if extra:  # reported by the command's own parser: 'ratkit train: error: …', with its usage
         args.command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
     command = args.command_name
+    clash = _output_over_input(args)
+    if clash is not None:
+        args.command_parser.error(clash)
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
@@ -122,6 +125,42 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+
+
+#: The options that name a file the command writes.
+_OUTPUTS = ("output", "plot")
+
+
+def _output_over_input(args: argparse.Namespace) -> str | None:
+    """Why the command must not run when a file it writes is a file it reads (its data, model,
+    spec, ...) or another of its outputs: writing it would destroy what it read, or what it
+    wrote first; None when no path is shared. Every other argument naming an existing file
+    counts as an input."""
+    outputs = [(name, getattr(args, name, None)) for name in _OUTPUTS]
+    outputs = [(name, value) for name, value in outputs if isinstance(value, str) and value]
+    if not outputs:
+        return None
+    for i, (name, value) in enumerate(outputs):
+        for other, other_value in outputs[i + 1 :]:
+            if os.path.abspath(value) == os.path.abspath(other_value):
+                return f"{_option(name)} and {_option(other)} name the same file {value!r}; give each its own path."
+    for attr, given in vars(args).items():
+        if attr in _OUTPUTS or attr.startswith("command"):
+            continue
+        for value in given if isinstance(given, (list, tuple)) else [given]:
+            if not isinstance(value, str) or not value or not os.path.isfile(value):
+                continue
+            for name, out in outputs:
+                if os.path.exists(out) and os.path.samefile(value, out):
+                    return (
+                        f"{_option(name)} {out!r} is the file given as {_option(attr)} {value!r}: writing it would "
+                        "destroy that input. Give another output path."
+                    )
+    return None
+
+
+def _option(dest: str) -> str:
+    return "-o/--output" if dest == "output" else "--" + dest.replace("_", "-")
 
 
 def _raising_plugin(exc: BaseException) -> Any:
