@@ -388,3 +388,26 @@ def test_the_plot_and_the_model_may_not_share_a_path(files, tmp_path, capsys):
     assert stop.value.code == 2
     assert "-o/--output and --plot name the same file" in capsys.readouterr().err
     assert not (tmp_path / "same.png").exists()
+
+
+def test_predict_checks_the_labels_before_writing_its_output(files, tmp_path, capsys):
+    """Regression (audit): with labels the model never saw, predict -o wrote (or replaced) its
+    output and only then failed with exit 2."""
+    write_tsv(tmp_path / "foreign.tsv", ["acgtacgt", "ttgacaga"], ["A", "B"])
+    out = tmp_path / "pred.tsv"
+    code = main(
+        ["predict", "--model", str(files / "model.zip"), "--data", str(tmp_path / "foreign.tsv"), "-o", str(out)]
+    )
+    assert code == 2 and "never saw" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_predict_says_a_recommender_does_not_predict_labels(files, tmp_path, capsys):
+    """Regression (audit): a recommender's file was described as a model 'on numeric feature vectors'."""
+    model = tmp_path / "popularity.zip"
+    evaluate = ["recsys", "evaluate", "--model", "popularity", "--data", str(files / "u.data"), "--quiet"]
+    assert main([*evaluate, "--min-positives", "3", "--n-test", "1", "--threshold", "1", "-o", str(model)]) == 0
+    capsys.readouterr()
+    assert main(["predict", "--model", str(model), "--data", str(files / "train.tsv")]) == 2
+    err = capsys.readouterr().err
+    assert "holds a Popularity that does not predict labels" in err and "numeric" not in err

@@ -261,10 +261,14 @@ def _predict(args: argparse.Namespace) -> int:
     from ratkit.learners._workflow import prepare, scores
 
     model = load_model(args.model)
-    kernel = model.get_params(deep=False).get("kernel", "linear")
-    numeric = isinstance(kernel, str) and kernel == "linear"
-    if numeric or not callable(getattr(model, "predict", None)):
-        what = "on numeric feature vectors" if numeric else "that does not predict labels"
+    kernel = model.get_params(deep=False).get("kernel", "linear")  # a learner without one reads vectors
+    if not callable(getattr(model, "predict", None)):  # first: a recommender has no kernel either
+        what: str | None = "that does not predict labels"
+    elif isinstance(kernel, str) and kernel == "linear":
+        what = "on numeric feature vectors"
+    else:
+        what = None
+    if what is not None:
         raise ModelFormatError(
             f"{args.model} holds a {type(model).__name__} {what}; 'ratkit predict' applies sequence models (a "
             "learner with a kernel, as written by 'ratkit train -o'). Load it with ratkit.load_model and use "
@@ -276,12 +280,14 @@ def _predict(args: argparse.Namespace) -> int:
         args.data, resolve_format(args.data, args.format, PREDICT_FORMATS), split="test", target=target
     )
     pred = [str(p) for p in model.predict(prepare(data.sequences, bool(meta.get("positional"))))]
+    # the scores first: labels the model never saw are refused before any output is written
+    summary = scores(model, data.labels, pred, target) if data.labels else None
     if args.output:
         write_tsv(args.output, data.sequences, pred)
     else:
         sys.stdout.writelines(f"{p}\t{s}\n" for p, s in zip(pred, data.sequences))
-    if data.labels:
-        acc, f1, kind = scores(model, data.labels, pred, target)
+    if summary is not None:
+        acc, f1, kind = summary
         print(
             f"{len(pred)} sequences: accuracy {acc:.4f}, {kind} {f1:.4f}",
             file=sys.stderr if not args.output else sys.stdout,
