@@ -9,7 +9,8 @@ kernel is seen exactly as a built-in one; besides ratkit kernels, RationalSVC ta
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -80,6 +81,33 @@ def explicit_features(
     check_finite(F.data, kernel, "feature values")
     F.sort_indices()
     return vocabulary, F
+
+
+def warn_if_foreign(symbols: Sequence[str], X: list) -> None:
+    """Warn when no symbol of the inputs X occurs in the training alphabet ``symbols``: every
+    pattern is then unseen, every score is the intercept, and the predictions are one class —
+    the mark of inputs in another form than in training (characters for a model of tokens,
+    such as the positional tokens of ``ratkit train --positional`` and the demo)."""
+    if not symbols or not X or not all(isinstance(x, (str, tuple)) for x in X):
+        return  # no alphabet to compare with (a vocabulary of other kinds), or lattices
+    seen: set[str] = set()
+    for x in X:
+        seen.update(x)
+    if not seen or not seen.isdisjoint(symbols):
+        return
+    warnings.warn(
+        f"None of the symbols of the {len(X)} input(s) ({_some(seen)}) occurs in the model's training alphabet "
+        f"({_some(symbols)}): every pattern is unseen and every input gets the same score. The inputs are not in "
+        "the form the model was trained on: a model of positional tokens (ratkit train --positional, the demo) "
+        "needs them tokenised as in training; 'ratkit predict' does it.",
+        UserWarning,
+        stacklevel=4,
+    )
+
+
+def _some(symbols: Any, shown: int = 4) -> str:
+    items = sorted(map(str, symbols))
+    return ", ".join(map(repr, items[:shown])) + (", ..." if len(items) > shown else "")
 
 
 def transform_features(kernel: Any, fmap: Vocabulary, X: list, n_jobs: int | None) -> sp.csr_matrix:

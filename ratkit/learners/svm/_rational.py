@@ -302,6 +302,7 @@ class RationalSVC(DualSVCBase):
             if kernel == "linear":
                 F = X
             else:
+                view.warn_if_foreign(getattr(self.feature_map_, "symbols", ()), X)
                 F = view.transform_features(kernel, self.feature_map_, X, self.n_jobs)
             return np.asarray(F @ self.coef_.T) + self.intercept_
         if kernel == "linear":
