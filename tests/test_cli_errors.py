@@ -411,3 +411,36 @@ def test_predict_says_a_recommender_does_not_predict_labels(files, tmp_path, cap
     assert main(["predict", "--model", str(model), "--data", str(files / "train.tsv")]) == 2
     err = capsys.readouterr().err
     assert "holds a Popularity that does not predict labels" in err and "numeric" not in err
+
+
+@pytest.mark.parametrize("to_file", [True, False])
+def test_predict_on_texts_of_several_lines_writes_their_ids(files, tmp_path, capsys, monkeypatch, to_file):
+    """Regression (audit): on Reuters-21578, whose stories span lines, predict -o refused its
+    output after all the work, and without -o printed 48 377 lines for 2 742 predictions."""
+    import ratkit.datasets
+    from ratkit.datasets import SequenceDataset, load_tsv
+
+    stories = ["acgt\nacga", "tgca\ttgct", "acgtac"]
+    monkeypatch.setattr(
+        ratkit.datasets, "load_sequences", lambda *a, **k: SequenceDataset(stories, [], ["101", "102", "103"], "x")
+    )
+    out = tmp_path / "pred.tsv"
+    argv = ["predict", "--model", str(files / "model.zip"), "--data", str(files / "train.tsv")]
+    assert main(argv + (["-o", str(out)] if to_file else [])) == 0
+    captured = capsys.readouterr()
+    assert "label<TAB>document id (3 documents)" in captured.err
+    if to_file:
+        back = load_tsv(out)
+        assert back.sequences == ["101", "102", "103"] and len(back.labels) == 3
+    else:
+        lines = captured.out.splitlines()
+        assert [line.split("\t")[1] for line in lines] == ["101", "102", "103"]
+
+
+def test_predict_refuses_texts_of_several_lines_without_names(files, capsys, monkeypatch):
+    import ratkit.datasets
+    from ratkit.datasets import SequenceDataset
+
+    monkeypatch.setattr(ratkit.datasets, "load_sequences", lambda *a, **k: SequenceDataset(["ac\ngt"], [], [], "x"))
+    assert main(["predict", "--model", str(files / "model.zip"), "--data", str(files / "train.tsv")]) == 2
+    assert "hold line breaks or TABs and have no names" in capsys.readouterr().err

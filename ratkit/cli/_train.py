@@ -257,7 +257,7 @@ def _predict(args: argparse.Namespace) -> int:
     from ratkit import load_model
     from ratkit._persistence import read_metadata
     from ratkit.datasets import load_sequences, write_tsv
-    from ratkit.exceptions import ModelFormatError
+    from ratkit.exceptions import DataFormatError, ModelFormatError
     from ratkit.learners._workflow import prepare, scores
 
     model = load_model(args.model)
@@ -279,13 +279,27 @@ def _predict(args: argparse.Namespace) -> int:
     data = load_sequences(
         args.data, resolve_format(args.data, args.format, PREDICT_FORMATS), split="test", target=target
     )
+    # a text with line breaks or TABs (a Reuters story) cannot be a column of label<TAB>sequence
+    # lines: its document id stands for it (its NEWID), as the note below says
+    multiline = any("\n" in s or "\r" in s or "\t" in s for s in data.sequences)
+    shown = list(data.names) if multiline and data.names else data.sequences
+    if multiline and not data.names:
+        raise DataFormatError(
+            f"{args.data}: some sequences hold line breaks or TABs and have no names, so the predictions cannot be "
+            "written as label<TAB>sequence lines. Give the data one sequence per line."
+        )
     pred = [str(p) for p in model.predict(prepare(data.sequences, bool(meta.get("positional"))))]
     # the scores first: labels the model never saw are refused before any output is written
     summary = scores(model, data.labels, pred, target) if data.labels else None
     if args.output:
-        write_tsv(args.output, data.sequences, pred)
+        write_tsv(args.output, shown, pred)
     else:
-        sys.stdout.writelines(f"{p}\t{s}\n" for p, s in zip(pred, data.sequences))
+        sys.stdout.writelines(f"{p}\t{s}\n" for p, s in zip(pred, shown))
+    if shown is not data.sequences:
+        print(
+            f"the texts span several lines: each line holds label<TAB>document id ({len(shown)} documents)",
+            file=sys.stderr,
+        )
     if summary is not None:
         acc, f1, kind = summary
         print(
