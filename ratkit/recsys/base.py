@@ -553,8 +553,8 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         if not isinstance(model, cls):
             raise DataFormatError(
                 f"{path!r} holds a {plugin_of(model)[1]!r} model, "
-                f"which is not a {cls.__name__}; load it with ratkit.load_model or "
-                f"{type(model).__name__}.load."
+                f"which is not a {cls.__name__}; load it with ratkit.load_model"
+                + (f" or {type(model).__name__}.load." if callable(getattr(type(model), "load", None)) else ".")
             )
         return model
 

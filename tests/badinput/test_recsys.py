@@ -549,3 +549,14 @@ def test_score_broadcasts_ids_as_documented():
     grid = SVD.score(users[:, None], items[None, :])
     assert grid.shape == (2, 3)
     np.testing.assert_allclose(grid, [[one(u, i) for i in items] for u in users])
+
+
+def test_loading_a_learner_as_a_recommender_does_not_suggest_a_load_it_lacks(tmp_path):
+    """Regression (audit): the message said 'or RationalSVC.load', which does not exist."""
+    from ratkit.learners import RationalSVC
+
+    path = save_model(
+        RationalSVC({"family": "ngram", "n": 1}).fit(["ab", "ba", "aa", "bb"], [0, 1, 0, 1]), tmp_path / "m"
+    )
+    with pytest.raises(DataFormatError, match=r"which is not a PureSVD; load it with ratkit\.load_model\.$"):
+        PureSVD.load(path)

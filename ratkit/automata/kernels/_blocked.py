@@ -325,7 +325,7 @@ def _open(
     elif resume and target.exists():
         raise OutputPathError(
             f"{str(target)!r} exists but has no manifest {manifest_file.name!r}, so it cannot be checked against this "
-            "request. Pass overwrite=True to recompute it."
+            "request. Pass overwrite=True (on the command line, --overwrite) to recompute it."
         )
     manifest = {
         "format": _MANIFEST_FORMAT,
