@@ -22,7 +22,8 @@ model must have. Each value is written by the first codec that takes it: a ratki
 as its spec (``to_spec(inline=True)``, read back by ``from_spec``); a vocabulary as its
 state (``to_state()``, read back by ``vocabulary_from_state``); a numpy array as an
 ``.npy`` member (an object array of JSON values as JSON); a sparse matrix as its CSR
-arrays; a list of strings or token tuples as JSON sequences; JSON scalars, lists and
+arrays; a numpy scalar as a 0-d ``.npy`` member (its dtype kept); a list of strings or token
+tuples as JSON sequences; JSON scalars, lists and
 string-keyed mappings as JSON (recursively, so a mapping may hold arrays); a
 :class:`~ratkit.automata.graphs.Graph` as its CSR adjacency, its node labels and its edge
 labels (one per stored entry of the adjacency, in CSR order) as JSON, and whether it has
@@ -59,8 +60,10 @@ RationalSVC, a vocabulary of patterns the saved kernel cannot produce). Files of
 format are refused with a message saying so.
 
 A file is written in the oldest version that holds it: version 3 unless it holds a graph
-(version 4 adds the graph codec), so that a ratkit reading versions 2 and 3 only still
-reads every file without graphs, and refuses one with graphs by its version number.
+(version 4 adds the graph codec) or a numpy scalar (version 5 writes it as a 0-d array, so
+that it comes back of its own dtype: as JSON, ``np.float32(1e8)`` came back a Python float
+and a plugin computing in float32 changed its outputs), so that an older ratkit still reads
+every file it can, and refuses the others by their version number.
 """
 
 from __future__ import annotations
@@ -111,10 +114,10 @@ __all__ = [
 ]
 
 FORMAT = "ratkit-model"
-#: The newest version written. 4: graphs; 3: any registered plugin, values by codec;
+#: The newest version written. 5: numpy scalars; 4: graphs; 3: any registered plugin, values by codec;
 #: 2: manifest.sha256 covers the manifest.
-VERSION = 4
-_READS = (2, 3, 4)
+VERSION = 5
+_READS = (2, 3, 4, 5)
 #: The version a file holding no graph is written in (a version-3 reader reads it).
 _BASE_VERSION = 3
 #: The plugin kinds a model file can hold.
@@ -240,6 +243,9 @@ def _encode(value: Any, where: str, owner: str, out: _Writer) -> dict[str, Any]:
                 f"Cannot save {owner}: {where} is the kernel {value!r}, which has no spec ({exc}). Build the "
                 "kernel from a spec (a family registered as a kernel plugin) to save the model."
             ) from None
+    if isinstance(value, (np.number, np.bool_)):  # as JSON, np.float32(1e8) came back a Python float
+        out.version = max(out.version, 5)
+        return {"scalar": out.add(where, np.asarray(value))}
     if isinstance(value, _JSON_SCALARS):
         return {"json": _plain(value, where, owner)}
     if isinstance(value, np.ndarray):
@@ -265,7 +271,7 @@ def _encode(value: Any, where: str, owner: str, out: _Writer) -> dict[str, Any]:
         }
     if isinstance(value, (list, tuple)):
         tag = {"tuple": True} if isinstance(value, tuple) else {}
-        if all(isinstance(v, _JSON_SCALARS) for v in value):
+        if all(isinstance(v, _JSON_SCALARS) and not isinstance(v, (np.number, np.bool_)) for v in value):
             return {"json": _plain(list(value), where, owner), **tag}
         if all(_is_sequence(v) for v in value):
             return {"sequences": [v if isinstance(v, str) else {"tokens": list(v)} for v in value], **tag}
@@ -312,6 +318,11 @@ def _decode(enc: Any, where: str, arrays: Mapping[str, np.ndarray]) -> Any:
         return tuple(body) if as_tuple and isinstance(body, list) else body
     if tag == "array":
         return member(body)
+    if tag == "scalar":
+        value = member(body)
+        if value.ndim != 0:
+            raise ModelFormatError(f"{where} is a numpy scalar whose array has shape {value.shape}, not ()")
+        return value[()]
     if tag == "objects":
         out = np.empty(len(body), dtype=object)
         for i, v in enumerate(body):

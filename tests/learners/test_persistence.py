@@ -144,7 +144,7 @@ def test_corrupted_and_foreign_files_are_refused(saved, tmp_path):
     with pytest.raises(ModelFormatError, match="manifest format is 'other-tool', expected 'ratkit-model'"):
         load_model(bad)
     _rewrite(saved, bad, manifest(lambda m: m.update(version=99)))
-    with pytest.raises(ModelFormatError, match="format version 99; this ratkit reads versions 2, 3, 4. Retrain"):
+    with pytest.raises(ModelFormatError, match="format version 99; this ratkit reads versions 2, 3, 4, 5. Retrain"):
         load_model(bad)
     _rewrite(saved, bad, manifest(lambda m: m.update(plugin="os.system")))
     with pytest.raises(
@@ -291,8 +291,10 @@ def test_a_failed_save_keeps_the_existing_model(tmp_path):
     ],
     ids=["linear-float32-C", "ngram-int64-n", "gappy-numpy-params"],
 )
-def test_numpy_scalar_parameters_are_saved_as_json_numbers(tmp_path, make):
-    """What a numpy parameter grid produces; before: TypeError 'Object of type float32 is not JSON serializable'."""
+def test_numpy_scalar_parameters_are_saved_with_their_dtype(tmp_path, make):
+    """What a numpy parameter grid produces; before: TypeError 'Object of type float32 is not JSON
+    serializable'. Then saved as JSON numbers, which came back as Python numbers (an audit: a plugin
+    computing in float32 changed its outputs); now as 0-d arrays, which come back of their dtype."""
     m = make()
     if isinstance(m, LinearDCDSVC):
         X, y = np.random.RandomState(0).randn(20, 3), np.arange(20) % 2
@@ -304,8 +306,10 @@ def test_numpy_scalar_parameters_are_saved_as_json_numbers(tmp_path, make):
     again = load_model(path)
     np.testing.assert_array_equal(again.decision_function(X), m.decision_function(X))
     with zipfile.ZipFile(path) as zf:
-        params = json.loads(zf.read("manifest.json"))["params"]
-    assert type(params["C"]["json"]) is float and params["C"]["json"] == float(m.C)
+        manifest = json.loads(zf.read("manifest.json"))
+    if isinstance(m.C, np.generic):
+        assert "scalar" in manifest["params"]["C"] and manifest["version"] == 5
+    assert type(again.C) is type(m.C) and again.C == m.C
 
 
 # -- the former format --------------------------------------------------------------------------
@@ -442,3 +446,20 @@ def test_an_unregistered_estimator_cannot_be_saved(tmp_path):
         Mine(kernels.ngram(2), random_state=0).fit(X, y).save(tmp_path / "m.zip")
     with pytest.raises(NotFittedError, match="This RationalSVC instance is not fitted yet"):
         RationalSVC().save(tmp_path / "m.zip")
+
+
+def test_numpy_scalars_in_fitted_state_come_back_of_their_dtype(tmp_path):
+    """Regression (audit): a third-party model's np.float32 state came back a Python float, and
+    its float32 arithmetic with it: (a + c − a) with a = 1e8, c = 1 gave 0 in memory, 1 loaded."""
+    from ratkit import save_model
+
+    m = LinearDCDSVC(random_state=0).fit(np.random.RandomState(0).randn(20, 3), np.arange(20) % 2)
+    state = {"a": np.float32(1e8), "c": np.float32(1.0), "n": np.int32(7), "flag": np.bool_(True)}
+    m.extra_state_ = {**state, "listed": [np.float16(0.5), np.int8(-3)]}
+    m._fitted_attributes = (*type(m)._fitted_attributes, "extra_state_")
+    again = load_model(save_model(m, tmp_path / "m.zip"))
+    got = again.extra_state_
+    for key, value in state.items():
+        assert type(got[key]) is type(value) and got[key] == value
+    assert [type(v) for v in got["listed"]] == [np.float16, np.int8] and got["listed"] == [0.5, -3]
+    assert got["a"] + got["c"] - got["a"] == state["a"] + state["c"] - state["a"] == 0.0
