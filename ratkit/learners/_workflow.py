@@ -110,8 +110,13 @@ def scores(model: Any, y_true: list[str], y_pred: list[str], positive: str | Non
             "(or give unlabelled data to predict only)."
         )
     acc = float(accuracy_score(y_true, y_pred))
+    if positive is not None and str(positive) not in classes:
+        raise ParameterError(
+            f"The positive class {positive!r} is not a class of the model ({', '.join(map(repr, classes))}); name one "
+            "of them (the F1 would otherwise be another class's)."
+        )
     if len(classes) == 2:
-        pos = positive if positive in classes else classes[1]
+        pos = str(positive) if positive is not None else classes[1]
         return (
             acc,
             float(f1_score(y_true, y_pred, pos_label=pos, average="binary", zero_division=0.0)),
