@@ -155,7 +155,7 @@ def parallel_map(
                 for t, task in enumerate(tasks)
             )
         else:
-            sent = stack.enter_context(_broadcast(shared))
+            sent = stack.enter_context(_broadcast(shared, n_jobs))
             if ordered:
                 calls = (joblib.delayed(_call)(func, n_shared, *sent, *task) for task in tasks)
             else:
@@ -178,11 +178,12 @@ def parallel_map(
 
 
 @contextlib.contextmanager
-def _broadcast(shared: Sequence[Shared]) -> Iterator[tuple[Any, ...]]:
+def _broadcast(shared: Sequence[Shared], n_jobs: int | None) -> Iterator[tuple[Any, ...]]:
     """The shared arguments as the tasks are to receive them: under joblib's Dask backend,
     Dask futures of them, scattered to every worker before the tasks start
     (``client.scatter(..., broadcast=True)``) and released on exit; elsewhere, and without
-    shared arguments, the arguments themselves.
+    shared arguments, or when joblib will run the calls in this process (one job: a cluster of
+    one worker core), the arguments themselves.
 
     Alone, the backend scatters each to one worker and lets the others fetch it once the
     scheduler moves tasks there: a 2-worker LocalCluster computing the 5-gram Gram of the
@@ -194,7 +195,7 @@ def _broadcast(shared: Sequence[Shared]) -> Iterator[tuple[Any, ...]]:
     0.06–0.08 s direct.
     A remote client may not reach the workers, so there the scheduler relays them."""
     backend, _ = joblib.parallel.get_active_backend()
-    if not shared or type(backend).__name__ != "DaskDistributedBackend":
+    if not shared or type(backend).__name__ != "DaskDistributedBackend" or effective_jobs(n_jobs) <= 1:
         yield tuple(shared)
         return
     client = backend.client

@@ -280,10 +280,26 @@ def test_a_call_that_outlives_its_client_closes_quietly():
     and left its progress bar on screen."""
     from ratkit._parallel import Shared, parallel_map
 
-    with distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster:
         own = distributed.Client(cluster)
         with joblib.parallel_config(backend="dask", client=own):
             results = parallel_map(_sum_after_a_pause, [(i,) for i in range(3)], shared=(Shared(np.ones(500)),) * 2)
             assert next(results) == 1000.0
         own.close()
         results.close()  # raised ClosedClientError before
+
+
+def test_a_cluster_of_one_worker_core_runs_the_calls_with_their_shared_values():
+    """Regression (the docs' doctest, on a clean clone): with one worker core joblib runs the calls
+    in this process, which then received the Dask futures of the shared values instead of the
+    values ('Future' object is not subscriptable)."""
+    from ratkit._parallel import Shared, parallel_map
+
+    values = Shared(np.arange(500.0))
+    with (
+        distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as own,
+        joblib.parallel_config(backend="dask", client=own),
+    ):
+        got = list(parallel_map(_sum_after_a_pause, [(i,) for i in range(3)], shared=(values, values)))
+    assert got == [2 * float(np.sum(values.value)) + i for i in range(3)]
