@@ -124,6 +124,8 @@ _BASE_VERSION = 3
 KINDS = ("learner", "recommender")
 _MANIFEST, _MANIFEST_SUM = "manifest.json", "manifest.sha256"
 _JSON_SCALARS = (type(None), bool, int, float, str, np.generic)
+#: The numpy scalars written as 0-d arrays (version 5), so that they come back of their dtype.
+_NUMPY_SCALARS = (np.number, np.bool_)
 #: Deflate's largest possible expansion (about 1032:1): a member declaring more uncompressed
 #: bytes than this times its compressed size (plus a little for tiny members) cannot be genuine.
 _DEFLATE_RATIO = 1032
@@ -243,7 +245,7 @@ def _encode(value: Any, where: str, owner: str, out: _Writer) -> dict[str, Any]:
                 f"Cannot save {owner}: {where} is the kernel {value!r}, which has no spec ({exc}). Build the "
                 "kernel from a spec (a family registered as a kernel plugin) to save the model."
             ) from None
-    if isinstance(value, (np.number, np.bool_)):  # as JSON, np.float32(1e8) came back a Python float
+    if isinstance(value, _NUMPY_SCALARS):  # as JSON, np.float32(1e8) came back a Python float
         out.version = max(out.version, 5)
         return {"scalar": out.add(where, np.asarray(value))}
     if isinstance(value, _JSON_SCALARS):
@@ -271,7 +273,7 @@ def _encode(value: Any, where: str, owner: str, out: _Writer) -> dict[str, Any]:
         }
     if isinstance(value, (list, tuple)):
         tag = {"tuple": True} if isinstance(value, tuple) else {}
-        if all(isinstance(v, _JSON_SCALARS) and not isinstance(v, (np.number, np.bool_)) for v in value):
+        if all(isinstance(v, _JSON_SCALARS) and not isinstance(v, _NUMPY_SCALARS) for v in value):
             return {"json": _plain(list(value), where, owner), **tag}
         if all(_is_sequence(v) for v in value):
             return {"sequences": [v if isinstance(v, str) else {"tokens": list(v)} for v in value], **tag}

@@ -282,12 +282,12 @@ def _predict(args: argparse.Namespace) -> int:
     # a text with line breaks or TABs (a Reuters story) cannot be a column of label<TAB>sequence
     # lines: its document id stands for it (its NEWID), as the note below says
     multiline = any("\n" in s or "\r" in s or "\t" in s for s in data.sequences)
-    shown = list(data.names) if multiline and data.names else data.sequences
     if multiline and not data.names:
         raise DataFormatError(
             f"{args.data}: some sequences hold line breaks or TABs and have no names, so the predictions cannot be "
             "written as label<TAB>sequence lines. Give the data one sequence per line."
         )
+    shown = list(data.names) if multiline else data.sequences
     pred = [str(p) for p in model.predict(prepare(data.sequences, bool(meta.get("positional"))))]
     # the scores first: labels the model never saw are refused before any output is written
     summary = scores(model, data.labels, pred, target) if data.labels else None
