@@ -620,3 +620,18 @@ def test_only_blocks_written_by_positioned_writes_are_read_back(tmp_path, monkey
     assert checks == []
     k.gram(X, out=tmp_path / "g.npy", block_bytes=_rows(len(X), 3), n_jobs=2)
     assert len(checks) == -(-len(X) // 3)
+
+
+def test_every_kernel_gram_shows_the_contract_keywords_in_its_signature():
+    """help(kernel.gram) and inspect.signature showed the family's own signature (functools.wraps),
+    without issue 19's out=, block_bytes=, resume= and overwrite=, although every call takes them."""
+    import inspect
+
+    from ratkit.automata.kernels import edit_distance, ngram, random_walk
+
+    for kernel in (ngram(2), edit_distance(), random_walk(0.1)):
+        params = inspect.signature(kernel.gram).parameters
+        assert list(params)[:2] == ["X", "Y"] and params["Y"].default is None
+        for name, default in (("n_jobs", None), ("out", None), ("block_bytes", None), ("resume", False)):
+            assert params[name].kind is inspect.Parameter.KEYWORD_ONLY and params[name].default is default
+        assert params["overwrite"].default is False

@@ -272,7 +272,28 @@ def _with_blocked_output(gram: Any) -> Any:
         )
 
     with_blocks.__ratkit_blocked__ = True  # type: ignore[attr-defined]
+    with_blocks.__signature__ = _blocked_signature(inspect.signature(gram))  # type: ignore[attr-defined]
     return with_blocks
+
+
+#: The keywords :func:`_with_blocked_output` adds to every family's ``gram``, with their defaults.
+_BLOCKED_KEYWORDS = {"n_jobs": None, "out": None, "block_bytes": None, "resume": False, "overwrite": False}
+
+
+def _blocked_signature(family: inspect.Signature) -> inspect.Signature:
+    """The family's ``gram`` signature with the keywords every kernel's Gram takes added (what
+    ``help(kernel.gram)`` and ``inspect.signature`` show: functools.wraps alone showed the
+    family's own, without ``out=`` and the others)."""
+    params = list(family.parameters.values())
+    tail = [p for p in params if p.kind is inspect.Parameter.VAR_KEYWORD]
+    head = [p for p in params if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    names = {p.name for p in head}
+    added = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
+        for name, default in _BLOCKED_KEYWORDS.items()
+        if name not in names
+    ]
+    return family.replace(parameters=head + added + tail)
 
 
 def _is_lattice(x: Any) -> bool:
