@@ -33,9 +33,20 @@ Learning (Liu et al. 2019, §3; the authors' code settles what the paper leaves 
    balanced, decorrelated matrices {1ᵀX = 0, XᵀX = m I}. Alternating over components:
    bitwise discrete coordinate descent on the residual that excludes the component
    (:mod:`ratkit.recsys._code_dcd`), then X^(k), Y^(k) in closed form
-   (:func:`~ratkit.recsys._balanced.balanced_orthogonal`). Initialised by the relaxed
-   problem over real U^(k), V^(k) (then sign), or at random. Stops after ``max_iter``
+   (:func:`~ratkit.recsys._balanced.balanced_orthogonal`). Stops after ``max_iter``
    outer iterations or when the objective changes by less than ``tol`` (relative).
+4. *Initialisation* (``init``). ``"identical"`` (CCCF's default): one code shared by every
+   user and one by every item, so that CCCF starts as the model of its weights alone,
+   r̂_ij = c·Σ_k η_i^(k) ξ_j^(k) with c the least-squares scale of the ratings on Σ_k η ξ
+   (rounded to a value ⟨b, d⟩ can take); the paper's remark that with identical codes
+   compositional codes are the real-valued weight vectors (§3.2). DCD then learns the codes
+   from there, so the codes add to what the weights know instead of starting from noise.
+   ``"relaxed"`` (the paper's §3.5, DCF's default): the relaxed problem over real U^(k),
+   V^(k), then sign. ``"random"``: random signs. For DCF (one component, weights 1) the
+   identical start is a constant score and carries no information. On MovieLens 100K the
+   identical start is what lifts CCCF above DCF at equal bits (bench/RESULTS.md, "CCCF and
+   DCF"): the weights alone already rank held-out ratings better than DCF's 64-bit codes,
+   and DCD from the relaxed start loses that.
 
 Scoring (§3.7): ``recommend`` and ``score`` use the codes packed into bytes with popcount
 (:mod:`ratkit.recsys._packed_codes`), skipping components whose weight is zero; with
@@ -87,7 +98,7 @@ KERNELS = ("epanechnikov", "uniform", "triangular")
 #: Integer scores are exact below this (int64).
 _INT64_SAFE = float(2**63 - 1)
 ANCHORS = ("kmeans", "kmedoids")
-INITS = ("relaxed", "random")
+INITS = ("relaxed", "random", "identical")
 
 
 @dataclass(frozen=True)
@@ -326,8 +337,15 @@ class _Problem:
         return relax_rows(*args) if relaxed else update_codes(*args, self.s.n_sweeps)
 
     def initialise(self, rng: np.random.Generator):
-        """(B, D, X, Y): relaxed real U, V (ridge towards X, Y) then sign, or random signs."""
+        """(B, D, X, Y): relaxed real U, V (ridge towards X, Y) then sign, random signs, or
+        identical codes (:meth:`identical_codes`)."""
         G, r = self.s.n_components, self.s.n_bits
+        if self.s.init == "identical":
+            B, D = self.identical_codes()
+            X = np.stack([balanced_orthogonal(B[k].astype(np.float64), rng) for k in range(G)])
+            Y = np.stack([balanced_orthogonal(D[k].astype(np.float64), rng) for k in range(G)])
+            self.pred = predictions(self.indptr, self.indices, B, D, self.eta, self.xi)
+            return B, D, X, Y
         U, V = rng.standard_normal((G, self.m, r)), rng.standard_normal((G, self.n, r))
         X = np.stack([balanced_orthogonal(U[k], rng) for k in range(G)])
         Y = np.stack([balanced_orthogonal(V[k], rng) for k in range(G)])
@@ -343,6 +361,28 @@ class _Problem:
         D = np.where(V >= 0, 1, -1).astype(np.int8)
         self.pred = predictions(self.indptr, self.indices, B, D, self.eta, self.xi)
         return B, D, X, Y
+
+    def identical_codes(self) -> tuple[np.ndarray, np.ndarray]:
+        """(B, D) with one code shared by every user and one by every item: b = (+1, …, +1) and
+        d = p bits +1 then r − p bits −1, in every component, so that ⟨b, d⟩ = 2p − r and
+
+            r̂_ij = (2p − r)·m_ij,   m_ij = Σ_k η_i^(k) ξ_j^(k),
+
+        the model of the weights alone (with identical codes the compositional codes are the
+        real-valued weight vectors, Liu et al. 2019, §3.2's remark). 2p − r is the value in
+        {−r, −r + 2, …, r} nearest the least-squares coefficient c = Σ t_ij m_ij / Σ m_ij² of
+        the scaled ratings t on m over the observed pairs (p = ⌊(c + r)/2⌉ clipped to [0, r],
+        halves to even; c = 0 when every m_ij is 0)."""
+        G, r = self.s.n_components, self.s.n_bits
+        rows = np.repeat(np.arange(self.m), np.diff(self.indptr))
+        mass = np.einsum("tk,tk->t", self.eta[rows], self.xi[self.indices])
+        norm = float(mass @ mass)
+        c = float(self.target @ mass) / norm if norm > 0 else 0.0
+        p = int(np.clip(np.rint((c + r) / 2.0), 0, r))
+        B = np.ones((G, self.m, r), dtype=np.int8)
+        D = np.full((G, self.n, r), -1, dtype=np.int8)
+        D[:, :, :p] = 1
+        return B, D
 
     def iterate(self, B, D, X, Y, rng: np.random.Generator) -> int:
         """One outer iteration over the components; returns the bits flipped."""
@@ -498,8 +538,10 @@ class CCCF(_CompositionalCodes):
         Stop when the objective changes by at most this fraction in an iteration.
     n_sweeps : int
         Most passes over the bits of a code per update (stops earlier when no bit flips).
-    init : {"relaxed", "random"}
-        The relaxed real-valued problem, then sign (the paper's §3.5), or random codes.
+    init : {"identical", "relaxed", "random"}
+        Identical codes that make the starting model the least-squares fit of the weights
+        alone (the default), the relaxed real-valued problem then sign (the paper's §3.5),
+        or random codes; see the module docstring.
     init_iter : int
         Alternating passes of the relaxed initialisation.
     pretrain_iter, pretrain_reg : int, float
@@ -536,7 +578,7 @@ class CCCF(_CompositionalCodes):
         rating_scale: tuple[float, float] | None = None,
         tol: float = 1e-4,
         n_sweeps: int = 5,
-        init: Literal["relaxed", "random"] = "relaxed",
+        init: Literal["identical", "relaxed", "random"] = "identical",
         init_iter: int = 5,
         pretrain_iter: int = 10,
         pretrain_reg: float = 0.1,
@@ -590,7 +632,9 @@ class DCF(_CompositionalCodes):
 
     Parameters are CCCF's that apply to one component: ``n_bits``, ``alpha_user``,
     ``alpha_item``, ``max_iter``, ``random_state``, ``rating_scale``, ``tol``,
-    ``n_sweeps``, ``init``, ``init_iter``, ``show_progress``.
+    ``n_sweeps``, ``init``, ``init_iter``, ``show_progress``. ``init`` defaults to
+    ``"relaxed"`` (the paper's): with one component and weights 1 the ``"identical"`` start
+    is a constant score, which carries no information.
     """
 
     def __init__(
@@ -604,7 +648,7 @@ class DCF(_CompositionalCodes):
         rating_scale: tuple[float, float] | None = None,
         tol: float = 1e-4,
         n_sweeps: int = 5,
-        init: Literal["relaxed", "random"] = "relaxed",
+        init: Literal["relaxed", "random", "identical"] = "relaxed",
         init_iter: int = 5,
         show_progress: bool = False,
     ) -> None:

@@ -132,6 +132,29 @@ def test_the_objective_never_increases_after_the_initialisation():
         assert np.all(np.diff(h[1:]) <= 1e-9 * h[1]), h
 
 
+@pytest.mark.parametrize(("G", "r", "h"), [(3, 6, 1.5), (4, 5, 2.0), (2, 7, 0.6)])
+def test_the_identical_start_is_the_best_fit_of_the_weights_alone(G, r, h):
+    """init="identical": one code for every user and one for every item, so r̂_ij = v·m_ij with
+    m_ij = Σ_k η_ik ξ_jk and v = ⟨b, d⟩ ∈ {−r, −r + 2, …, r}. Oracle: the loss of every such v
+    by brute force, the least taken; the penalties are exact because identical rows are
+    orthogonal to any balanced X (1ᵀX = 0): ‖B − X‖² = ‖B‖² + ‖X‖² = 2mr per component. X is
+    then already optimal for B, so the objective never increases from the start on."""
+    R = _ratings(4)
+    m, n = R.shape
+    alpha_user, alpha_item = 0.01, 0.02
+    model = CCCF(G, r, bandwidth=h, init="identical", alpha_user=alpha_user, alpha_item=alpha_item, random_state=0)
+    history = model.set_params(max_iter=6, tol=0.0).fit(R).objective_history_
+    rows, cols = np.repeat(np.arange(m), np.diff(R.indptr)), R.indices
+    mass = np.sum(model.weights_user_[rows] * model.weights_item_[cols], axis=1)
+    lo, hi = R.data.min(), R.data.max()
+    target = (2 * r * (R.data - lo) / (hi - lo) - r) * mass.mean()
+    best = min(float(np.sum((target - v * mass) ** 2)) for v in range(-r, r + 1, 2))
+    penalty = 2 * G * r * (alpha_user * m + alpha_item * n)
+    assert history[0] == pytest.approx(best + penalty, rel=1e-12)
+    assert np.all(np.diff(history) <= 1e-9 * history[0]), history
+    assert history[-1] < history[0]  # the codes learn from the start
+
+
 def test_the_reported_objective_is_the_loss_of_the_fitted_codes_plus_its_bounded_penalties():
     """Reported by an audit: objective_history_ was checked only against itself. Recomputed here
     from the fitted codes and weights in numpy: the loss Σ_observed (t_ij − r̂_ij)², t the
@@ -156,10 +179,11 @@ def test_the_reported_objective_is_the_loss_of_the_fitted_codes_plus_its_bounded
         assert loss - 1e-9 * loss <= final <= loss + penalty, (type(model).__name__, loss, final, penalty)
 
 
-def test_cccf_with_one_component_is_dcf():
+@pytest.mark.parametrize("init", ["relaxed", "identical", "random"])
+def test_cccf_with_one_component_is_dcf(init):
     R = _ratings(1)
-    a = CCCF(n_components=1, n_bits=6, random_state=3).fit(R)
-    b = DCF(n_bits=6, random_state=3).fit(R)
+    a = CCCF(n_components=1, n_bits=6, random_state=3, init=init).fit(R)
+    b = DCF(n_bits=6, random_state=3, init=init).fit(R)
     np.testing.assert_array_equal(a.codes_user_, b.codes_user_)
     np.testing.assert_array_equal(a.codes_item_, b.codes_item_)
     np.testing.assert_array_equal(a.weights_user_, np.ones((R.shape[0], 1)))
