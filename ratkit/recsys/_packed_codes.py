@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ratkit._jit import njit
+from ratkit._jit import njit, popcount
 from ratkit._validation import check_int, check_real
 from ratkit.exceptions import ParameterError
 from ratkit.recsys._ranking import top_n
@@ -191,31 +191,25 @@ def item_table(item_codes: np.ndarray, item_weights: np.ndarray, n_bits: int, *,
 
 
 @njit
-def _popcount8(x):  # pragma: no cover
-    """Set bits of a uint8 (SWAR: 2-, 4-, then 8-bit sums; no table, so it vectorises)."""
-    x = np.uint8(x - ((x >> np.uint8(1)) & np.uint8(0x55)))
-    x = np.uint8((x & np.uint8(0x33)) + ((x >> np.uint8(2)) & np.uint8(0x33)))
-    return np.uint8((x + (x >> np.uint8(4))) & np.uint8(0x0F))
-
-
-@njit
 def _score_rows(rows, users_codes, users_weights, codes, weights, n_bits, last_mask, out):  # pragma: no cover
     """``out[t, j] = Σ_{k: η_ik ≠ 0} η_ik ξ_jk (n_bits − 2·Σ_q popcount(b_ikq XOR d_jkq))``, i = rows[t].
 
     Components where the user's weight is 0 are skipped (cost n·nnz(η_i)); an item weight
     of 0 contributes a zero product (a branch per item would stop the vectorisation).
     ``last_mask`` keeps the real bits of a component's last byte, so padding never counts.
-    Returns the position in ``rows`` of the first index outside [0, m), or −1 (compiled code
-    does not check bounds: an unchecked index would read another array's memory).
+    Each term is ``(η_ik·ξ_jk)·(n_bits − 2·Hamming)``, added to ``out[t, j]`` in the order of
+    the components (floats round the same way on every path). Returns the position in
+    ``rows`` of the first index outside [0, m), or −1 (compiled code does not check bounds:
+    an unchecked index would read another array's memory).
     """
     g, n_w, n = codes.shape
     m = users_codes.shape[0]
     for t in range(rows.shape[0]):
         if rows[t] < 0 or rows[t] >= m or users_weights.shape[0] != m:
             return t
-    hamming = np.empty(n, dtype=np.int32)
     r = out.dtype.type(n_bits)
     two = out.dtype.type(2)
+    hamming = np.empty(n if n_w > 1 else 0, dtype=np.int32)  # several bytes a component only
     for t in range(rows.shape[0]):
         i = rows[t]
         row = out[t]
@@ -230,7 +224,7 @@ def _score_rows(rows, users_codes, users_weights, codes, weights, n_bits, last_m
                 b = np.uint8(users_codes[i, k, 0] & last_mask)
                 byte = codes[k, 0]
                 for j in range(n):
-                    x = _popcount8(np.uint8(b ^ np.uint8(byte[j] & last_mask)))
+                    x = popcount(np.uint8(b ^ np.uint8(byte[j] & last_mask)))
                     row[j] += a * wk[j] * (r - two * out.dtype.type(x))
                 continue
             for j in range(n):
@@ -240,7 +234,7 @@ def _score_rows(rows, users_codes, users_weights, codes, weights, n_bits, last_m
                 b = np.uint8(users_codes[i, k, q] & mask)
                 byte = codes[k, q]
                 for j in range(n):
-                    hamming[j] += np.int32(_popcount8(np.uint8(b ^ np.uint8(byte[j] & mask))))
+                    hamming[j] += np.int32(popcount(np.uint8(b ^ np.uint8(byte[j] & mask))))
             for j in range(n):
                 row[j] += a * wk[j] * (r - two * out.dtype.type(hamming[j]))
     return -1
@@ -377,8 +371,9 @@ def packed_scores(
     with weights in [0, 1] and ``e ≤ 10⁶`` it holds for any ``r·G < 9·10⁶``).
 
     Cost: ``nnz(η)`` Hamming distances per item, in a loop over the items that the compiler
-    vectorises (per-byte popcounts by SWAR bit tricks). This builds the item table on every
-    call; a model scores against one built once (:func:`item_table`, :func:`table_scores`).
+    vectorises (per-byte popcounts: AVX-512 VPOPCNTB where the CPU has it). This builds the
+    item table on every call; a model scores against one built once (:func:`item_table`,
+    :func:`table_scores`).
     """
     user_codes = np.asarray(user_codes)
     if user_codes.ndim != 2:
