@@ -154,12 +154,14 @@ class ItemTable(NamedTuple):
     codes: np.ndarray
     weights: np.ndarray
     n_bits: int
-    #: the real bits of a component's last byte (``_LAST_MASKS``): padding never counts
+    #: the real bits of a component's last byte (``_LAST_MASKS``): padding never counts (the
+    #: compiled loop derives the same mask from ``n_bits`` and W)
     last_mask: np.uint8
 
 
 #: The mask of a component's last byte, by the number of padding bits in it.
 _LAST_MASKS = tuple(np.uint8((0xFF << p) & 0xFF) for p in range(8))
+_NDARRAY = np.ndarray
 _UINT8 = np.dtype(np.uint8)
 _INT64 = np.dtype(np.int64)
 #: The largest |integer score| accumulated in int32; beyond it scores accumulate in int64.
@@ -190,23 +192,45 @@ def item_table(item_codes: np.ndarray, item_weights: np.ndarray, n_bits: int, *,
     return ItemTable(codes, np.ascontiguousarray(item_weights.T, dtype=dtype), n_bits, mask)
 
 
+#: What :func:`_score_rows` returns for shapes that do not fit together (a row index outside
+#: the users is reported by its position in ``rows``, ≥ 0; success is −1).
+_BAD_SHAPES = -2
+
+
 @njit
-def _score_rows(rows, users_codes, users_weights, codes, weights, n_bits, last_mask, out):  # pragma: no cover
+def _score_rows(rows, users_codes, users_weights, codes, weights, n_bits, out):  # pragma: no cover
     """``out[t, j] = Σ_{k: η_ik ≠ 0} η_ik ξ_jk (n_bits − 2·Σ_q popcount(b_ikq XOR d_jkq))``, i = rows[t].
 
     Components where the user's weight is 0 are skipped (cost n·nnz(η_i)); an item weight
     of 0 contributes a zero product (a branch per item would stop the vectorisation).
-    ``last_mask`` keeps the real bits of a component's last byte, so padding never counts.
+    Padding bits (those of a component's last byte beyond ``n_bits``) never count.
     Each term is ``(η_ik·ξ_jk)·(n_bits − 2·Hamming)``, added to ``out[t, j]`` in the order of
-    the components (floats round the same way on every path). Returns the position in
-    ``rows`` of the first index outside [0, m), or −1 (compiled code does not check bounds:
-    an unchecked index would read another array's memory).
+    the components (floats round the same way on every path).
+
+    Compiled code does not check bounds (an unchecked index reads or writes another array's
+    memory), so every shape is checked here first: returns ``_BAD_SHAPES`` when the arrays do
+    not fit together (users_codes (m, G, W), users_weights (m, G), weights (G, n),
+    out (len(rows), n), ``8W − 8 < n_bits ≤ 8W``), else the position in ``rows`` of the first
+    index outside [0, m), else −1 (scored).
     """
     g, n_w, n = codes.shape
     m = users_codes.shape[0]
+    if (
+        users_codes.shape[1] != g
+        or users_codes.shape[2] != n_w
+        or users_weights.shape[0] != m
+        or users_weights.shape[1] != g
+        or weights.shape[0] != g
+        or weights.shape[1] != n
+        or out.shape[0] != rows.shape[0]
+        or out.shape[1] != n
+        or not 0 <= 8 * n_w - n_bits < 8
+    ):
+        return _BAD_SHAPES
     for t in range(rows.shape[0]):
-        if rows[t] < 0 or rows[t] >= m or users_weights.shape[0] != m:
+        if rows[t] < 0 or rows[t] >= m:
             return t
+    last_mask = np.uint8((0xFF << (8 * n_w - n_bits)) & 0xFF)  # the real bits of the last byte
     r = out.dtype.type(n_bits)
     two = out.dtype.type(2)
     hamming = np.empty(n if n_w > 1 else 0, dtype=np.int32)  # several bytes a component only
@@ -252,50 +276,71 @@ def table_scores(
     weights are cast to it). ``rows`` (int64 indices) picks the users scored, shape
     (len(rows), n), without copying them out; ``out`` is an array of that shape and dtype
     to fill (the retrieval loop reuses one)."""
-    g, n_w, n = table.codes.shape
-    dtype = table.weights.dtype
-    # the retrieval hot path: the cheapest attribute checks that make the compiled call safe
-    # (any memory layout compiles; the row indices are checked inside it), no copies
-    fast = (
-        type(users_codes) is np.ndarray
+    codes, weights, n_bits, _ = table
+    dtype = weights.dtype
+    # the retrieval hot path: in Python only what picks the compiled specialisation (types,
+    # dtypes, numbers of axes; any memory layout compiles); the shapes and the row indices
+    # are checked inside the compiled call, which refuses them before reading (no copies)
+    if not (
+        type(users_codes) is _NDARRAY
         and users_codes.dtype is _UINT8
         and users_codes.ndim == 3
-        and type(users_weights) is np.ndarray
+        and type(users_weights) is _NDARRAY
         and users_weights.dtype is dtype
         and users_weights.ndim == 2
-    )
-    if fast:
-        shape = users_codes.shape
-        fast = shape[1] == g and shape[2] == n_w and users_weights.shape[1] == g
-    if not fast:
-        users_codes = _check_packed(users_codes, "users_codes", table.n_bits, 3)
-        m = users_codes.shape[0]
-        if users_codes.shape[1] != g:
-            raise ParameterError(
-                f"users_codes must have G = {g} components like the items'. Got {users_codes.shape[1]}."
-            )
-        users_weights = _check_weights(users_weights, "users_weights", (m, g))
-        if dtype.kind != "f" and users_weights.dtype.kind not in "biu":
-            raise ParameterError("users_weights must be integers to score against integer item weights.")
-        users_weights = np.ascontiguousarray(users_weights, dtype=dtype)
+    ):
+        users_codes, users_weights = _users_for(table, users_codes, users_weights)
     if rows is None:
         rows = np.arange(users_codes.shape[0])
-    elif not (type(rows) is np.ndarray and rows.dtype is _INT64 and rows.ndim == 1):
+    elif not (type(rows) is _NDARRAY and rows.dtype is _INT64 and rows.ndim == 1):
         rows = np.asarray(rows, dtype=np.int64).reshape(-1)
     if out is None:
-        out = np.empty((rows.shape[0], n), dtype=dtype)
-    elif not (type(out) is np.ndarray and out.dtype == dtype and out.ndim == 2 and out.shape[0] == rows.shape[0]
-              and out.shape[1] == n):  # fmt: skip
-        raise ParameterError(f"out must be a {dtype} array of shape {(rows.shape[0], n)}.")
-    bad = _score_rows(rows, users_codes, users_weights, table.codes, table.weights, table.n_bits, table.last_mask, out)
-    if bad >= 0:
-        if users_weights.shape[0] != users_codes.shape[0]:
-            raise ParameterError(
-                f"users_weights must have one row per user of users_codes ({users_codes.shape[0]}). "
-                f"Got shape {users_weights.shape} instead."
-            )
-        raise ParameterError(f"rows must index the {users_codes.shape[0]} users; got {int(rows[bad])}.")
+        out = np.empty((rows.shape[0], codes.shape[2]), dtype=dtype)
+    elif not (type(out) is _NDARRAY and out.ndim == 2 and (out.dtype is dtype or out.dtype == dtype)):
+        raise ParameterError(f"out must be a {dtype} array of shape {(rows.shape[0], codes.shape[2])}.")
+    bad = _score_rows(rows, users_codes, users_weights, codes, weights, n_bits, out)
+    if bad != -1:
+        _refuse(table, users_codes, users_weights, rows, out, bad)
     return out
+
+
+def _users_for(table: ItemTable, users_codes: Any, users_weights: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Users' codes and weights checked and converted for :func:`table_scores`: C-contiguous
+    uint8 codes (m, G, W) and weights (m, G) cast to the table's dtype."""
+    g = table.codes.shape[0]
+    dtype = table.weights.dtype
+    users_codes = _check_packed(users_codes, "users_codes", table.n_bits, 3)
+    m = users_codes.shape[0]
+    if users_codes.shape[1] != g:
+        raise ParameterError(f"users_codes must have G = {g} components like the items'. Got {users_codes.shape[1]}.")
+    users_weights = _check_weights(users_weights, "users_weights", (m, g))
+    if dtype.kind != "f" and users_weights.dtype.kind not in "biu":
+        raise ParameterError("users_weights must be integers to score against integer item weights.")
+    return users_codes, np.ascontiguousarray(users_weights, dtype=dtype)
+
+
+def _refuse(
+    table: ItemTable, users_codes: np.ndarray, users_weights: np.ndarray, rows: np.ndarray, out: np.ndarray, bad: int
+) -> None:
+    """Raise the ParameterError for the arguments :func:`_score_rows` refused (it returned ``bad``)."""
+    g, n_w, n = table.codes.shape
+    m = users_codes.shape[0]
+    if users_codes.shape[1:] != (g, n_w):
+        _users_for(table, users_codes, users_weights)  # raises, naming the axis
+    if users_weights.shape[0] != m:
+        raise ParameterError(
+            f"users_weights must have one row per user of users_codes ({m}). Got shape {users_weights.shape} instead."
+        )
+    if users_weights.shape != (m, g):
+        raise ParameterError(f"users_weights must have shape {(m, g)}. Got shape {users_weights.shape} instead.")
+    if out.shape != (rows.shape[0], n):
+        raise ParameterError(f"out must be a {table.weights.dtype} array of shape {(rows.shape[0], n)}.")
+    if bad >= 0:
+        raise ParameterError(f"rows must index the {m} users; got {int(rows[bad])}.")
+    raise ParameterError(
+        f"table does not hold together: codes of shape {table.codes.shape}, weights of shape "
+        f"{table.weights.shape}, n_bits = {table.n_bits}; build it with item_table."
+    )
 
 
 @njit

@@ -302,6 +302,29 @@ def test_table_scores_refuses_rows_outside_the_users_instead_of_reading_other_me
     )
 
 
+def test_table_scores_refuses_shapes_that_do_not_fit_before_reading():
+    # the hot path leaves the shapes to the compiled call, which checks them before any read
+    from ratkit.recsys._packed_codes import item_table, table_scores
+
+    b, d, eta, xi = problem(8, 3, 9)
+    table = item_table(pack_codes(d), xi, 9)
+    codes = pack_codes(b)
+    with pytest.raises(ParameterError, match="G = 3 components"):
+        table_scores(table, codes[:, :2], eta)
+    with pytest.raises(ParameterError, match="ceil"):
+        table_scores(table, np.concatenate([codes, codes[..., :1]], axis=2), eta)
+    with pytest.raises(ParameterError, match=r"users_weights must have shape \(12, 3\)"):
+        table_scores(table, codes, np.hstack([eta, eta[:, :1]]))
+    with pytest.raises(ParameterError, match=r"out must be a float64 array of shape \(2, 60\)"):
+        table_scores(table, codes, eta, rows=np.array([0, 1], dtype=np.int64), out=np.empty((2, 59)))
+    with pytest.raises(ParameterError, match=r"out must be a float64 array of shape \(2, 60\)"):
+        table_scores(table, codes, eta, rows=np.array([0, 1], dtype=np.int64), out=np.empty((1, 60)))
+    with pytest.raises(ParameterError, match="table does not hold together"):
+        table_scores(table._replace(weights=table.weights[:, :-1]), codes, eta)
+    with pytest.raises(ParameterError, match="table does not hold together"):
+        table_scores(table._replace(n_bits=17), codes, eta)
+
+
 def test_table_scores_of_non_contiguous_inputs_equal_those_of_contiguous_copies():
     from ratkit.recsys._packed_codes import item_table, table_scores
 
