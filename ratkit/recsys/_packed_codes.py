@@ -205,7 +205,9 @@ def _score_rows(rows, users_codes, users_weights, codes, weights, n_bits, out): 
     of 0 contributes a zero product (a branch per item would stop the vectorisation).
     Padding bits (those of a component's last byte beyond ``n_bits``) never count.
     Each term is ``(η_ik·ξ_jk)·(n_bits − 2·Hamming)``, added to ``out[t, j]`` in the order of
-    the components (floats round the same way on every path).
+    the components, starting from 0 (floats round the same way on every path; the first term
+    is written as ``0 + term`` rather than after a pass zeroing the row, same result: −0.0
+    becomes +0.0).
 
     Compiled code does not check bounds (an unchecked index reads or writes another array's
     memory), so every shape is checked here first: returns ``_BAD_SHAPES`` when the arrays do
@@ -233,12 +235,12 @@ def _score_rows(rows, users_codes, users_weights, codes, weights, n_bits, out): 
     last_mask = np.uint8((0xFF << (8 * n_w - n_bits)) & 0xFF)  # the real bits of the last byte
     r = out.dtype.type(n_bits)
     two = out.dtype.type(2)
+    zero = out.dtype.type(0)
     hamming = np.empty(n if n_w > 1 else 0, dtype=np.int32)  # several bytes a component only
     for t in range(rows.shape[0]):
         i = rows[t]
         row = out[t]
-        for j in range(n):
-            row[j] = 0
+        first = True  # the first component visited writes 0 + its term: no pass zeroing the row
         for k in range(g):
             a = users_weights[i, k]
             if a == 0:
@@ -249,18 +251,22 @@ def _score_rows(rows, users_codes, users_weights, codes, weights, n_bits, out): 
                 byte = codes[k, 0]
                 for j in range(n):
                     x = popcount(np.uint8(b ^ np.uint8(byte[j] & last_mask)))
-                    row[j] += a * wk[j] * (r - two * out.dtype.type(x))
+                    row[j] = (zero if first else row[j]) + a * wk[j] * (r - two * out.dtype.type(x))
+                first = False
                 continue
-            for j in range(n):
-                hamming[j] = 0
             for q in range(n_w):
                 mask = last_mask if q == n_w - 1 else np.uint8(0xFF)
                 b = np.uint8(users_codes[i, k, q] & mask)
                 byte = codes[k, q]
                 for j in range(n):
-                    hamming[j] += np.int32(popcount(np.uint8(b ^ np.uint8(byte[j] & mask))))
+                    x = np.int32(popcount(np.uint8(b ^ np.uint8(byte[j] & mask))))
+                    hamming[j] = x if q == 0 else hamming[j] + x
             for j in range(n):
-                row[j] += a * wk[j] * (r - two * out.dtype.type(hamming[j]))
+                row[j] = (zero if first else row[j]) + a * wk[j] * (r - two * out.dtype.type(hamming[j]))
+            first = False
+        if first:  # no component visited (every weight of the user is 0)
+            for j in range(n):
+                row[j] = 0
     return -1
 
 

@@ -358,8 +358,9 @@ def unpacked_oracle(packed_users, eta, packed_items, xi, r):
 def test_table_scores_equal_an_unpackbits_oracle(kind, g, r):
     """table_scores of an int32, int64 and float64 table, zero weights on both sides and set
     padding bits, all users at once, a subset of rows in any order, and one user a call into a
-    reused ``rows``/``out`` (the retrieval loop): equal to :func:`unpacked_oracle`, integers and
-    floats bit for bit; floats also within 1e-12 of the einsum of the ±1 codes."""
+    reused ``rows``/``out`` (the retrieval loop): equal to :func:`unpacked_oracle` bit for bit
+    (floats too, the sign of a zero included: an item weight −0.0 adds a −0.0 term to +0.0);
+    floats also within 1e-12 of the einsum of the ±1 codes."""
     from ratkit.recsys._packed_codes import item_table, table_scores
 
     rng = np.random.default_rng(1000 * g + r)
@@ -367,7 +368,7 @@ def test_table_scores_equal_an_unpackbits_oracle(kind, g, r):
     b, d = random_codes(rng, (m, g, r)), random_codes(rng, (n, g, r))
     eta, xi = sparse_weights(rng, m, g, density=0.6), sparse_weights(rng, n, g, density=0.8)
     eta[2] = rng.random(g) + 0.1  # a dense user
-    xi[3] = 0.0  # an item with no weight
+    xi[3] = -0.0  # an item with no weight (0 once integer)
     if kind == "int32":
         eta, xi = integer_weights(eta, 100.0), integer_weights(xi, 100.0)
     elif kind == "int64":  # too large for int32 scores
@@ -383,16 +384,19 @@ def test_table_scores_equal_an_unpackbits_oracle(kind, g, r):
     expected = unpacked_oracle(pb, eta, pd, table.weights.T, r)
     assert expected.dtype == np.dtype(kind)
 
-    np.testing.assert_array_equal(table_scores(table, pb, eta), expected)
+    def same_bits(got, want):
+        np.testing.assert_array_equal(np.ascontiguousarray(got).view(np.uint8), want.view(np.uint8))
+
+    same_bits(table_scores(table, pb, eta), expected)
     rows = np.array([4, 0, 8, 4, 1], dtype=np.int64)
     out = np.full((len(rows), n), 77, dtype=table.weights.dtype)  # overwritten, not added to
     assert table_scores(table, pb, eta, rows=rows, out=out) is out
-    np.testing.assert_array_equal(out, expected[rows])
+    same_bits(out, expected[rows])
     row, one = np.zeros(1, dtype=np.int64), np.empty((1, n), dtype=table.weights.dtype)
     for i in range(m):
         row[0] = i
-        np.testing.assert_array_equal(table_scores(table, pb, eta, rows=row, out=one)[0], expected[i])
-    assert np.all(expected[1] == 0)  # the user with no weight
+        same_bits(table_scores(table, pb, eta, rows=row, out=one)[0], expected[i])
+    assert np.all(expected[1] == 0) and not np.signbit(expected[:, 3]).any()  # no user weight; no item weight
     if kind == "float64":
         size = r * np.einsum("ik,jk->ij", eta, xi)
         assert np.all(np.abs(expected - exact_scores(eta, b, xi, d)) <= 1e-12 * np.maximum(size, 1e-300))
