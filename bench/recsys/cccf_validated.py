@@ -4,14 +4,19 @@ Protocol 1 of ``bench.recsys.cccf`` (MovieLens 100K, explicit ratings; per user 
 the ratings held out, seeded; each user's held-out rated items ranked; NDCG@10 with gain
 2^rating − 1, ties averaged), over ``--seeds`` seeds. For each seed s the training half is split
 again per user (seed 100 + s) into an inner training half and a validation half. CCCF's
-anchors ∈ ``--anchors`` and bandwidth h ∈ ``--bandwidths`` are chosen by validation NDCG@10,
-and so is DCF's α₁ = α₂ ∈ ``--dcf-alpha`` (its only setting at a fixed code length); each
-chosen model is refitted on the whole training half and scored on the test half. Both score
+anchors ∈ ``--anchors``, bandwidth h ∈ ``--bandwidths`` and initialisation ∈ ``--inits`` are
+chosen by validation NDCG@10, and so are DCF's α₁ = α₂ ∈ ``--dcf-alpha`` (its only setting at
+a fixed code length besides the initialisation) and initialisation ∈ ``--inits``: by default
+both grids have 12 settings. Each chosen model is refitted on the whole training half and
+scored on the test half. Both score
 by their default path: CCCF with integer weights ⌊e·w⌉ (``--weight-scale``) on packed codes,
 DCF by Hamming ranking. The test half is never looked at before the choice.
 
 The summary gives the per-seed difference CCCF − DCF: its mean, standard deviation, standard
-error and the 95 % Student-t confidence interval of the mean.
+error and the 95 % Student-t confidence interval of the mean. Two more comparisons check that a
+win does not come from DCF's choice going wrong: against DCF at its defaults, and against the
+best of DCF's whole grid *on the test half itself* (an oracle choice that favours DCF; each DCF
+setting is refitted on the training half for it; ``--no-oracle`` skips it).
 
 Then, for the seed-0 models, the per-user top-10 retrieval time of the chosen CCCF setting, of
 CCCF at its defaults (shared k-means anchors, h = 0.7, the reference code's h) and of DCF against MF's float scoring
@@ -64,15 +69,16 @@ def choose(fit: Any, grid: list[dict[str, Any]], inner: sp.csr_matrix, val: sp.c
     return grid[best], scores[best]
 
 
-def summary(diffs: np.ndarray) -> str:
+def summary(diffs: np.ndarray, against: str = "DCF") -> str:
+    """Mean, spread and 95 % Student-t interval of the per-seed differences CCCF − ``against``."""
     n = diffs.size
     mean, std = float(diffs.mean()), float(diffs.std(ddof=1)) if n > 1 else 0.0
     se = std / np.sqrt(n)
     half = float(stats.t.ppf(0.975, n - 1)) * se if n > 1 else float("nan")
     wins = int((diffs >= 0).sum())
     return (
-        f"per-seed difference CCCF − DCF over {n} seeds: mean {mean:+.4f}, std {std:.4f}, standard error {se:.4f}, "
-        f"95 % CI [{mean - half:+.4f}, {mean + half:+.4f}]; CCCF ≥ DCF on {wins} of {n} seeds"
+        f"per-seed difference CCCF − {against} over {n} seeds: mean {mean:+.4f}, std {std:.4f}, standard error {se:.4f}, "
+        f"95 % CI [{mean - half:+.4f}, {mean + half:+.4f}]; CCCF ahead or level on {wins} of {n} seeds"
     )
 
 
@@ -87,16 +93,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cccf", type=pair, default=(8, 8), help="G,r of CCCF (default 8,8); DCF gets G·r bits")
     parser.add_argument("--anchors", nargs="+", default=["kmeans", "kmedoids"], help="CCCF anchors to choose from")
     parser.add_argument("--bandwidths", type=float, nargs="+", default=[1.25, 1.5, 2.0], help="CCCF h to choose from")
-    parser.add_argument("--dcf-alpha", type=float, nargs="+", default=[1e-4, 1e-3, 1e-2], help="DCF α to choose from")
+    parser.add_argument(
+        "--dcf-alpha", type=float, nargs="+", default=[1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0], help="DCF α to choose from"
+    )
+    parser.add_argument(
+        "--inits", nargs="+", default=["identical", "relaxed"], help="initialisations both models choose from"
+    )
     parser.add_argument("--weight-scale", type=float, default=100.0, help="CCCF's e (default 100)")
+    parser.add_argument(
+        "--no-oracle",
+        dest="oracle",
+        action="store_false",
+        help="skip refitting every DCF setting to find its best on the test half (the oracle column)",
+    )
     parser.add_argument("--timing-users", type=int, default=200, help="users timed (default 200; 0 skips timing)")
     parser.add_argument("--repeats", type=int, default=5, help="timing rounds, least taken (default 5)")
     args = parser.parse_args(argv)
     data = load_movielens(args.data).matrix.tocsr()
     G, r = args.cccf
     e = args.weight_scale
-    cccf_grid = [{"anchors": a, "bandwidth": h} for a, h in itertools.product(args.anchors, args.bandwidths)]
-    dcf_grid = [{"alpha_user": a, "alpha_item": a} for a in args.dcf_alpha]
+    cccf_grid = [
+        {"anchors": a, "bandwidth": h, "init": i}
+        for a, h, i in itertools.product(args.anchors, args.bandwidths, args.inits)
+    ]
+    dcf_grid = [{"alpha_user": a, "alpha_item": a, "init": i} for a, i in itertools.product(args.dcf_alpha, args.inits)]
 
     def fit_cccf(setting: dict[str, Any], ratings: sp.csr_matrix, seed: int) -> CCCF:
         return CCCF(G, r, weight_scale=e, random_state=seed, **setting).fit(ratings)
@@ -107,14 +127,17 @@ def main(argv: list[str] | None = None) -> int:
     print(machine() + "\n")
     print(
         f"Protocol 1 (rating ranking), MovieLens 100K, NDCG@10 on the test half; CCCF G={G} r={r} (e={e:g}) chooses "
-        f"anchors ∈ {args.anchors} × h ∈ {args.bandwidths}, DCF r={G * r} chooses α ∈ {args.dcf_alpha}, both by "
-        "validation NDCG@10 on a per-user half of the training half (seed 100 + s).\n"
+        f"anchors ∈ {args.anchors} × h ∈ {args.bandwidths} × init ∈ {args.inits}, DCF r={G * r} chooses "
+        f"α ∈ {args.dcf_alpha} × init ∈ {args.inits}, both by validation NDCG@10 on a per-user half of the "
+        "training half (seed 100 + s).\n"
     )
     print(
-        "| seed | CCCF chosen | CCCF validation | CCCF test | DCF chosen α | DCF validation | DCF test | difference |"
+        "| seed | CCCF chosen | CCCF validation | CCCF test | DCF chosen | DCF validation | DCF test | difference "
+        "| DCF at its defaults, test | DCF's best setting on test (oracle) |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     diffs, chosen0, models0 = [], None, {}
+    defaults, oracle = [], []  # CCCF − DCF at its defaults; CCCF − DCF's best setting on the test half
     for seed in range(args.seeds):
         train, test = split_half(data, seed)
         inner, val = split_half(train, 100 + seed)
@@ -122,16 +145,24 @@ def main(argv: list[str] | None = None) -> int:
             c_set, c_val = choose(lambda s, d: fit_cccf(s, d, seed), cccf_grid, inner, val)
             d_set, d_val = choose(lambda s, d: fit_dcf(s, d, seed), dcf_grid, inner, val)
             cccf, dcf = fit_cccf(c_set, train, seed), fit_dcf(d_set, train, seed)
-        c, d = ndcg10(cccf, test), ndcg10(dcf, test)
+            c, d = ndcg10(cccf, test), ndcg10(dcf, test)
+            d_default = ndcg10(DCF(G * r, random_state=seed).fit(train), test)
+            d_best = max([ndcg10(fit_dcf(setting, train, seed), test) for setting in dcf_grid]) if args.oracle else d
         diffs.append(c - d)
+        defaults.append(c - d_default)
+        oracle.append(c - d_best)
         if seed == 0:
             chosen0, models0 = c_set, {"cccf": cccf, "dcf": dcf, "train": train}
         print(
-            f"| {seed} | {c_set['anchors']}, h={c_set['bandwidth']:g} | {c_val:.4f} | {c:.4f} | "
-            f"{d_set['alpha_user']:g} | {d_val:.4f} | {d:.4f} | {c - d:+.4f} |",
+            f"| {seed} | {c_set['anchors']}, h={c_set['bandwidth']:g}, {c_set['init']} | {c_val:.4f} | {c:.4f} | "
+            f"α={d_set['alpha_user']:g}, {d_set['init']} | {d_val:.4f} | {d:.4f} | {c - d:+.4f} | {d_default:.4f} | "
+            + (f"{d_best:.4f} |" if args.oracle else "— |"),
             flush=True,
         )
     print("\n" + summary(np.array(diffs)))
+    print(summary(np.array(defaults), "DCF at its defaults (relaxed init, α = 1e-3)"))
+    if args.oracle:
+        print(summary(np.array(oracle), "DCF's best grid setting on the test half itself (an oracle, favouring DCF)"))
     if args.timing_users and chosen0 is not None:
         timing(models0, chosen0, args)
     say("done")
@@ -148,7 +179,7 @@ def timing(models: dict[str, Any], chosen: dict[str, Any], args: argparse.Namesp
         mf = RatingMF(n_factors=G * r, random_state=0).fit(train)
     users = np.random.default_rng(0).choice(train.shape[0], size=min(args.timing_users, train.shape[0]), replace=False)
     labels = {
-        f"CCCF {chosen['anchors']} h={chosen['bandwidth']:g} (chosen)": models["cccf"],
+        f"CCCF {chosen['anchors']} h={chosen['bandwidth']:g} {chosen['init']} (chosen)": models["cccf"],
         f"CCCF {default.anchors} h={default.bandwidth:g} (defaults)": default,
     }
     scorers = {}
