@@ -77,7 +77,8 @@ def summary(diffs: np.ndarray, against: str = "DCF") -> str:
     half = float(stats.t.ppf(0.975, n - 1)) * se if n > 1 else float("nan")
     wins = int((diffs >= 0).sum())
     return (
-        f"per-seed difference CCCF − {against} over {n} seeds: mean {mean:+.4f}, std {std:.4f}, standard error {se:.4f}, "
+        f"per-seed difference CCCF − {against} over {n} seeds: mean {mean:+.4f}, std {std:.4f}, "
+        f"standard error {se:.4f}, "
         f"95 % CI [{mean - half:+.4f}, {mean + half:+.4f}]; CCCF ahead or level on {wins} of {n} seeds"
     )
 

@@ -45,8 +45,10 @@ Learning (Liu et al. 2019, §3; the authors' code settles what the paper leaves 
    V^(k), then sign. ``"random"``: random signs. For DCF (one component, weights 1) the
    identical start is a constant score and carries no information. On MovieLens 100K the
    identical start is what lifts CCCF above DCF at equal bits (bench/RESULTS.md, "CCCF and
-   DCF"): the weights alone already rank held-out ratings better than DCF's 64-bit codes,
-   and DCD from the relaxed start loses that.
+   DCF"; from the relaxed start the two tie). With k-means anchors the weights alone already
+   rank held-out ratings better than DCF's 64-bit codes, and DCD from the relaxed start loses
+   that; with k-medoids anchors the weights alone rank poorly, yet the identical start helps
+   as much.
 
 Scoring (§3.7): ``recommend`` and ``score`` use the codes packed into bytes with popcount
 (:mod:`ratkit.recsys._packed_codes`), skipping components whose weight is zero; with
