@@ -212,8 +212,8 @@ def _score_rows(rows, users_codes, users_weights, codes, weights, n_bits, out): 
     Compiled code does not check bounds (an unchecked index reads or writes another array's
     memory), so every shape is checked here first: returns ``_BAD_SHAPES`` when the arrays do
     not fit together (users_codes (m, G, W), users_weights (m, G), weights (G, n),
-    out (len(rows), n), ``8W − 8 < n_bits ≤ 8W``), else the position in ``rows`` of the first
-    index outside [0, m), else −1 (scored).
+    out (len(rows), n), ``1 ≤ n_bits`` and ``8W − 8 < n_bits ≤ 8W``), else the position in
+    ``rows`` of the first index outside [0, m), else −1 (scored).
     """
     g, n_w, n = codes.shape
     m = users_codes.shape[0]
@@ -226,6 +226,7 @@ def _score_rows(rows, users_codes, users_weights, codes, weights, n_bits, out): 
         or weights.shape[1] != n
         or out.shape[0] != rows.shape[0]
         or out.shape[1] != n
+        or n_bits < 1
         or not 0 <= 8 * n_w - n_bits < 8
     ):
         return _BAD_SHAPES

@@ -323,6 +323,11 @@ def test_table_scores_refuses_shapes_that_do_not_fit_before_reading():
         table_scores(table._replace(weights=table.weights[:, :-1]), codes, eta)
     with pytest.raises(ParameterError, match="table does not hold together"):
         table_scores(table._replace(n_bits=17), codes, eta)
+    # found by a review: codes of no byte with n_bits ≤ 0 passed 8W − 8 < n_bits ≤ 8W and the
+    # several-bytes loop read a Hamming buffer of length 0 (garbage scores, no error)
+    for n_bits in (0, -3):
+        with pytest.raises(ParameterError, match="table does not hold together"):
+            table_scores(table._replace(codes=table.codes[:, :0], n_bits=n_bits), codes[..., :0], eta)
 
 
 def test_table_scores_of_non_contiguous_inputs_equal_those_of_contiguous_copies():
