@@ -28,7 +28,7 @@ codes, CCCF with integer weights ⌊e·w⌉ on packed codes, DCF by Hamming rank
 (integer weights 1), all three by the models' path (item table built once, ``table_scores``
 per user), and MF with float dot products ``U[u] @ V.T`` at G·r dimensions (float64 and
 float32). A profile splits the time into the Python call, the compiled loop and the top-k.
-The timed models are protocol 1's seed-0 fits.
+The timed models are protocol 1's fits at its first seed.
 
 The "MF (ALS)" rows are ratkit's rating MF (``_component_weights.pretrain_factors``: ALS on the
 centred ratings, weighted-λ ridge 0.1, 10 sweeps), the one CCCF pre-trains with.
@@ -57,7 +57,7 @@ from threadpoolctl import threadpool_limits
 from bench.recsys._splits import split_by_rank
 from ratkit.recsys import CCCF, DCF, MFAUC, FactorRecommender, Popularity, PureSVD
 from ratkit.recsys._component_weights import pretrain_factors
-from ratkit.recsys._packed_codes import integer_weights, item_table, packed_scores, table_scores, table_top_k
+from ratkit.recsys._packed_codes import integer_weights, item_table, packed_scores, table_scores, top_k_rows
 from ratkit.recsys.datasets import load_movielens
 from ratkit.recsys.evaluation import evaluate, prepare_leave_k_out
 
@@ -192,7 +192,7 @@ def code_models(
         models[f"CCCF G={G} r={r} h={h:g}{suffix}"] = lambda seed, h=h: CCCF(
             G, r, bandwidth=h, weight_scale=e, random_state=seed
         )
-    for variant in ({"init": "relaxed"}, {"anchors": "kmedoids"}):
+    for variant in ({"init": "relaxed"}, {"anchors": "kmedoids"}, {"anchors": "kmedoids", "init": "relaxed"}):
         name = " ".join(f"{key}={value}" for key, value in variant.items())
         models[f"CCCF G={G} r={r} h={DENSE:g} {name}{suffix}"] = lambda seed, v=variant: CCCF(
             G, r, bandwidth=DENSE, weight_scale=e, random_state=seed, **v
@@ -222,7 +222,8 @@ def rating_models(args: argparse.Namespace) -> dict[str, Callable[[int], Any]]:
 
 
 def rating_ranking(data: sp.csr_matrix, args: argparse.Namespace) -> dict[str, Any]:
-    """Protocol 1 over ``args.seeds`` seeds; returns the per-seed NDCG means, fit seconds and seed-0 models."""
+    """Protocol 1 over ``args.seeds`` seeds; returns the per-seed NDCG means, fit seconds and the first
+    seed's models."""
     factories = rating_models(args)
     ndcg: dict[str, list[np.ndarray]] = {}
     fit_s: dict[str, list[float]] = {}
@@ -296,7 +297,11 @@ def print_rating_ranking(result: dict[str, Any], args: argparse.Namespace) -> No
     print("|---" * (len(KS) + 2) + "|")
     for name, values in ndcg.items():
         v = np.array(values)
-        base = next((m for m in fit_s if name == m or name.startswith(m + " ")), None)
+        # the fitted model a row reads: the longest name it starts with ("… h=1.5 init=relaxed float" is
+        # "… h=1.5 init=relaxed", not "… h=1.5")
+        base = max((m for m in fit_s if name == m or name.startswith(m + " ")), key=len, default=None)
+        if name.endswith("weights alone"):  # nothing fitted: a reading of a fitted model's weights
+            base = None
         fit = f"{np.mean(fit_s[base]):.1f}" if base else ""
         cells = [f"{v[:, t].mean():.4f} ± {v[:, t].std():.4f}" for t in range(len(KS))]
         print(f"| {name} | " + " | ".join(cells) + f" | {fit} |")
@@ -408,7 +413,7 @@ class Scorer:
         compiled_top: Callable[[int], Any] | None = None,
     ) -> None:
         self.one, self.many = one, many
-        #: score + top-10 in one compiled call (packed codes only: ``table_top_k``)
+        #: score, then the compiled one-pass top-10 (``top_k_rows``) into reused buffers
         self.compiled_top = compiled_top
 
     def retrieve(self, u: int) -> np.ndarray:
@@ -454,22 +459,18 @@ def table_scorer(codes_user: np.ndarray, wu: np.ndarray, codes_item: np.ndarray,
     wu = np.ascontiguousarray(wu, dtype=table.weights.dtype)
     row = np.zeros(1, dtype=np.int64)
     out = np.empty((1, codes_item.shape[0]), dtype=table.weights.dtype)
+    ids, values = np.empty((1, 10), dtype=np.int64), np.empty((1, 10), dtype=out.dtype)
 
     def one(u: int) -> np.ndarray:
         row[0] = u
         return table_scores(table, codes_user, wu, rows=row, out=out)[0]
 
-    return Scorer(
-        one,
-        lambda us: table_scores(table, codes_user, wu, rows=us),
-        lambda u: table_top_k(table, codes_user, wu, row_of(u), 10),
-    )
+    def compiled_top(u: int) -> np.ndarray:
+        row[0] = u
+        top_k_rows(table_scores(table, codes_user, wu, rows=row, out=out), 10, ids, values)
+        return ids
 
-
-def row_of(u: int, _row: np.ndarray = np.zeros(1, dtype=np.int64)) -> np.ndarray:
-    """A reused one-element int64 index array holding ``u``."""
-    _row[0] = u
-    return _row
+    return Scorer(one, lambda us: table_scores(table, codes_user, wu, rows=us), compiled_top)
 
 
 def code_scorers(model: Any, e: float | None, label: str) -> dict[str, Scorer]:
@@ -491,10 +492,20 @@ def code_scorers(model: Any, e: float | None, label: str) -> dict[str, Scorer]:
 def mf_scorers(model: RatingMF, label: str) -> dict[str, Scorer]:
     U, V = model.user_factors_, model.item_factors_
     U32, V32 = U.astype(np.float32), V.astype(np.float32)
-    return {
-        f"{label} float64": Scorer(lambda u: U[u] @ V.T, lambda us: U[us] @ V.T),
-        f"{label} float32": Scorer(lambda u: U32[u] @ V32.T, lambda us: U32[us] @ V32.T),
-    }
+    out = {}
+    for name, (users, items) in {"float64": (U, V), "float32": (U32, V32)}.items():
+        ids, values = np.empty((1, 10), dtype=np.int64), np.empty((1, 10), dtype=users.dtype)
+
+        def compiled_top(u: int, users: np.ndarray = users, items: np.ndarray = items, ids=ids, values=values):
+            top_k_rows((users[u] @ items.T)[None], 10, ids, values)
+            return ids
+
+        out[f"{label} {name}"] = Scorer(
+            lambda u, users=users, items=items: users[u] @ items.T,
+            lambda us, users=users, items=items: users[us] @ items.T,
+            compiled_top,
+        )
+    return out
 
 
 def measure(scorers: dict[str, Scorer], users: np.ndarray, repeats: int) -> dict[str, dict[str, float]]:
@@ -529,16 +540,17 @@ def timings(data: sp.csr_matrix, models: dict[str, Any], args: argparse.Namespac
         settings += [(f"CCCF G={G2} r={r2} h={h:g}", f"DCF r={G2 * r2}", f"MF (ALS) d={G2 * r2}") for h in (0.7, DENSE)]
     n_items = data.shape[1]
     print(
-        f"\nTop-10 retrieval (seed-0 models of protocol 1; {users.size} random users; all {n_items} items scored, "
-        f"then np.argpartition + a sort of the 10; single thread; each call timed alone, least of {args.repeats} "
-        "interleaved rounds per user, mean over the users). µs per user; ratio = MF float64's time / the scorer's "
-        "(> 1: faster than MF), measured in the same run. 'batched': one call scoring all the users "
+        f"\nTop-10 retrieval (seed-{args.first_seed} models of protocol 1; {users.size} random users; all {n_items} "
+        "items scored, then np.argpartition + a sort of the 10; single thread; each call timed alone, least of "
+        f"{args.repeats} interleaved rounds per user, mean over the users). µs per user; ratio = MF float64's time / "
+        "the scorer's (> 1: faster than MF), measured in the same run. 'batched': one call scoring all the users "
         f"(table_scores with all the rows, or the GEMM U[users] @ V.T), best of {args.repeats}, "
         f"divided by {users.size}.\n"
     )
     print(
-        "The last column is the packed scorers' score and top-10 in one compiled call (table_top_k: a one-pass "
-        "sorted buffer of 10), against MF float64's score + argpartition top-10.\n"
+        "The last column is every scorer's score followed by the compiled one-pass top-10 (`top_k_rows`: a sorted "
+        "buffer of 10, into reused arrays), against MF float64's score + the same top-10: like for like. The first "
+        "column uses np.argpartition instead, which numpy makes slow on rows with many tied scores.\n"
     )
     print(
         "| setting | scorer | score + top-10 | ratio | score only | ratio | batched score | ratio "
@@ -554,13 +566,13 @@ def timings(data: sp.csr_matrix, models: dict[str, Any], args: argparse.Namespac
         ref = t[f"{mf_name} float64"]
         for name, row in t.items():
             cells = " | ".join(f"{row[c] * 1e6:.1f} | {ref[c] / row[c]:.2f}" for c in ("top", "score", "batch"))
-            fused = "— | —" if row["ctop"] is None else f"{row['ctop'] * 1e6:.1f} | {ref['top'] / row['ctop']:.2f}"
+            fused = "— | —" if row["ctop"] is None else f"{row['ctop'] * 1e6:.1f} | {ref['ctop'] / row['ctop']:.2f}"
             print(f"| {cccf_name} | {name} | {cells} | {fused} |")
         say(f"timed {cccf_name}")
     print(f"\nCCCF G={G} r={r} at each bandwidth: nnz(w) and retrieval time (µs per user, same protocol as above):\n")
-    print("| h | nnz(η) | nnz(ξ) | nnz(η⊙ξ) per pair | pairs with η⊙ξ = 0 | int e: score + top-10 | int e: batched "
-          "| float w: score + top-10 | float w: batched | MF f64: score + top-10 | MF f64: batched "
-          "| int speed-up vs MF f64 (top-10; batched) |")  # fmt: skip
+    print("| h | nnz(η) | nnz(ξ) | nnz(η⊙ξ) per pair | pairs with η⊙ξ = 0 | int e: score + compiled top-10 "
+          "| int e: batched | float w: score + compiled top-10 | float w: batched | MF f64: score + compiled top-10 "
+          "| MF f64: batched | int speed-up vs MF f64 (top-10; batched) |")  # fmt: skip
     print("|---" * 12 + "|")
     for h in args.bandwidths:
         model = models[f"CCCF G={G} r={r} h={h:g}"]
@@ -569,9 +581,9 @@ def timings(data: sp.csr_matrix, models: dict[str, Any], args: argparse.Namespac
         t = measure(scorers, users, args.repeats)
         n = weight_nnz(model)
         ti, tf, tm = t[f"c int e={e:g}"], t["c float weights"], t["mf"]
-        print(f"| {h:g} | {n[0]:.2f} | {n[1]:.2f} | {n[2]:.2f} | {n[3]:.3f} | {ti['top'] * 1e6:.1f} "
-              f"| {ti['batch'] * 1e6:.2f} | {tf['top'] * 1e6:.1f} | {tf['batch'] * 1e6:.2f} | {tm['top'] * 1e6:.1f} "
-              f"| {tm['batch'] * 1e6:.2f} | {tm['top'] / ti['top']:.2f}; "
+        print(f"| {h:g} | {n[0]:.2f} | {n[1]:.2f} | {n[2]:.2f} | {n[3]:.3f} | {ti['ctop'] * 1e6:.1f} "
+              f"| {ti['batch'] * 1e6:.2f} | {tf['ctop'] * 1e6:.1f} | {tf['batch'] * 1e6:.2f} | {tm['ctop'] * 1e6:.1f} "
+              f"| {tm['batch'] * 1e6:.2f} | {tm['ctop'] / ti['ctop']:.2f}; "
               f"{tm['batch'] / ti['batch']:.2f} |")  # fmt: skip
     profile(models[settings[0][0]], models[settings[0][2]], users, args)
 
