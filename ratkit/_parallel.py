@@ -108,17 +108,24 @@ def _indexed(func: Callable[..., T], index: int, n_shared: int, *args: Any) -> t
 
 
 def _lost_worker_errors() -> tuple[type[BaseException], ...]:
-    """The exceptions that mean a worker process died (not that the task raised)."""
+    """The exceptions that mean a worker process died (not that the task raised): loky's
+    TerminatedWorkerError, and on Dask KilledWorker, or FutureCancelledError when the dead
+    worker took with it data the tasks depend on (the shared arguments scattered to it), so
+    the scheduler cancels them instead of running them again."""
     errors: list[type[BaseException]] = []
     with contextlib.suppress(ImportError):
         from joblib.externals.loky.process_executor import TerminatedWorkerError
 
         errors.append(TerminatedWorkerError)
-    if "distributed" in sys.modules:  # only a Dask cluster raises it, and it imports distributed
+    if "distributed" in sys.modules:  # only a Dask cluster raises them, and it imports distributed
         with contextlib.suppress(ImportError):
             from distributed.scheduler import KilledWorker
 
             errors.append(KilledWorker)
+        with contextlib.suppress(ImportError):
+            from distributed.client import FutureCancelledError
+
+            errors.append(FutureCancelledError)
     return tuple(errors)
 
 

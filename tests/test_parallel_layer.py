@@ -142,3 +142,26 @@ def test_scattered_data_go_straight_to_the_workers_only_when_they_are_reachable(
 
     made = {"local": _local_cluster_stub, "other": object, None: lambda: None}[cluster]()
     assert _direct_to_workers(_ClientStub(direct, made)) is expected
+
+
+@pytest.mark.parametrize("ordered", [True, False])
+def test_tasks_cancelled_because_a_worker_died_with_their_data_raise_a_distributed_error(monkeypatch, ordered):
+    """Seen in a CI run of tests/automata/test_dask_cluster.py: a worker killed mid-Gram took the
+    shared arguments scattered to it, the scheduler cancelled the tasks that needed them, and
+    distributed's FutureCancelledError escaped instead of the DistributedError the docs promise."""
+    distributed = pytest.importorskip("distributed")
+    import ratkit._parallel as layer
+    from ratkit.exceptions import DistributedError
+
+    class CancellingParallel:
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def __call__(self, calls):
+            list(calls)
+            raise distributed.client.FutureCancelledError("batch-key", "lost dependencies")
+            yield  # a generator, as joblib's return_as="generator"
+
+    monkeypatch.setattr(layer.joblib, "Parallel", CancellingParallel)
+    with pytest.raises(DistributedError, match="A worker process died while running the map"):
+        list(parallel_map(_add, [(i,) for i in range(3)], shared=(Shared(1),), n_jobs=2, ordered=ordered, desc="the map"))
