@@ -40,15 +40,15 @@ Learning (Liu et al. 2019, §3; the authors' code settles what the paper leaves 
    r̂_ij = c·Σ_k η_i^(k) ξ_j^(k) with c the least-squares scale of the ratings on Σ_k η ξ
    (rounded to a value ⟨b, d⟩ can take); the paper's remark that with identical codes
    compositional codes are the real-valued weight vectors (§3.2). DCD then learns the codes
-   from there, so the codes add to what the weights know instead of starting from noise.
-   ``"relaxed"`` (the paper's §3.5, DCF's default): the relaxed problem over real U^(k),
-   V^(k), then sign. ``"random"``: random signs. For DCF (one component, weights 1) the
-   identical start is a constant score and carries no information. On MovieLens 100K the
-   identical start is what lifts CCCF above DCF at equal bits (bench/RESULTS.md, "CCCF and
-   DCF"; from the relaxed start the two tie). With k-means anchors the weights alone already
-   rank held-out ratings better than DCF's 64-bit codes, and DCD from the relaxed start loses
-   that; with k-medoids anchors the weights alone rank poorly, yet the identical start helps
-   as much.
+   from that fit instead of from noise. ``"relaxed"`` (the paper's §3.5, DCF's default): the
+   relaxed problem over real U^(k), V^(k), then sign. ``"random"``: random signs. For DCF
+   (one component, weights 1) the identical start is a constant score and carries no
+   information. On MovieLens 100K the identical start is what lifts CCCF above DCF at equal
+   bits (bench/RESULTS.md, "CCCF and DCF"; from the relaxed start the two tie). There, at
+   G = 8 with k-means anchors, the weights alone rank held-out ratings better than DCF's
+   64-bit codes (and about as well as the trained CCCF); with k-medoids anchors they rank
+   poorly, yet the identical start helps as much. Why the start matters that much is not
+   established.
 
 Scoring (§3.7): ``recommend`` and ``score`` use the codes packed into bytes with popcount
 (:mod:`ratkit.recsys._packed_codes`), skipping components whose weight is zero; with
