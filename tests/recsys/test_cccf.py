@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from ratkit.exceptions import DataFormatError, ParameterError
 from ratkit.recsys import CCCF, DCF
 from ratkit.recsys._code_dcd import predictions, sweep_bits, update_codes
-from ratkit.recsys.cccf import _item_major
+from ratkit.recsys.cccf import _item_major, _Problem, _Settings
 
 # -- the bit sweep ---------------------------------------------------------------------------------
 
@@ -153,6 +153,26 @@ def test_the_identical_start_is_the_best_fit_of_the_weights_alone(G, r, h):
     assert history[0] == pytest.approx(best + penalty, rel=1e-12)
     assert np.all(np.diff(history) <= 1e-9 * history[0]), history
     assert history[-1] < history[0]  # the codes learn from the start
+
+
+@pytest.mark.parametrize("r", [5, 6, 7])
+def test_the_identical_start_when_no_observed_pair_shares_a_component(r):
+    """Σ_k η_ik ξ_jk = 0 on every rated pair (users on component 0, items on component 1): the
+    least-squares scale is taken as 0, so ⟨b, d⟩ is a value of {−r, −r + 2, …, r} nearest 0
+    (|⟨b, d⟩| = r mod 2), every user's code is all +1 and every item's the same code."""
+    R = _ratings(5)
+    R.sort_indices()
+    m, n = R.shape
+    eta, xi = np.zeros((m, 2)), np.zeros((n, 2))
+    eta[:, 0] = 1.0
+    xi[:, 1] = 1.0
+    settings = _Settings(2, r, 0.0, 0.0, 1, 0.0, 1, "identical", 1, None, False)
+    problem = _Problem(R.indptr, R.indices, *_item_major(R), np.linspace(-1, 1, R.nnz), eta, xi, settings)
+    B, D = problem.identical_codes()
+    assert B.shape == (2, m, r) and D.shape == (2, n, r)
+    assert (B == 1).all()
+    assert (D == D[0, 0]).all()
+    assert abs(int(D[0, 0].astype(int).sum())) == r % 2  # ⟨(1, …, 1), d⟩ nearest 0
 
 
 def test_the_reported_objective_is_the_loss_of_the_fitted_codes_plus_its_bounded_penalties():
