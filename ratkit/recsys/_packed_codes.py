@@ -153,14 +153,10 @@ class ItemTable(NamedTuple):
 
     codes: np.ndarray
     weights: np.ndarray
+    #: r; the padding bits of a component's last byte (beyond r) never count
     n_bits: int
-    #: the real bits of a component's last byte (``_LAST_MASKS``): padding never counts (the
-    #: compiled loop derives the same mask from ``n_bits`` and W)
-    last_mask: np.uint8
 
 
-#: The mask of a component's last byte, by the number of padding bits in it.
-_LAST_MASKS = tuple(np.uint8((0xFF << p) & 0xFF) for p in range(8))
 _NDARRAY = np.ndarray
 _UINT8 = np.dtype(np.uint8)
 _INT64 = np.dtype(np.int64)
@@ -188,8 +184,7 @@ def item_table(item_codes: np.ndarray, item_weights: np.ndarray, n_bits: int, *,
     else:
         dtype = np.float64
     codes = np.ascontiguousarray(item_codes.transpose(1, 2, 0))
-    mask = _LAST_MASKS[8 * codes.shape[1] - n_bits]
-    return ItemTable(codes, np.ascontiguousarray(item_weights.T, dtype=dtype), n_bits, mask)
+    return ItemTable(codes, np.ascontiguousarray(item_weights.T, dtype=dtype), n_bits)
 
 
 #: What :func:`_score_rows` returns for shapes that do not fit together (a row index outside
@@ -283,7 +278,7 @@ def table_scores(
     weights are cast to it). ``rows`` (int64 indices) picks the users scored, shape
     (len(rows), n), without copying them out; ``out`` is an array of that shape and dtype
     to fill (the retrieval loop reuses one)."""
-    codes, weights, n_bits, _ = table
+    codes, weights, n_bits = table
     dtype = weights.dtype
     # the retrieval hot path: in Python only what picks the compiled specialisation (types,
     # dtypes, numbers of axes; any memory layout compiles); the shapes and the row indices
