@@ -410,7 +410,7 @@ class Scorer:
         self,
         one: Callable[[int], np.ndarray],
         many: Callable[[np.ndarray], np.ndarray],
-        compiled_top: Callable[[int], Any] | None = None,
+        compiled_top: Callable[[int], Any],
     ) -> None:
         self.one, self.many = one, many
         #: score, then the compiled one-pass top-10 (``top_k_rows``) into reused buffers
@@ -514,8 +514,7 @@ def measure(scorers: dict[str, Scorer], users: np.ndarray, repeats: int) -> dict
     for name, scorer in scorers.items():
         calls[name + "|top"] = scorer.retrieve
         calls[name + "|score"] = scorer.one
-        if scorer.compiled_top is not None:
-            calls[name + "|ctop"] = scorer.compiled_top
+        calls[name + "|ctop"] = scorer.compiled_top
     t = per_user_seconds(calls, users, repeats)
     batch = batch_seconds(scorers, users, repeats)
     return {
@@ -523,7 +522,7 @@ def measure(scorers: dict[str, Scorer], users: np.ndarray, repeats: int) -> dict
             "top": t[name + "|top"],
             "score": t[name + "|score"],
             "batch": batch[name],
-            "ctop": t.get(name + "|ctop"),
+            "ctop": t[name + "|ctop"],
         }
         for name in scorers
     }
@@ -566,7 +565,7 @@ def timings(data: sp.csr_matrix, models: dict[str, Any], args: argparse.Namespac
         ref = t[f"{mf_name} float64"]
         for name, row in t.items():
             cells = " | ".join(f"{row[c] * 1e6:.1f} | {ref[c] / row[c]:.2f}" for c in ("top", "score", "batch"))
-            fused = "— | —" if row["ctop"] is None else f"{row['ctop'] * 1e6:.1f} | {ref['ctop'] / row['ctop']:.2f}"
+            fused = f"{row['ctop'] * 1e6:.1f} | {ref['ctop'] / row['ctop']:.2f}"
             print(f"| {cccf_name} | {name} | {cells} | {fused} |")
         say(f"timed {cccf_name}")
     print(f"\nCCCF G={G} r={r} at each bandwidth: nnz(w) and retrieval time (µs per user, same protocol as above):\n")
