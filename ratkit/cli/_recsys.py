@@ -5,7 +5,7 @@ or third-party, with their constructor parameters from ``--param KEY=VALUE``; no
 names a model. A model with a ``show_progress`` parameter shows its fit's progress bar
 (iterations, objective) on standard error unless ``--quiet``. The protocol is
 :func:`ratkit.recsys.evaluation.prepare_leave_k_out` with the defaults below, and the
-numbers are :func:`ratkit.recsys.evaluation.evaluate`'s: the README's Python example calls
+numbers are :func:`ratkit.recsys.evaluation.evaluate`'s: the user guide's Python example calls
 the same two functions with the same defaults.
 """
 
