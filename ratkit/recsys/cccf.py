@@ -18,14 +18,20 @@ Learning (Liu et al. 2019, §3; the authors' code settles what the paper leaves 
    weights are normalised to sum to 1 over the G components** (the items' likewise). A
    user farther than h from every anchor gets weight 1 on its nearest anchor (the
    reference code would leave it all zero and score it 0 everywhere). A small h gives
-   sparse weights. (Shared anchors, against separate k-means paired by affinity, on
-   MovieLens 100K, 3 seeds: NDCG@10 0.653 against 0.594 at h = 0.7.)
+   sparse weights: a user and an item that share no component score 0 whatever their
+   codes. The default h = 1.75 is dense (at G = 8 nearly every weight is non-zero). It was
+   chosen on MovieLens 100K development splits: of h ∈ {1.5, 1.75, 2} (h ≤ 1.25 ranks
+   clearly worse) it ranked held-out ratings best, or level with the best, at G = 4, 8 and
+   16 with 64 code bits, and at it ``CCCF()`` ranks them better than ``DCF(n_bits=64)``
+   (bench/RESULTS.md, "CCCF defaults (issue 34)"). The reference code's h = 0.7, the
+   default before, leaves most user–item pairs sharing no component. Shared k-means
+   anchors were chosen over separate k-means of users and of items paired by affinity in
+   the development of issue 17.
 2. *Ratings* are scaled to s ↦ ω̄·(2r(s − min)/(max − min) − r): [−r, r] as in DCF, times
    ω̄, the mean over the observed pairs of Σ_k η_i^(k) ξ_j^(k), the largest |r̂_ij| is r·Σ_k
    η_i^(k) ξ_j^(k), so the targets are scaled into the range the scores can reach. With
    uniform weights ω̄ = 1/G, the reference code's division by G; with one component
-   (DCF) ω̄ = 1. On MovieLens 100K (5 seeds, NDCG@10) it gives 0.594 at h = 0.7 and 0.721
-   at h = 1.5, against 0.616 and 0.711 for the unscaled [−r, r]. The scale (min, max) is
+   (DCF) ω̄ = 1. The scale (min, max) is
    ``rating_scale`` when declared (a rating outside it is an error), else the least and
    largest stored rating.
 3. *Codes* minimise Σ_{(i,j) observed} (r_ij − r̂_ij)² + α₁ Σ_k ‖B^(k) − X^(k)‖² +
@@ -44,11 +50,8 @@ Learning (Liu et al. 2019, §3; the authors' code settles what the paper leaves 
    relaxed problem over real U^(k), V^(k), then sign. ``"random"``: random signs. For DCF
    (one component, weights 1) the identical start is a constant score and carries no
    information. On MovieLens 100K the identical start is what lifts CCCF above DCF at equal
-   bits (bench/RESULTS.md, "CCCF and DCF"; from the relaxed start the two tie). There, at
-   G = 8 with k-means anchors, the weights alone rank held-out ratings better than DCF's
-   64-bit codes (and about as well as the trained CCCF); with k-medoids anchors they rank
-   poorly, yet the identical start helps as much. Why the start matters that much is not
-   established.
+   bits, from the relaxed start the two tie; bench/RESULTS.md ("CCCF and DCF") has the
+   figures and what is known of why.
 
 Scoring (§3.7): ``recommend`` and ``score`` use the codes packed into bytes with popcount
 (:mod:`ratkit.recsys._packed_codes`), skipping components whose weight is zero; with
@@ -519,6 +522,9 @@ class CCCF(_CompositionalCodes):
         r, the bits of each component's code (≥ 1, below the numbers of users and items).
     bandwidth : float
         h > 0 of the smoothing kernel on the angular distance in [0, 2]; smaller is sparser.
+        The default 1.75 gives dense weights and was chosen on MovieLens 100K development
+        splits (see the module docstring); the reference code's 0.7 is sparse and ranks
+        worse there.
     alpha_user, alpha_item : float
         α₁, α₂ ≥ 0 of the balance and decorrelation terms (the reference's 1e-3).
     weight_scale : float or None
@@ -568,7 +574,7 @@ class CCCF(_CompositionalCodes):
         self,
         n_components: int = 8,
         n_bits: int = 8,
-        bandwidth: float = 0.7,
+        bandwidth: float = 1.75,
         alpha_user: float = 1e-3,
         alpha_item: float = 1e-3,
         weight_scale: float | None = None,
