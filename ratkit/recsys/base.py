@@ -92,8 +92,14 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
     #: out positives only).
     feedback: ClassVar[str] = "implicit"
 
+    #: Whether :meth:`_fit` shows progress: then ``fit`` calls ``_fit(matrix,
+    #: show_progress=flag)`` with the flag for this fit (``fit``'s argument, else the model's
+    #: ``show_progress`` parameter, which such a model must have); otherwise ``_fit(matrix)``
+    #: and ``fit(..., show_progress=...)`` is accepted and shows nothing.
+    _fit_shows_progress: ClassVar[bool] = False
+
     # ----------------------------------------------------------------- fitting
-    def fit(self: R, user_items: Any) -> R:
+    def fit(self: R, user_items: Any, *, show_progress: bool | None = None) -> R:
         """Learn from ``user_items``, a sparse users × items matrix of interaction strengths.
 
         Parameters
@@ -102,11 +108,23 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
             Row ``u`` holds user ``u``'s interactions. Users or items without any
             interaction are allowed; what a model does with them is documented on the
             model.
+        show_progress : bool or None
+            Show this fit's progress (a bar on standard error) or not, for this call only:
+            the model's parameters, ``show_progress`` included where the model has it, are
+            unchanged (``get_params`` is the same before and after). None (the default):
+            the model's own ``show_progress`` parameter decides, or no progress for a model
+            without one. A model with no progress to show accepts it and shows nothing.
+            implicit's ``fit(user_items, show_progress=...)`` spelling.
 
         Returns
         -------
         self
         """
+        if show_progress is not None and not isinstance(show_progress, (bool, np.bool_)):
+            raise ParameterTypeError(
+                f"The 'show_progress' argument of {type(self).__name__}.fit must be a bool or None. "
+                f"Got {show_progress!r:.40} instead."
+            )
         self._validate_params()
         matrix = check_user_items(user_items, ratings=self.feedback == "explicit")
         check_bytes(
@@ -116,7 +134,12 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         )
         self.n_users_, self.n_items_ = (int(d) for d in matrix.shape)
         log.debug("fitting %r on %d users × %d items (%d interactions)", self, self.n_users_, self.n_items_, matrix.nnz)
-        self._fit(matrix)
+        if self._fit_shows_progress:
+            if show_progress is None:
+                show_progress = self.get_params(deep=False)["show_progress"]
+            self._fit(matrix, show_progress=bool(show_progress))  # type: ignore[call-arg]  # flagged classes take it
+        else:
+            self._fit(matrix)
         return self
 
     def _validate_params(self) -> None:
@@ -130,7 +153,8 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
 
     @abc.abstractmethod
     def _fit(self, user_items: sp.csr_matrix) -> None:
-        """Learn from a checked float64 CSR matrix and set the fitted attributes."""
+        """Learn from a checked float64 CSR matrix and set the fitted attributes (a class with
+        ``_fit_shows_progress = True`` takes the keyword ``show_progress: bool`` too)."""
 
     @abc.abstractmethod
     def _score_users(self, users: np.ndarray) -> np.ndarray:

@@ -112,6 +112,28 @@ class RecommenderContract:
         with pytest.raises(sklearn.exceptions.NotFittedError):
             copy.score([0], [0])
 
+    def test_fit_takes_show_progress_for_that_fit_only(self, planted, capsys):
+        """``fit(X, show_progress=...)`` (implicit's keyword) on every model: it returns the
+        model, learns the same thing, and leaves ``get_params`` as it was; False silences a
+        model whose own ``show_progress`` parameter is True."""
+        reference = [_all_scores(self.make_model().fit(planted.matrix)) for _ in range(2)]
+        deterministic = np.array_equal(reference[0], reference[1])
+        for flag in (True, False, None):
+            model = self.make_model()
+            if flag is False and "show_progress" in model.get_params(deep=False):
+                model.set_params(show_progress=True)
+            before = model.get_params(deep=True)
+            capsys.readouterr()
+            assert model.fit(planted.matrix, show_progress=flag) is model
+            shown = capsys.readouterr().err
+            assert same_params(model.get_params(deep=True), before), f"show_progress={flag} changed get_params"
+            if flag is False:
+                assert shown == "", f"fit(show_progress=False) wrote {shown!r:.80} on standard error"
+            if deterministic:
+                np.testing.assert_array_equal(_all_scores(model), reference[0])
+        with pytest.raises(TypeError, match="'show_progress' argument .* must be a bool or None. Got 'yes'"):
+            self.make_model().fit(planted.matrix, show_progress="yes")
+
     def test_set_params_round_trip(self):
         model = self.make_model()
         params = model.get_params(deep=True)
