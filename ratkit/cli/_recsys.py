@@ -3,18 +3,18 @@
 ``evaluate --model NAME [NAME ...]`` takes any registered ``"recommender"`` plugins, built-in
 or third-party, with their constructor parameters from ``--param KEY=VALUE``; nothing here
 names a model. A model with a ``show_progress`` parameter shows its fit's progress bar
-(iterations, objective) on standard error unless ``--quiet``. The protocol is
+(iterations, objective) on standard error unless ``--quiet`` (``fit(train,
+show_progress=True)``: the saved and reported parameters stay the model's). The protocol is
 :func:`ratkit.recsys.evaluation.prepare_leave_k_out` with the defaults below, and the
-numbers are :func:`ratkit.recsys.evaluation.evaluate`'s: the README's Python example calls
-the same two functions with the same defaults.
+numbers are :func:`ratkit.recsys.evaluation.evaluate`'s, printed as one table by
+:func:`ratkit.recsys.evaluation.format_reports`: the README's Python example calls the same
+functions with the same defaults.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ratkit.cli._argtypes import finite_float, key_value, non_negative_int, parse_params, positive
@@ -92,7 +92,7 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
 
     ev = sub.add_parser(
         "evaluate",
-        help="Fit recommenders on a leave-k-out split and print every metric with its protocol.",
+        help="Fit recommenders on a leave-k-out split and print their metrics as one table under the protocol.",
         description="The protocol of ratkit.recsys.evaluation.prepare_leave_k_out: positives are ratings ≥ "
         "--threshold, users with fewer than --min-positives positives are dropped, each kept user holds out "
         "--n-test random positives (seeded by --seed, which also seeds each model's random_state); every "
@@ -176,33 +176,18 @@ def _evaluate(args: argparse.Namespace) -> int:
         return _evaluate_on(args, models)
 
 
-@contextlib.contextmanager
-def _fit_progress(model: Recommender, on: bool) -> Iterator[None]:
-    """Within the block, ``model.show_progress`` is True when ``on`` (its fit draws its bar on
-    standard error); afterwards it is what it was, so the report and a saved model show the
-    model's own parameters, not the command's display setting."""
-    if not on:
-        yield
-        return
-    before = model.get_params(deep=False)["show_progress"]
-    model.set_params(show_progress=True)
-    try:
-        yield
-    finally:
-        model.set_params(show_progress=before)
-
-
 def _evaluate_on(args: argparse.Namespace, models: list[tuple[str, Recommender, bool]]) -> int:
     from dataclasses import replace
 
-    from ratkit.recsys.evaluation import evaluate, prepare_leave_k_out
+    from ratkit.recsys.evaluation import evaluate, format_reports, prepare_leave_k_out
 
     data = load_data(args.data, args.format)
     threshold = args.threshold
     if threshold is None:
         threshold = _DEFAULT_THRESHOLD.get(args.format)
     curves: dict[str, dict[str, dict[int, float]]] = {}
-    for i, (name, model, progress) in enumerate(models):
+    reports = []
+    for name, model, progress in models:
         train, test, protocol = prepare_leave_k_out(
             data,
             threshold=threshold,
@@ -211,22 +196,21 @@ def _evaluate_on(args: argparse.Namespace, models: list[tuple[str, Recommender, 
             random_state=args.seed,
             feedback=type(model).feedback,
         )
-        if i:
-            print()
         if not args.quiet:
             print(
                 f"fitting {name} on {train.shape[0]} users × {train.shape[1]} items ({train.nnz} entries) …",
                 file=sys.stderr,
                 flush=True,
             )
-        with _fit_progress(model, progress):
-            model.fit(train)
+        # progress shown for this fit only: the reported and saved parameters stay the model's
+        model.fit(train, show_progress=True if progress else None)
         report = evaluate(model, train, test, replace(protocol, ks=tuple(args.k)), batch_size=args.batch_size)
-        print(report.to_text(), flush=True)
+        reports.append(report)
         curves[name] = _curves(report.metrics)
-        if args.output is not None:
-            written = model.save(args.output)
-            print(f"wrote the fitted model to {written if written is not None else args.output}")
+    print(format_reports(reports), flush=True)
+    if args.output is not None:
+        written = models[0][1].save(args.output)
+        print(f"wrote the fitted model to {written if written is not None else args.output}")
     if args.plot:
         from ratkit import plots
 
