@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 import scipy.sparse as sp
@@ -339,6 +339,32 @@ def evaluate(
     )
 
 
+@overload
+def prepare_leave_k_out(
+    data: Interactions,
+    *,
+    threshold: float | None,
+    min_positives: int,
+    n_test: int,
+    random_state: int,
+    feedback: str = ...,
+    as_interactions: Literal[False] = ...,
+) -> tuple[sp.csr_matrix, sp.csr_matrix, Protocol]: ...
+
+
+@overload
+def prepare_leave_k_out(
+    data: Interactions,
+    *,
+    threshold: float | None,
+    min_positives: int,
+    n_test: int,
+    random_state: int,
+    feedback: str = ...,
+    as_interactions: Literal[True],
+) -> tuple[Interactions, Interactions, Protocol]: ...
+
+
 def prepare_leave_k_out(
     data: Interactions,
     *,
@@ -347,7 +373,8 @@ def prepare_leave_k_out(
     n_test: int,
     random_state: int,
     feedback: str = "implicit",
-) -> tuple[sp.csr_matrix, sp.csr_matrix, Protocol]:
+    as_interactions: bool = False,
+) -> tuple[sp.csr_matrix, sp.csr_matrix, Protocol] | tuple[Interactions, Interactions, Protocol]:
     """The one-class leave-k-out protocol: positives, user filter, split, and its description.
 
     Positives are ratings ``≥ threshold`` (every interaction when ``threshold`` is None);
@@ -357,6 +384,10 @@ def prepare_leave_k_out(
     matrix is every rating of the kept users but the held-out ones, low ratings included;
     otherwise it is their remaining positives.
 
+    ``train`` and ``test`` are CSR matrices whose rows are the kept users; with
+    ``as_interactions=True`` they are :class:`~ratkit.recsys.datasets.Interactions` carrying
+    the kept users' and the items' raw ids, so that a model fitted on ``train`` keeps them
+    (``user_ids_``, ``item_ids_``, ``user_items_``: what ``ratkit recsys recommend`` reads).
     """
     check_choice(feedback, "feedback", "prepare_leave_k_out", ("implicit", "explicit"))
     if threshold is None:
@@ -388,4 +419,6 @@ def prepare_leave_k_out(
         split=f"leave-{n_test}-out, users with >= {min_positives} positives, {kept.matrix.shape[1]} items ranked",
         seed=random_state,
     )
+    if as_interactions:
+        return kept.replace(train), kept.replace(test), protocol
     return train, test, protocol

@@ -33,7 +33,7 @@ from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
 from ratkit.plugins import available, get
-from ratkit.recsys import Recommender
+from ratkit.recsys import Interactions, Recommender
 from ratkit.recsys.evaluation import leave_k_out, ranking_metrics
 from ratkit.testing._params import GENERATORS, numeric_changes, same_params
 from ratkit.testing._planted import Planted, planted_blocks, planted_ratings
@@ -133,6 +133,28 @@ class RecommenderContract:
                 np.testing.assert_array_equal(_all_scores(model), reference[0])
         with pytest.raises(TypeError, match="'show_progress' argument .* must be a bool or None. Got 'yes'"):
             self.make_model().fit(planted.matrix, show_progress="yes")
+
+    def test_fit_on_interactions_keeps_raw_ids_and_training_rows(self, planted, tmp_path):
+        """Fitted on an Interactions, a model keeps its raw ids (``user_ids_``, ``item_ids_``)
+        and training rows (``user_items_``, unmodified by the fit) in memory and in its file;
+        a refit on a bare matrix drops them."""
+        from ratkit import load_model
+
+        m, n = planted.matrix.shape
+        user_ids = 1000 + 7 * np.arange(m)  # not row numbers: the file's own ids
+        item_ids = np.array([f"item-{3 * i + 1}" for i in range(n)])
+        data = Interactions(planted.matrix.copy(), user_ids, item_ids, "planted")
+        model = self.make_model().fit(data)
+        np.testing.assert_array_equal(model.user_ids_, user_ids)
+        np.testing.assert_array_equal(model.item_ids_, item_ids)
+        assert sp.issparse(model.user_items_)
+        np.testing.assert_array_equal(model.user_items_.toarray(), planted.matrix.toarray())
+        loaded = load_model(model.save(Path(tmp_path) / "ids.zip"))
+        for name in ("user_ids_", "item_ids_"):
+            np.testing.assert_array_equal(getattr(loaded, name), getattr(model, name))
+        np.testing.assert_array_equal(loaded.user_items_.toarray(), planted.matrix.toarray())
+        model.fit(planted.matrix)
+        assert not any(hasattr(model, name) for name in ("user_ids_", "item_ids_", "user_items_"))
 
     def test_set_params_round_trip(self):
         model = self.make_model()

@@ -143,6 +143,24 @@ def test_prepare_applies_threshold_filter_and_split():
         prepare_leave_k_out(data, threshold=4, min_positives=100, n_test=1, random_state=0)
 
 
+def test_prepare_as_interactions_carries_the_kept_users_raw_ids():
+    users = np.repeat([5, 17, 40, 41, 900], 6)
+    items = np.tile([3, 8, 13, 21, 34, 55], 5)
+    ratings = np.array([5, 4, 5, 1, 2, 3] * 3 + [1] * 6 + [5] * 6, dtype=float)  # user 41: no positive
+    data = from_triples(users, items, ratings, source="toy")
+    kw = dict(threshold=4, min_positives=2, n_test=1, random_state=0)
+    bare_train, bare_test, protocol = prepare_leave_k_out(data, **kw)
+    for feedback in ("implicit", "explicit"):
+        train, test, again = prepare_leave_k_out(data, feedback=feedback, as_interactions=True, **kw)
+        assert isinstance(train, Interactions) and isinstance(test, Interactions) and again.split == protocol.split
+        assert train.user_ids.tolist() == test.user_ids.tolist() == [5, 17, 40, 900]
+        assert train.item_ids.tolist() == [3, 8, 13, 21, 34, 55]
+        np.testing.assert_array_equal(test.matrix.toarray(), bare_test.toarray())
+    np.testing.assert_array_equal(
+        prepare_leave_k_out(data, as_interactions=True, **kw)[0].matrix.toarray(), bare_train.toarray()
+    )
+
+
 def test_prepare_for_a_model_of_ratings_trains_on_every_other_rating():
     rng = np.random.default_rng(1)
     users = np.repeat(np.arange(10), 8)
