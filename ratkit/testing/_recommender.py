@@ -17,6 +17,12 @@ of the other block's and the cold items rated 1–2. Set
 ``personalised = False`` on a model that scores every user alike (it skips the checks
 that need the block structure). Override :meth:`RecommenderContract.changed_params` when
 the default change of the numeric parameters is not a valid configuration of the model.
+
+Two checks hold for a model with no code of its own, since :class:`~ratkit.recsys.Recommender`
+gives them: implicit's ``fit(X, show_progress=...)`` (for that fit only) and, after a fit on an
+:class:`~ratkit.recsys.datasets.Interactions`, the raw ids and training rows kept
+(``user_ids_``, ``item_ids_``, ``user_items_``) through a model file. A model that overrides
+``fit`` passes both on to ``Recommender.fit``.
 """
 
 from __future__ import annotations
