@@ -172,6 +172,20 @@ CASES = [
     ("recsys-evaluate-n-test", ["recsys", "evaluate", "--data", "{d}/u.data", "--n-test", "0"], "> 0"),
     ("recsys-evaluate-seed", ["recsys", "evaluate", "--data", "{d}/u.data", "--seed", "x"], "≥ 0"),
     ("recsys-evaluate-data-missing", ["recsys", "evaluate", "--data", "{d}/nothing"], "not found"),
+    ("recsys-recommend-n-zero", ["recsys", "recommend", "--model", "{d}/model.zip", "--users", "1", "-N", "0"], "> 0"),
+    ("recsys-recommend-missing", ["recsys", "recommend", "--model", "{d}/none.zip", "--users", "1"], "does not exist"),
+    ("recsys-recommend-garbage", ["recsys", "recommend", "--model", "{d}/garbage.zip", "--users", "1"], "not a"),
+    (
+        "recsys-recommend-not-a-recommender",
+        ["recsys", "recommend", "--model", "{d}/model.zip", "--users", "1"],
+        "holds a 'rational-svc' model, not a recommender",
+    ),
+    ("recsys-recommend-no-users", ["recsys", "recommend", "--model", "{d}/model.zip"], "--users"),
+    (
+        "recsys-recommend-users-file-missing",
+        ["recsys", "recommend", "--model", "{d}/model.zip", "--users-file", "{d}/nobody.txt"],
+        "--users-file .*nobody.txt.* does not exist",
+    ),
     # kernel-learner (and its former name)
     ("kernel-learner-out-folder", ["kernel-learner", "--data", "{d}/signs.tsv", "--out", "."], "is a folder"),
     (

@@ -1,20 +1,24 @@
-"""``ratkit recsys ...`` subcommands: describe a data set, evaluate recommenders on it.
+"""``ratkit recsys ...`` subcommands: describe a data set, evaluate recommenders on it,
+recommend from a saved one.
 
 ``evaluate --model NAME [NAME ...]`` takes any registered ``"recommender"`` plugins, built-in
 or third-party, with their constructor parameters from ``--param KEY=VALUE``; nothing here
 names a model. A model with a ``show_progress`` parameter shows its fit's progress bar
-(iterations, objective) on standard error unless ``--quiet``. The protocol is
+(iterations, objective) on standard error unless ``--quiet`` (``fit(train,
+show_progress=True)``: the saved and reported parameters stay the model's). The protocol is
 :func:`ratkit.recsys.evaluation.prepare_leave_k_out` with the defaults below, and the
-numbers are :func:`ratkit.recsys.evaluation.evaluate`'s: the user guide's Python example calls
-the same two functions with the same defaults.
+numbers are :func:`ratkit.recsys.evaluation.evaluate`'s, printed as one table by
+:func:`ratkit.recsys.evaluation.format_reports`: the user guide's Python example calls the same
+functions with the same defaults. The model is fitted on the training part as an
+``Interactions``, so a model written by ``-o`` keeps the raw ids and training rows that
+``recommend --model FILE`` reads.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
+import os
 import sys
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ratkit.cli._argtypes import finite_float, key_value, non_negative_int, parse_params, positive
@@ -22,6 +26,8 @@ from ratkit.cli._common import add_output, add_plot, add_seed
 from ratkit.cli._compute import add_compute_arguments, compute_context
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from ratkit.recsys.base import Recommender
     from ratkit.recsys.datasets import Interactions
 
@@ -82,7 +88,7 @@ def _add_data_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def register_commands(subparsers: argparse._SubParsersAction) -> None:
-    recsys = subparsers.add_parser("recsys", help="Recommenders: data sets and evaluation.")
+    recsys = subparsers.add_parser("recsys", help="Recommenders: data sets, evaluation, recommendations.")
     sub = recsys.add_subparsers(dest="recsys_command", metavar="SUBCOMMAND")
     sub.required = True
 
@@ -92,7 +98,7 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
 
     ev = sub.add_parser(
         "evaluate",
-        help="Fit recommenders on a leave-k-out split and print every metric with its protocol.",
+        help="Fit recommenders on a leave-k-out split and print their metrics as one table under the protocol.",
         description="The protocol of ratkit.recsys.evaluation.prepare_leave_k_out: positives are ratings ≥ "
         "--threshold, users with fewer than --min-positives positives are dropped, each kept user holds out "
         "--n-test random positives (seeded by --seed, which also seeds each model's random_state); every "
@@ -144,6 +150,33 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
     )
     ev.set_defaults(func=_evaluate)
 
+    rec = sub.add_parser(
+        "recommend",
+        help="Print the top-N items of users from a saved recommender, by their raw ids.",
+        description="Reads a model file (ratkit recsys evaluate ... -o FILE, or Recommender.save) and prints, for "
+        "each user, one tab-separated line: the raw user id, then the N recommended raw item ids, best first "
+        "(with --scores: each item id followed by its score). Items the user had in training are left out when "
+        "the file keeps the training rows (models fitted on an Interactions: the command line's, or Python's "
+        "fit(load_csv(...))). A file without id maps (older files, models fitted on a bare matrix) numbers "
+        "users and items by their 0-based rows and columns, and says so on standard error.",
+    )
+    rec.add_argument("--model", required=True, metavar="FILE", help="the model file")
+    users = rec.add_mutually_exclusive_group(required=True)
+    users.add_argument(
+        "--users",
+        nargs="+",
+        metavar="ID",
+        help="raw user ids as in the data file (several allowed), or 'all' for every user of the model "
+        "(no default: give --users or --users-file)",
+    )
+    users.add_argument(
+        "--users-file", metavar="FILE", help="a file of raw user ids, one per line (default: none, --users gives them)"
+    )
+    rec.add_argument("-N", dest="N", type=positive(int), default=10, help="items per user (default: 10)")
+    rec.add_argument("--scores", action="store_true", help="print each item's score after its id (default: ids only)")
+    rec.add_argument("--batch-size", metavar="N", type=positive(int), default=512, help="users scored per block")
+    rec.set_defaults(func=_recommend)
+
 
 def _info(args: argparse.Namespace) -> int:
     print(load_data(args.data, args.format).describe())
@@ -176,33 +209,18 @@ def _evaluate(args: argparse.Namespace) -> int:
         return _evaluate_on(args, models)
 
 
-@contextlib.contextmanager
-def _fit_progress(model: Recommender, on: bool) -> Iterator[None]:
-    """Within the block, ``model.show_progress`` is True when ``on`` (its fit draws its bar on
-    standard error); afterwards it is what it was, so the report and a saved model show the
-    model's own parameters, not the command's display setting."""
-    if not on:
-        yield
-        return
-    before = model.get_params(deep=False)["show_progress"]
-    model.set_params(show_progress=True)
-    try:
-        yield
-    finally:
-        model.set_params(show_progress=before)
-
-
 def _evaluate_on(args: argparse.Namespace, models: list[tuple[str, Recommender, bool]]) -> int:
     from dataclasses import replace
 
-    from ratkit.recsys.evaluation import evaluate, prepare_leave_k_out
+    from ratkit.recsys.evaluation import evaluate, format_reports, prepare_leave_k_out
 
     data = load_data(args.data, args.format)
     threshold = args.threshold
     if threshold is None:
         threshold = _DEFAULT_THRESHOLD.get(args.format)
     curves: dict[str, dict[str, dict[int, float]]] = {}
-    for i, (name, model, progress) in enumerate(models):
+    reports = []
+    for name, model, progress in models:
         train, test, protocol = prepare_leave_k_out(
             data,
             threshold=threshold,
@@ -210,29 +228,141 @@ def _evaluate_on(args: argparse.Namespace, models: list[tuple[str, Recommender, 
             n_test=args.n_test,
             random_state=args.seed,
             feedback=type(model).feedback,
+            as_interactions=True,
         )
-        if i:
-            print()
         if not args.quiet:
             print(
-                f"fitting {name} on {train.shape[0]} users × {train.shape[1]} items ({train.nnz} entries) …",
+                f"fitting {name} on {train.shape[0]} users × {train.shape[1]} items ({train.matrix.nnz} entries) …",
                 file=sys.stderr,
                 flush=True,
             )
-        with _fit_progress(model, progress):
-            model.fit(train)
+        # progress shown for this fit only: the reported and saved parameters stay the model's
+        model.fit(train, show_progress=True if progress else None)
         report = evaluate(model, train, test, replace(protocol, ks=tuple(args.k)), batch_size=args.batch_size)
-        print(report.to_text(), flush=True)
+        reports.append(report)
         curves[name] = _curves(report.metrics)
-        if args.output is not None:
-            written = model.save(args.output)
-            print(f"wrote the fitted model to {written if written is not None else args.output}")
+    print(format_reports(reports), flush=True)
+    if args.output is not None:
+        written = models[0][1].save(args.output)
+        print(f"wrote the fitted model to {written if written is not None else args.output}")
     if args.plot:
         from ratkit import plots
 
         plots.plot_metrics_at_k(curves, args.plot)
         print(f"metrics@k plot ({', '.join(curves)}) written to {args.plot}")
     return 0
+
+
+def _recommend(args: argparse.Namespace) -> int:
+    """The command: ``model.recommend`` for the users asked for, printed by raw ids (TSV)."""
+    import numpy as np
+
+    from ratkit._persistence import load_model, plugin_of
+    from ratkit.exceptions import DataFormatError, MissingDataError
+    from ratkit.recsys.base import Recommender
+
+    wanted = _requested_users(args)  # a missing --users-file fails before the model is read
+    if not os.path.exists(args.model):
+        raise MissingDataError(
+            f"--model {args.model!r} does not exist; give a file written by 'ratkit recsys "
+            "evaluate ... -o FILE' or Recommender.save."
+        )
+    model = load_model(args.model)
+    if not isinstance(model, Recommender):
+        raise DataFormatError(
+            f"--model {args.model!r} holds a {plugin_of(model)[1]!r} model, not a recommender; give a file written "
+            "by 'ratkit recsys evaluate ... -o FILE' or Recommender.save."
+        )
+    model._check_fitted()
+    user_ids, item_ids = _raw_ids(model)
+    if user_ids is None or item_ids is None:
+        print(
+            f"ratkit recsys recommend: note: {args.model} keeps no raw ids (a model file written before ratkit kept "
+            "them, or a model fitted on a bare matrix): users and items are their 0-based row and column numbers",
+            file=sys.stderr,
+        )
+    liked = vars(model).get("user_items_")
+    if liked is None:
+        print(
+            f"ratkit recsys recommend: note: {args.model} keeps no training rows, so the items each user already "
+            "had are not left out (refit it on an Interactions, e.g. with ratkit recsys evaluate -o, to keep them)",
+            file=sys.stderr,
+        )
+    users = np.arange(model.n_users_) if wanted is None else _user_rows(model, wanted, source=args.model)
+    labels = np.arange(model.n_users_) if user_ids is None else user_ids
+    items = np.arange(model.n_items_) if item_ids is None else item_ids
+    out = sys.stdout
+    for start in range(0, len(users), args.batch_size):
+        block = users[start : start + args.batch_size]
+        rows = None if liked is None else liked[block]
+        ids, scores = model.recommend(block, rows, N=args.N, filter_already_liked_items=rows is not None)
+        for user, row_ids, row_scores in zip(block, ids, scores):
+            keep = row_ids >= 0
+            fields = [str(labels[user])]
+            for item, score in zip(row_ids[keep], row_scores[keep]):
+                fields.append(str(items[item]))
+                if args.scores:
+                    fields.append(f"{score:.6g}")
+            out.write("\t".join(fields) + "\n")
+    out.flush()
+    return 0
+
+
+def _raw_ids(model: Recommender) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The model's raw user and item ids (``user_ids_``, ``item_ids_``, kept when it was fitted
+    on an Interactions), None for each it does not keep."""
+    state = vars(model)
+    return state.get("user_ids_"), state.get("item_ids_")
+
+
+def _user_rows(model: Recommender, wanted: list[str], *, source: str) -> np.ndarray:
+    """The model rows of the raw user ids ``wanted`` (strings, as typed), in their order.
+
+    A model without id maps takes 0-based row numbers. Raises IdOutOfRangeError naming every
+    id the model does not have.
+    """
+    import numpy as np
+
+    from ratkit.exceptions import IdOutOfRangeError
+
+    user_ids, _ = _raw_ids(model)
+    if user_ids is None:
+        index = {str(u): u for u in range(model.n_users_)}
+        kind = "user row numbers 0 to " + str(model.n_users_ - 1) + " (the file keeps no raw ids)"
+    else:
+        index = {str(u.item() if isinstance(u, np.generic) else u): row for row, u in enumerate(user_ids)}
+        kind = f"{model.n_users_} raw user ids of the training data, e.g. {', '.join(list(index)[:3])}"
+    unknown = [u for u in wanted if u not in index]
+    if unknown:
+        shown = ", ".join(repr(u) for u in unknown[:10]) + (
+            f" and {len(unknown) - 10} more" if len(unknown) > 10 else ""
+        )
+        raise IdOutOfRangeError(
+            f"{len(unknown)} user id(s) not in the model {source}: {shown}. It knows the {kind}; "
+            "a user absent from training (or dropped by evaluate's --min-positives) cannot be recommended for."
+        )
+    return np.array([index[u] for u in wanted], dtype=np.int64)
+
+
+def _requested_users(args: argparse.Namespace) -> list[str] | None:
+    """The raw user ids asked for, as strings; None for ``--users all``."""
+    from ratkit.exceptions import DataFormatError, MissingDataError
+
+    if args.users is not None:
+        if args.users == ["all"]:
+            return None
+        return [u.strip() for u in args.users]
+    path = args.users_file
+    try:
+        with open(path, encoding="utf-8") as handle:
+            wanted = [line.strip() for line in handle if line.strip()]
+    except FileNotFoundError:
+        raise MissingDataError(
+            f"--users-file {path!r} does not exist; give a file of raw user ids, one per line."
+        ) from None
+    if not wanted:
+        raise DataFormatError(f"--users-file {path!r} holds no user id; give one raw user id per line.")
+    return wanted
 
 
 def _curves(metrics: dict[str, float]) -> dict[str, dict[int, float]]:

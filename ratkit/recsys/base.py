@@ -39,12 +39,21 @@ from ratkit.limits import check_bytes
 from ratkit.recsys._linalg import row_products
 from ratkit.recsys._ranking import exclude_rows, top_n
 from ratkit.recsys._validation import check_ids, check_shape_matches, check_user_items
+from ratkit.recsys.datasets import Interactions
 
 __all__ = ["Recommender", "FactorRecommender"]
 
 log = logging.getLogger(__name__)
 
 R = TypeVar("R", bound="Recommender")
+
+#: Fitted attributes ``fit`` sets from an Interactions only (the data's raw ids and its
+#: training interactions), with the shape of each: optional, checked when present.
+_DATA_ATTRIBUTES: dict[str, tuple[str, ...]] = {
+    "user_ids_": ("n_users_",),
+    "item_ids_": ("n_items_",),
+    "user_items_": ("n_users_", "n_items_"),
+}
 
 
 class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
@@ -92,8 +101,14 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
     #: out positives only).
     feedback: ClassVar[str] = "implicit"
 
+    #: Whether :meth:`_fit` shows progress: then ``fit`` calls ``_fit(matrix,
+    #: show_progress=flag)`` with the flag for this fit (``fit``'s argument, else the model's
+    #: ``show_progress`` parameter, which such a model must have); otherwise ``_fit(matrix)``
+    #: and ``fit(..., show_progress=...)`` is accepted and shows nothing.
+    _fit_shows_progress: ClassVar[bool] = False
+
     # ----------------------------------------------------------------- fitting
-    def fit(self: R, user_items: Any) -> R:
+    def fit(self: R, user_items: Any, *, show_progress: bool | None = None) -> R:
         """Learn from ``user_items``, a sparse users × items matrix of interaction strengths.
 
         Parameters
@@ -101,12 +116,35 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         user_items : scipy.sparse matrix or Interactions
             Row ``u`` holds user ``u``'s interactions. Users or items without any
             interaction are allowed; what a model does with them is documented on the
-            model.
+            model. From an :class:`~ratkit.recsys.datasets.Interactions` the model also
+            keeps the data's raw ids and its training interactions (see below); from a bare
+            matrix it keeps none.
+        show_progress : bool or None
+            Show this fit's progress (a bar on standard error) or not, for this call only:
+            the model's parameters, ``show_progress`` included where the model has it, are
+            unchanged (``get_params`` is the same before and after). None (the default):
+            the model's own ``show_progress`` parameter decides, or no progress for a model
+            without one. A model with no progress to show accepts it and shows nothing.
+            implicit's ``fit(user_items, show_progress=...)`` spelling.
 
         Returns
         -------
         self
+
+        Notes
+        -----
+        Attributes set from an ``Interactions`` (and removed by a fit on a bare matrix, so
+        a refit never keeps another data set's ids): ``user_ids_`` and ``item_ids_``, the
+        raw ids of the rows and columns (``user_ids_[u]`` is row ``u``'s id in the file),
+        and ``user_items_``, the checked CSR training matrix: ``user_items_[users]`` is what
+        ``recommend(users, ...)`` filters as already liked. They are saved in the model
+        file, which is what ``ratkit recsys recommend`` reads.
         """
+        if show_progress is not None and not isinstance(show_progress, (bool, np.bool_)):
+            raise ParameterTypeError(
+                f"The 'show_progress' argument of {type(self).__name__}.fit must be a bool or None. "
+                f"Got {show_progress!r:.40} instead."
+            )
         self._validate_params()
         matrix = check_user_items(user_items, ratings=self.feedback == "explicit")
         check_bytes(
@@ -114,9 +152,20 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
             f"Fitting {self!r} on {matrix.shape[0]} users × {matrix.shape[1]} items",
             "Lower the model's size parameters (e.g. n_factors).",
         )
+        for name in _DATA_ATTRIBUTES:  # a refit keeps nothing of the previous data
+            self.__dict__.pop(name, None)
         self.n_users_, self.n_items_ = (int(d) for d in matrix.shape)
+        if isinstance(user_items, Interactions):
+            self.user_ids_ = np.asarray(user_items.user_ids)
+            self.item_ids_ = np.asarray(user_items.item_ids)
+            self.user_items_ = matrix
         log.debug("fitting %r on %d users × %d items (%d interactions)", self, self.n_users_, self.n_items_, matrix.nnz)
-        self._fit(matrix)
+        if self._fit_shows_progress:
+            if show_progress is None:
+                show_progress = self.get_params(deep=False)["show_progress"]
+            self._fit(matrix, show_progress=bool(show_progress))  # type: ignore[call-arg]  # flagged classes take it
+        else:
+            self._fit(matrix)
         return self
 
     def _validate_params(self) -> None:
@@ -130,7 +179,9 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
 
     @abc.abstractmethod
     def _fit(self, user_items: sp.csr_matrix) -> None:
-        """Learn from a checked float64 CSR matrix and set the fitted attributes."""
+        """Learn from a checked float64 CSR matrix and set the fitted attributes (a class with
+        ``_fit_shows_progress = True`` takes the keyword ``show_progress: bool`` too). Never
+        modify ``user_items``: after a fit on an Interactions it is kept as ``user_items_``."""
 
     @abc.abstractmethod
     def _score_users(self, users: np.ndarray) -> np.ndarray:
@@ -170,7 +221,8 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
                 )
             counts[name] = int(value)
         bound: dict[str, int] = {}
-        for attribute, axes in self._fitted_shapes.items():
+        present = {name: axes for name, axes in _DATA_ATTRIBUTES.items() if name in vars(self)}
+        for attribute, axes in {**self._fitted_shapes, **present}.items():
             shape = getattr(getattr(self, attribute, None), "shape", None)
             if shape is None or len(shape) != len(axes):
                 raise DataFormatError(

@@ -130,6 +130,7 @@ class _CompositionalCodes(Recommender):
     """What CCCF and DCF share: fitting from :class:`_Settings`, packed scoring, model files."""
 
     feedback: ClassVar[str] = "explicit"
+    _fit_shows_progress: ClassVar[bool] = True
     _fitted_attributes: ClassVar[tuple[str, ...]] = (
         "codes_user_",
         "codes_item_",
@@ -151,7 +152,7 @@ class _CompositionalCodes(Recommender):
         raise NotImplementedError
 
     # -- fitting ---------------------------------------------------------------------------
-    def _fit(self, user_items: sp.csr_matrix) -> None:
+    def _fit(self, user_items: sp.csr_matrix, *, show_progress: bool) -> None:
         s = self._settings()
         owner = type(self).__name__
         m, n = user_items.shape
@@ -189,8 +190,7 @@ class _CompositionalCodes(Recommender):
         B, D, X, Y = problem.initialise(rng)
         history = [problem.objective(B, D, X, Y)]
         # no total: the fit stops on tol (or when no bit flips), often before max_iter
-        show = bool(getattr(self, "show_progress", False))
-        with tqdm(total=None, desc=owner, unit=" iter", disable=not show, leave=True) as bar:
+        with tqdm(total=None, desc=owner, unit=" iter", disable=not show_progress, leave=True) as bar:
             for _ in range(s.max_iter):
                 flips = problem.iterate(B, D, X, Y, rng)
                 history.append(problem.objective(B, D, X, Y))

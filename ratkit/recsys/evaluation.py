@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 import scipy.sparse as sp
@@ -37,6 +37,7 @@ __all__ = [
     "prepare_leave_k_out",
     "Protocol",
     "EvaluationReport",
+    "format_reports",
 ]
 
 log = logging.getLogger(__name__)
@@ -252,12 +253,60 @@ class EvaluationReport:
     metrics: dict[str, float] = field(default_factory=dict)
 
     def to_text(self) -> str:
-        """One line per number, each followed by its protocol."""
-        lines = [f"model: {self.model}"]
-        for key, value in self.metrics.items():
-            k = int(key.split("@")[1]) if "@" in key else None
-            lines.append(f"  {key:<13} {value:.4f}   [{self.protocol.tag(k)}]")
-        return "\n".join(lines)
+        """The report as :func:`format_reports` prints it: the protocol once, the model, then
+        one line per metric."""
+        return format_reports([self])
+
+
+def _column(model: str) -> str:
+    """A report's column header: the class name of its model's repr (``MFAUC(...)`` → ``MFAUC``)."""
+    return model.split("(", 1)[0].strip() or "model"
+
+
+def format_reports(reports: Sequence[EvaluationReport]) -> str:
+    """One table of several reports: the protocol once, each model's full parameters once, then
+    one row per metric (``precision@1``, …, ``auc``) and one column per model.
+
+    The layout, for parsing::
+
+        protocol: <Protocol.tag()>
+        model <Name>: <repr of the model>          one line per column
+        metric        <Name> <Name2> ...           the header row
+        precision@1   0.1234 0.2345 ...            values with 4 decimals, nan when undefined
+
+    Columns are named by the model's class (``MFAUC``; ``PureSVD#2`` for a second model of
+    one class). Reports whose protocols differ (a model of ratings trains on every other
+    rating) get one ``protocol (<Names>): …`` line per protocol. A metric a report lacks
+    (other cutoffs) shows ``-``. Fields are separated by runs of spaces: no name holds a space.
+    """
+    if isinstance(reports, EvaluationReport) or not reports:
+        raise ParameterError(f"format_reports needs a non-empty sequence of EvaluationReport; got {reports!r:.60}.")
+    names: list[str] = []
+    for report in reports:
+        base = _column(report.model)
+        name, copy = base, 1
+        while name in names:
+            copy += 1
+            name = f"{base}#{copy}"
+        names.append(name)
+    protocols: dict[Protocol, list[str]] = {}
+    for name, report in zip(names, reports):
+        protocols.setdefault(report.protocol, []).append(name)
+    lines = []
+    for protocol, which in protocols.items():
+        label = "protocol" if len(protocols) == 1 else f"protocol ({', '.join(which)})"
+        lines.append(f"{label}: {protocol.tag()}")
+    lines += [f"model {name}: {report.model}" for name, report in zip(names, reports)]
+    keys: list[str] = []
+    for report in reports:
+        keys += [key for key in report.metrics if key not in keys]
+    width = max(len("metric"), *(len(key) for key in keys))
+    columns = [max(len(name), 6) for name in names]
+    lines.append("  ".join([f"{'metric':<{width}}", *(f"{n:>{w}}" for n, w in zip(names, columns))]))
+    for key in keys:
+        cells = [f"{r.metrics[key]:.4f}" if key in r.metrics else "-" for r in reports]
+        lines.append("  ".join([f"{key:<{width}}", *(f"{c:>{w}}" for c, w in zip(cells, columns))]))
+    return "\n".join(lines)
 
 
 def evaluate(
@@ -290,6 +339,32 @@ def evaluate(
     )
 
 
+@overload
+def prepare_leave_k_out(
+    data: Interactions,
+    *,
+    threshold: float | None,
+    min_positives: int,
+    n_test: int,
+    random_state: int,
+    feedback: str = ...,
+    as_interactions: Literal[False] = ...,
+) -> tuple[sp.csr_matrix, sp.csr_matrix, Protocol]: ...
+
+
+@overload
+def prepare_leave_k_out(
+    data: Interactions,
+    *,
+    threshold: float | None,
+    min_positives: int,
+    n_test: int,
+    random_state: int,
+    feedback: str = ...,
+    as_interactions: Literal[True],
+) -> tuple[Interactions, Interactions, Protocol]: ...
+
+
 def prepare_leave_k_out(
     data: Interactions,
     *,
@@ -298,7 +373,8 @@ def prepare_leave_k_out(
     n_test: int,
     random_state: int,
     feedback: str = "implicit",
-) -> tuple[sp.csr_matrix, sp.csr_matrix, Protocol]:
+    as_interactions: bool = False,
+) -> tuple[sp.csr_matrix, sp.csr_matrix, Protocol] | tuple[Interactions, Interactions, Protocol]:
     """The one-class leave-k-out protocol: positives, user filter, split, and its description.
 
     Positives are ratings ``≥ threshold`` (every interaction when ``threshold`` is None);
@@ -307,6 +383,11 @@ def prepare_leave_k_out(
     ``feedback="explicit"`` (a model of ratings, see ``Recommender.feedback``) the training
     matrix is every rating of the kept users but the held-out ones, low ratings included;
     otherwise it is their remaining positives.
+
+    ``train`` and ``test`` are CSR matrices whose rows are the kept users; with
+    ``as_interactions=True`` they are :class:`~ratkit.recsys.datasets.Interactions` carrying
+    the kept users' and the items' raw ids, so that a model fitted on ``train`` keeps them
+    (``user_ids_``, ``item_ids_``, ``user_items_``: what ``ratkit recsys recommend`` reads).
     """
     check_choice(feedback, "feedback", "prepare_leave_k_out", ("implicit", "explicit"))
     if threshold is None:
@@ -338,4 +419,6 @@ def prepare_leave_k_out(
         split=f"leave-{n_test}-out, users with >= {min_positives} positives, {kept.matrix.shape[1]} items ranked",
         seed=random_state,
     )
+    if as_interactions:
+        return kept.replace(train), kept.replace(test), protocol
     return train, test, protocol

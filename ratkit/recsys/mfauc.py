@@ -128,6 +128,7 @@ class MFAUC(FactorRecommender):
     #: Block steps of the SGD: ``"compiled"`` (numba) or ``"numpy"`` (the vectorised reference,
     #: kept for the benchmark and the equivalence tests); both give the same fit up to round-off.
     _sgd_engine: ClassVar[str] = "compiled"
+    _fit_shows_progress: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -218,7 +219,7 @@ class MFAUC(FactorRecommender):
         """The factors U, V and their working copies (gradients, the best iterate): 4 (m + n) d floats."""
         return 32.0 * (n_users + n_items) * self.n_factors
 
-    def _fit(self, user_items: sp.csr_matrix) -> None:
+    def _fit(self, user_items: sp.csr_matrix, *, show_progress: bool) -> None:
         rng = check_random_state(self.random_state)
         positives = (user_items > 0).astype(np.float64).tocsr()
         positives.sort_indices()
@@ -239,7 +240,7 @@ class MFAUC(FactorRecommender):
         stage_iters = [self.max_iter // len(betas)] * len(betas)
         stage_iters[-1] += self.max_iter - sum(stage_iters)
         # no total: the fit stops on tol, rarely at max_iter
-        bar = tqdm(total=None, desc="MFAUC", unit=" iter", disable=not self.show_progress, leave=True)
+        bar = tqdm(total=None, desc="MFAUC", unit=" iter", disable=not show_progress, leave=True)
         stage: dict[str, str] = {}  # the β stage, shown when there are several
 
         def report(n_iter: int, objective: float, change: float) -> None:

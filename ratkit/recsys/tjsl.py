@@ -67,6 +67,7 @@ def _pattern(matrix: sp.csr_matrix) -> sp.csr_matrix:
 class _JointSimilarity(Recommender):
     """What TJSL and FISM share: fitting, the round schedule, scoring, model files."""
 
+    _fit_shows_progress: ClassVar[bool] = True
     _fitted_attributes: ClassVar[tuple[str, ...]] = (
         "user_bias_",
         "item_bias_",
@@ -131,17 +132,18 @@ class _JointSimilarity(Recommender):
         return self.tau_decay
 
     # -- fitting --------------------------------------------------------------------------
-    def fit(self, preferred: Any, examined: Any = None) -> _JointSimilarity:
+    def fit(self, preferred: Any, examined: Any = None, *, show_progress: bool | None = None) -> _JointSimilarity:
         """Learn from the preferred items ``preferred`` (users × items, CSR) and the examined
-        items ``examined`` (same shape; None: none). An entry in both raises DataFormatError."""
+        items ``examined`` (same shape; None: none). An entry in both raises DataFormatError.
+        ``show_progress`` as in :meth:`Recommender.fit` (this fit only)."""
         _check_same_ids(preferred, examined)
         self._examined = None if examined is None else check_user_items(examined, name="examined", allow_empty=True)
         try:
-            return super().fit(preferred)
+            return super().fit(preferred, show_progress=show_progress)
         finally:
             del self._examined
 
-    def _fit(self, user_items: sp.csr_matrix) -> None:
+    def _fit(self, user_items: sp.csr_matrix, *, show_progress: bool) -> None:
         owner = type(self).__name__
         P = _pattern(user_items)
         m, n = P.shape
@@ -176,7 +178,7 @@ class _JointSimilarity(Recommender):
         selected, tau, taus = E, 1.0, []
         kept: list[tuple] = []
         # a fixed number of epochs: the bar's total is the work
-        bar = tqdm(total=L * int(self.n_epochs), desc=owner, unit=" epoch", disable=not self.show_progress, leave=True)
+        bar = tqdm(total=L * int(self.n_epochs), desc=owner, unit=" epoch", disable=not show_progress, leave=True)
         for ell in range(1, L + 1):
             taus.append(tau)
             for _ in range(int(self.n_epochs)):
@@ -394,8 +396,9 @@ class FISM(_JointSimilarity):
     def _decay(self) -> float:
         return 1.0
 
-    def fit(self, preferred: Any, examined: Any = None) -> FISM:
-        """Learn from the preferred items alone (FISM has no examined items)."""
+    def fit(self, preferred: Any, examined: Any = None, *, show_progress: bool | None = None) -> FISM:
+        """Learn from the preferred items alone (FISM has no examined items); ``show_progress``
+        as in :meth:`Recommender.fit`."""
         if examined is not None:
             raise ParameterError("FISM learns from preferred items only; use TJSL for examined items too.")
-        return super().fit(preferred)
+        return super().fit(preferred, show_progress=show_progress)

@@ -17,6 +17,12 @@ of the other block's and the cold items rated 1–2. Set
 ``personalised = False`` on a model that scores every user alike (it skips the checks
 that need the block structure). Override :meth:`RecommenderContract.changed_params` when
 the default change of the numeric parameters is not a valid configuration of the model.
+
+Two checks hold for a model with no code of its own, since :class:`~ratkit.recsys.Recommender`
+gives them: implicit's ``fit(X, show_progress=...)`` (for that fit only) and, after a fit on an
+:class:`~ratkit.recsys.datasets.Interactions`, the raw ids and training rows kept
+(``user_ids_``, ``item_ids_``, ``user_items_``) through a model file. A model that overrides
+``fit`` passes both on to ``Recommender.fit``.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
 from ratkit.plugins import available, get
-from ratkit.recsys import Recommender
+from ratkit.recsys import Interactions, Recommender
 from ratkit.recsys.evaluation import leave_k_out, ranking_metrics
 from ratkit.testing._params import GENERATORS, numeric_changes, same_params
 from ratkit.testing._planted import Planted, planted_blocks, planted_ratings
@@ -111,6 +117,50 @@ class RecommenderContract:
         assert same_params(copy.get_params(deep=True), fitted.get_params(deep=True))
         with pytest.raises(sklearn.exceptions.NotFittedError):
             copy.score([0], [0])
+
+    def test_fit_takes_show_progress_for_that_fit_only(self, planted, capsys):
+        """``fit(X, show_progress=...)`` (implicit's keyword) on every model: it returns the
+        model, learns the same thing, and leaves ``get_params`` as it was; False silences a
+        model whose own ``show_progress`` parameter is True."""
+        reference = [_all_scores(self.make_model().fit(planted.matrix)) for _ in range(2)]
+        deterministic = np.array_equal(reference[0], reference[1])
+        for flag in (True, False, None):
+            model = self.make_model()
+            if flag is False and "show_progress" in model.get_params(deep=False):
+                model.set_params(show_progress=True)
+            before = model.get_params(deep=True)
+            capsys.readouterr()
+            assert model.fit(planted.matrix, show_progress=flag) is model
+            shown = capsys.readouterr().err
+            assert same_params(model.get_params(deep=True), before), f"show_progress={flag} changed get_params"
+            if flag is False:
+                assert shown == "", f"fit(show_progress=False) wrote {shown!r:.80} on standard error"
+            if deterministic:
+                np.testing.assert_array_equal(_all_scores(model), reference[0])
+        with pytest.raises(TypeError, match="'show_progress' argument .* must be a bool or None. Got 'yes'"):
+            self.make_model().fit(planted.matrix, show_progress="yes")
+
+    def test_fit_on_interactions_keeps_raw_ids_and_training_rows(self, planted, tmp_path):
+        """Fitted on an Interactions, a model keeps its raw ids (``user_ids_``, ``item_ids_``)
+        and training rows (``user_items_``, unmodified by the fit) in memory and in its file;
+        a refit on a bare matrix drops them."""
+        from ratkit import load_model
+
+        m, n = planted.matrix.shape
+        user_ids = 1000 + 7 * np.arange(m)  # not row numbers: the file's own ids
+        item_ids = np.array([f"item-{3 * i + 1}" for i in range(n)])
+        data = Interactions(planted.matrix.copy(), user_ids, item_ids, "planted")
+        model = self.make_model().fit(data)
+        np.testing.assert_array_equal(model.user_ids_, user_ids)
+        np.testing.assert_array_equal(model.item_ids_, item_ids)
+        assert sp.issparse(model.user_items_)
+        np.testing.assert_array_equal(model.user_items_.toarray(), planted.matrix.toarray())
+        loaded = load_model(model.save(Path(tmp_path) / "ids.zip"))
+        for name in ("user_ids_", "item_ids_"):
+            np.testing.assert_array_equal(getattr(loaded, name), getattr(model, name))
+        np.testing.assert_array_equal(loaded.user_items_.toarray(), planted.matrix.toarray())
+        model.fit(planted.matrix)
+        assert not any(hasattr(model, name) for name in ("user_ids_", "item_ids_", "user_items_"))
 
     def test_set_params_round_trip(self):
         model = self.make_model()

@@ -188,7 +188,7 @@ def test_evaluate_prints_the_same_metrics_on_two_processes_and_on_dask(files, cl
     seen = _spy(monkeypatch, evaluation)
     code, reference, err = _run(_evaluate(files), capsys)
     assert code == 0, err
-    assert reference.count("\n") == 14  # the model line, six metrics at two cutoffs and the AUC
+    assert reference.count("\n") == 16  # protocol, model and header lines, six metrics at two cutoffs, the AUC
     for extra in (["--n-jobs", "2"], ["--scheduler", cluster.scheduler_address]):
         code, out, err = _run(_evaluate(files, *extra), capsys)
         assert code == 0, err

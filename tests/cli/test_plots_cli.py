@@ -88,15 +88,15 @@ def test_kernel_learner_plot_draws_the_weights_of_the_printed_spec(files, tmp_pa
 
 
 def _printed_metrics(out):
-    """{model plugin: {metric: {k: value}}} from the printed reports, in order."""
-    reports, current = [], None
-    for line in out.splitlines():
-        if line.startswith("model: "):
-            current = {}
-            reports.append(current)
-        m = re.match(r"^  (\w+)@(\d+)\s+(\S+)\s+\[", line)
-        if m and current is not None:
-            current.setdefault(m.group(1), {})[int(m.group(2))] = float(m.group(3))
+    """[{metric: {k: value}}, one per model column] from the printed table, in column order."""
+    lines = out.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("metric "))
+    reports = [{} for _ in lines[header].split()[1:]]
+    for line in lines[header + 1 :]:
+        m = re.match(r"^(\w+)@(\d+)\s+(.*)$", line)
+        if m:
+            for report, value in zip(reports, m.group(3).split()):
+                report.setdefault(m.group(1), {})[int(m.group(2))] = float(value)
     return reports
 
 

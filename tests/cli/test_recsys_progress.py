@@ -41,7 +41,7 @@ def test_mfauc_fit_shows_its_iterations_and_objective_on_stderr(ratings, tmp_pat
     assert int(n_iter) == model.n_iter_ > 1
     np.testing.assert_allclose(float(objective), model.objective_[-1], rtol=1e-5)
     # progress is the command's display, not a parameter of the reported or saved model
-    assert "show_progress=False" in out.splitlines()[0]
+    assert "show_progress=False" in out.splitlines()[1]  # the model line, below the protocol
     assert model.show_progress is False
     assert "precision@1" not in err and "objective" not in out
 

@@ -59,16 +59,20 @@ def test_readme_example_and_cli_print_the_same_report(tmp_path, capsys):
     status, cli_out, err = run(["recsys", "evaluate", "--model", "mfauc", "--data", folder], capsys)
     assert status == 0, err
     assert cli_out.strip() == python_out
-    # the protocol is printed with every number, and it is the documented one
-    assert "rating >= 4" in python_out and "users with >= 10 positives" in python_out
-    assert "leave-5-out" in python_out and "seed=0" in python_out
+    # the protocol is printed once, above the numbers, and it is the documented one
+    protocol_line, model_line, header, *rows = python_out.splitlines()
+    assert protocol_line.startswith("protocol: ") and "rating >= 4" in protocol_line
+    assert "users with >= 10 positives" in protocol_line
+    assert "leave-5-out" in protocol_line and "seed=0" in protocol_line
+    assert sum("seed=0" in line for line in python_out.splitlines()) == 1
     from ratkit.recsys import MFAUC
 
-    model_line = python_out.splitlines()[0]
+    assert model_line.startswith("model MFAUC: MFAUC(")
     assert "random_state=0" in model_line  # the model is seeded too, with its default loss
     assert f"loss={MFAUC().loss!r}" in model_line
-    values = re.findall(r"^  \S+\s+([0-9.]+)\s+\[", python_out, re.M)
-    assert len(values) >= 19  # 6 metrics at k = 1, 3, 5, and AUC
+    assert header.split() == ["metric", "MFAUC"]
+    values = [re.fullmatch(r"(\w+(?:@\d+)?) +([0-9.]+)", row) for row in rows]
+    assert all(values) and len(values) == 19  # 6 metrics at k = 1, 3, 5, and AUC
 
 
 def test_the_other_protocol_is_reached_by_the_documented_changes(tmp_path, capsys):

@@ -10,6 +10,7 @@ from ratkit.cli._main import main
 from ratkit.recsys import PureSVD
 from ratkit.recsys.datasets import load_movielens
 from ratkit.recsys.evaluation import prepare_leave_k_out
+from ratkit.recsys.metrics import RANKING_METRICS
 
 
 @pytest.mark.parametrize("argv", [["recsys"], ["recsys", "info"], ["recsys", "evaluate"]])
@@ -34,7 +35,7 @@ def test_info(ratings_file, capsys):
     assert "30 users × 20 items" in capsys.readouterr().out
 
 
-def test_evaluate_prints_every_number_with_its_protocol(ratings_file, capsys):
+def test_evaluate_prints_the_protocol_once_above_its_numbers(ratings_file, capsys):
     code = main(
         [
             "recsys",
@@ -61,10 +62,12 @@ def test_evaluate_prints_every_number_with_its_protocol(ratings_file, capsys):
     )
     out = capsys.readouterr().out
     assert code == 0
-    lines = [line for line in out.splitlines() if line.startswith("  ")]
-    assert len(lines) == 7  # six metrics @2 and the AUC
-    for line in lines:
-        assert "rating >= 4 | leave-1-out, users with >= 3 positives" in line and "seed=1" in line
+    protocol, model, header, *rows = out.splitlines()
+    assert protocol.startswith("protocol: ") and "seed=1" in protocol
+    assert "rating >= 4 | leave-1-out, users with >= 3 positives" in protocol
+    assert model.startswith("model MFAUC: MFAUC(n_factors=2, loss='square'")
+    assert header.split() == ["metric", "MFAUC"]
+    assert [row.split()[0] for row in rows] == [f"{m}@2" for m in RANKING_METRICS] + ["auc"]
 
 
 def test_errors_are_reported_not_raised(tmp_path, capsys):
@@ -87,7 +90,8 @@ def test_evaluate_takes_every_registered_recommender(ratings_file, capsys, name)
     assert _evaluate(ratings_file, name) == 0
     out = capsys.readouterr().out
     model_cls = plugins.get("recommender", name)
-    assert out.startswith(f"model: {model_cls.__name__}(")
+    assert out.startswith("protocol: ")
+    assert f"\nmodel {model_cls.__name__}: {model_cls.__name__}(" in out
     assert "random_state=0" in out or "random_state" not in model_cls().get_params()  # --seed 0 reaches the model
     assert "auc" in out
 

@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 from ratkit.exceptions import DataFormatError, NotFittedError
-from ratkit.recsys import Popularity
+from ratkit.recsys import Popularity, PureSVD
 from ratkit.recsys.datasets import Interactions, from_triples
 from ratkit.recsys.evaluation import (
     Protocol,
     evaluate,
+    format_reports,
     leave_k_out,
     prepare_leave_k_out,
     ranking_metrics,
     ratio_split,
 )
+from ratkit.recsys.metrics import RANKING_METRICS
 
 from .synthetic import random_one_class
 
@@ -81,17 +85,44 @@ def test_unfitted_model_is_an_error(fitted):
         ranking_metrics(Popularity(), train, test, k=2)
 
 
-def test_report_prints_the_protocol_next_to_every_number(fitted):
+def test_report_prints_the_protocol_once_then_one_row_per_metric(fitted):
     model, train, test = fitted
     protocol = Protocol(dataset="toy", positives="rating >= 4", split="leave-1-out", seed=0, ks=(1, 2))
     report = evaluate(model, train, test, protocol)
-    lines = report.to_text().splitlines()[1:]
-    assert len(lines) == 6 * 2 + 1
-    assert report.protocol.n_users == int((np.diff(test.indptr) > 0).sum())
-    for line in lines:
-        assert "toy | rating >= 4 | leave-1-out" in line and "seed=0" in line
-        assert f"users={report.protocol.n_users}" in line
-    assert any("precision@2" in line and "k=2" in line for line in lines)
+    lines = report.to_text().splitlines()
+    n_users = int((np.diff(test.indptr) > 0).sum())
+    assert report.protocol.n_users == n_users
+    assert lines[0] == f"protocol: toy | rating >= 4 | leave-1-out | seed=0 | users={n_users}"
+    assert lines[1] == "model Popularity: Popularity()"
+    assert lines[2].split() == ["metric", "Popularity"]
+    rows = [line.split() for line in lines[3:]]
+    assert [row[0] for row in rows] == [f"{m}@{k}" for m in RANKING_METRICS for k in (1, 2)] + ["auc"]
+    assert {row[0]: float(row[1]) for row in rows} == pytest.approx(report.metrics, abs=5e-5)
+    assert sum("seed=0" in line for line in lines) == 1  # the protocol is not repeated per number
+
+
+def test_several_reports_are_one_table_with_one_column_per_model(fitted):
+    _, train, test = fitted
+    protocol = Protocol(dataset="toy", split="leave-1-out", seed=0, ks=(1, 3))
+    models = [Popularity(), PureSVD(n_factors=2, random_state=0), PureSVD(n_factors=3, random_state=0)]
+    reports = [evaluate(m.fit(train), train, test, protocol) for m in models]
+    ratings = replace(reports[2].protocol, positives="every interaction, trained on every other rating")
+    reports[2] = replace(reports[2], protocol=ratings, metrics={"auc": reports[2].metrics["auc"]})
+    lines = format_reports(reports).splitlines()
+    tag = reports[0].protocol.tag()
+    assert lines[:2] == [f"protocol (Popularity, PureSVD): {tag}", f"protocol (PureSVD#2): {ratings.tag()}"]
+    assert lines[2:5] == [
+        f"model {name}: {r.model}" for name, r in zip(["Popularity", "PureSVD", "PureSVD#2"], reports)
+    ]
+    assert lines[5].split() == ["metric", "Popularity", "PureSVD", "PureSVD#2"]
+    table = {line.split()[0]: line.split()[1:] for line in lines[6:]}
+    assert list(table) == list(reports[0].metrics)
+    for column, report in enumerate(reports):
+        for key, cells in table.items():
+            expected = report.metrics.get(key)
+            assert cells[column] == ("-" if expected is None else f"{expected:.4f}")
+    with pytest.raises(ValueError, match="non-empty sequence of EvaluationReport"):
+        format_reports([])
 
 
 def test_prepare_applies_threshold_filter_and_split():
@@ -110,6 +141,24 @@ def test_prepare_applies_threshold_filter_and_split():
     assert protocol.positives == "rating >= 4" and protocol.seed == 0
     with pytest.raises(DataFormatError, match="No user .* has 100 or more positives"):
         prepare_leave_k_out(data, threshold=4, min_positives=100, n_test=1, random_state=0)
+
+
+def test_prepare_as_interactions_carries_the_kept_users_raw_ids():
+    users = np.repeat([5, 17, 40, 41, 900], 6)
+    items = np.tile([3, 8, 13, 21, 34, 55], 5)
+    ratings = np.array([5, 4, 5, 1, 2, 3] * 3 + [1] * 6 + [5] * 6, dtype=float)  # user 41: no positive
+    data = from_triples(users, items, ratings, source="toy")
+    kw = dict(threshold=4, min_positives=2, n_test=1, random_state=0)
+    bare_train, bare_test, protocol = prepare_leave_k_out(data, **kw)
+    for feedback in ("implicit", "explicit"):
+        train, test, again = prepare_leave_k_out(data, feedback=feedback, as_interactions=True, **kw)
+        assert isinstance(train, Interactions) and isinstance(test, Interactions) and again.split == protocol.split
+        assert train.user_ids.tolist() == test.user_ids.tolist() == [5, 17, 40, 900]
+        assert train.item_ids.tolist() == [3, 8, 13, 21, 34, 55]
+        np.testing.assert_array_equal(test.matrix.toarray(), bare_test.toarray())
+    np.testing.assert_array_equal(
+        prepare_leave_k_out(data, as_interactions=True, **kw)[0].matrix.toarray(), bare_train.toarray()
+    )
 
 
 def test_prepare_for_a_model_of_ratings_trains_on_every_other_rating():

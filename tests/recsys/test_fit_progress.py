@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
+from ratkit import plugins
 from ratkit.recsys import CCCF, MFAUC, TJSL
 from tests.recsys.synthetic import random_one_class
 
@@ -62,3 +64,27 @@ def test_bars_are_off_by_default(capsys):
     CCCF(3, 5, bandwidth=1.0, random_state=0, max_iter=2).fit(_ratings())
     TJSL(n_factors=3, n_rounds=1, n_average=1, n_epochs=2, random_state=0).fit(X)
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("name", plugins.available("recommender"))
+def test_every_registered_recommender_takes_show_progress_in_fit(name, capsys):
+    """implicit's ``fit(user_items, show_progress=...)``: accepted by every recommender, for that
+    fit only (get_params unchanged); True draws the bar of a model that has one, False draws
+    nothing even when the model's own parameter says True."""
+    cls = plugins.get("recommender", name)
+    data = _ratings(m=40, n=30) if cls.feedback == "explicit" else random_one_class(40, 30, 0.2, seed=4)
+    fast = {"max_iter": 3, "n_epochs": 1, "n_rounds": 1, "n_average": 1, "n_factors": 3, "n_bits": 8}
+    params = {key: value for key, value in fast.items() if key in cls._get_param_names()}
+    if "random_state" in cls._get_param_names():
+        params["random_state"] = 0
+    has_bar = "show_progress" in cls._get_param_names()
+    for flag in (True, False):
+        model = cls(**params)
+        if has_bar:
+            model.set_params(show_progress=not flag)
+        before = model.get_params()
+        capsys.readouterr()
+        assert model.fit(data, show_progress=flag) is model
+        err = capsys.readouterr().err
+        assert model.get_params() == before
+        assert (cls.__name__ in err) == (flag and has_bar), err

@@ -120,7 +120,7 @@ def test_evaluate_runs_the_third_party_model_and_load_model_restores_it(distribu
     argv += ["--param", "damping=3", "--min-positives", "3", "--n-test", "1", "-k", "2", "--seed", "4"]
     assert main([*argv, "-o", str(target)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("model: DampedPopularity(damping=3)")
+    assert "\nmodel DampedPopularity: DampedPopularity(damping=3)\n" in out
     assert "auc" in out and "seed=4" in out
     written = out.rsplit("wrote the fitted model to ", 1)[1].strip()
 
@@ -142,7 +142,7 @@ def test_evaluate_in_a_fresh_interpreter_finds_the_plugin(subprocess_env, events
         [sys.executable, "-c", code, *argv], env=subprocess_env, capture_output=True, text=True, timeout=300
     )
     assert run.returncode == 0, run.stderr
-    assert run.stdout.startswith("model: DampedPopularity(damping=2.0)")
+    assert "\nmodel DampedPopularity: DampedPopularity(damping=2.0)\n" in run.stdout
     check = (
         "import sys, numpy as np; from ratkit import load_model; m = load_model(sys.argv[1]); "
         "print(type(m).__name__, m.damping, float(np.max(m.item_scores_)))"
