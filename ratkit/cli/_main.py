@@ -94,6 +94,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     clash = _output_over_input(args)
     if clash is not None:
         args.command_parser.error(clash)
+    missing = _missing_dependency(args)
+    if missing is not None:
+        print(f"ratkit {command}: error: {missing}", file=sys.stderr)
+        return 2
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
@@ -156,6 +160,27 @@ def _output_over_input(args: argparse.Namespace) -> str | None:
                         f"{_option(name)} {out!r} is the file given as {_option(attr)} {value!r}: writing it would "
                         "destroy that input. Give another output path."
                     )
+    return None
+
+
+#: The options that need an optional dependency: (option dest, module, extra).
+_NEEDS = (("plot", "matplotlib", "plot"),)
+
+
+def _missing_dependency(args: argparse.Namespace) -> str | None:
+    """Why the command cannot do what an option given asks, for want of an optional
+    dependency (``--plot`` without matplotlib); None when all are there. Checked before any
+    work: without it, ``train --plot`` trained and wrote the model before failing."""
+    for dest, module, extra in _NEEDS:
+        if getattr(args, dest, None) is None:
+            continue
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            absent = isinstance(exc, ModuleNotFoundError) and exc.name == module
+            why = "is not installed" if absent else f"fails to import ({_one_line(exc)})"
+            flag = _option(dest)
+            return f"{flag} needs {module}, which {why}: pip install 'ratkit[{extra}]', or leave out {flag}."
     return None
 
 
