@@ -165,15 +165,40 @@ def _train(args: argparse.Namespace) -> int:
     """The command: everything after the checks runs where ``--scheduler`` / ``--n-jobs`` say
     (on a Dask cluster, or on local processes), every joblib loop included."""
     from ratkit.automata.kernels import from_spec
-    from ratkit.learners._workflow import DEFAULT_SPEC, learner_class
+    from ratkit.learners._workflow import DEFAULT_SPEC
 
-    learner = learner_class(args.learner)
+    learner = _learner_class(args.learner)
     params = _learner_params(args, learner)
     if args.representation is not None:
         _check_representation(args.representation)
     kernel = from_spec(args.kernel if args.kernel is not None else DEFAULT_SPEC)
     with compute_context(args):
         return _train_on(args, kernel, params)
+
+
+def _learner_class(name: str) -> type:
+    """The learner plugin ``name`` if ``train`` can use it (it takes a kernel and predicts);
+    for a name no plugin has, an UnknownPluginError listing only the learners ``train``
+    accepts — not every learner plugin, some of which it would then refuse."""
+    from ratkit.exceptions import RatkitError, UnknownPluginError
+    from ratkit.learners._workflow import learner_class
+    from ratkit.plugins import available
+
+    try:
+        return learner_class(name)
+    except UnknownPluginError:
+        pass
+    accepted = []
+    for other in available("learner"):
+        try:
+            learner_class(other)
+        except RatkitError:  # takes no kernel, does not predict, or a plugin that fails to load
+            continue
+        accepted.append(other)
+    raise UnknownPluginError(
+        f"No learner plugin named {name!r}. 'ratkit train' takes a learner plugin that takes a kernel and "
+        f"predicts labels: {', '.join(accepted) or '(none)'} ('ratkit plugins list' shows every plugin)."
+    )
 
 
 def _check_representation(name: str) -> None:
