@@ -14,6 +14,7 @@ import importlib
 import os
 import sys
 import traceback
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -99,7 +100,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ratkit {command}: error: {missing}", file=sys.stderr)
         return 2
     try:
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():  # restores the caller's warning display on return
+            warnings.showwarning = _warning_printer(command)
+            return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print(f"ratkit {command}: interrupted", file=sys.stderr)
         return 130
@@ -129,6 +132,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+
+
+def _warning_printer(command: str) -> Any:
+    """A :func:`warnings.showwarning` that prints one line ``ratkit <command>: warning: …
+    (Category)`` on standard error: Python's own format adds the file and line of the
+    library code that warned and that source line, which mean nothing to a user of the
+    command (a ConvergenceWarning printed ``fitted = self._train(…)`` under each)."""
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: Any = None,
+        line: str | None = None,
+    ) -> None:
+        text = " ".join(str(message).split())
+        try:
+            print(f"ratkit {command}: warning: {text} ({category.__name__})", file=sys.stderr if file is None else file)
+        except OSError:  # as warnings' own printer: a closed stderr loses the warning, not the run
+            pass
+
+    return show
 
 
 #: The options that name a file the command writes.
