@@ -15,10 +15,12 @@ larger than 1 kB; a plain list is not weak-referenceable).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import pickle
 import sys
+import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
@@ -342,13 +344,88 @@ def connect(scheduler: str, *, timeout: float = CONNECT_TIMEOUT) -> Any:
             f"Cannot reach a Dask scheduler at {scheduler!r}: its host name does not resolve ({exc}). Check the "
             "address (tcp://host:port)."
         ) from exc
+    _probe(distributed, scheduler, timeout)
     try:
         return distributed.Client(scheduler, timeout=timeout, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
+        raise _unreachable(scheduler, timeout, exc) from exc
+
+
+def _unreachable(scheduler: str, timeout: float, exc: BaseException) -> DistributedError:
+    return DistributedError(
+        f"Cannot reach a Dask scheduler at {scheduler!r} within {timeout:g} s ({type(exc).__name__}: {exc}). "
+        "Check the address (tcp://host:port) and that the scheduler is running."
+    )
+
+
+def _probe(distributed: Any, scheduler: str, timeout: float) -> None:
+    """Ask the server at ``scheduler`` who it is, all within ``timeout`` seconds, before a
+    ``distributed.Client`` connects there; a :class:`~ratkit.exceptions.DistributedError`
+    naming the address unless a Dask scheduler answers.
+
+    The Client bounds only the opening of the TCP connection by its ``timeout``, not the
+    Dask handshake that follows: a server that accepts the connection but speaks another
+    protocol kept it waiting for ever (an HTTP server such as the dashboard on port 8787
+    waits for a request line that never comes), or had it read garbage as a frame length
+    (``MemoryError: Unable to allocate 3.07 EiB``). The probe runs the handshake and an
+    ``identity`` request under one deadline, on an event loop of its own in a separate
+    thread (the caller may be inside a running loop, e.g. in Jupyter)."""
+    args = distributed.security.Security().get_connection_args("client")
+    scheme, location = distributed.comm.parse_address(scheduler)
+    connector = distributed.comm.registry.get_backend(scheme).get_connector()
+    refused: list[BaseException] = []
+
+    async def ask() -> Any:
+        while True:  # the connection itself, retried until the deadline as distributed.comm.connect does
+            try:
+                comm = await connector.connect(location, deserialize=True, **args)
+                break
+            except OSError as exc:
+                refused[:] = [exc]
+                await asyncio.sleep(0.05)
+        refused.clear()
+        try:  # then the Dask handshake (each side sends its own) and who the peer is
+            await comm.write(comm.handshake_info())
+            await comm.read()
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["reply"] = asyncio.run(asyncio.wait_for(ask(), timeout))
+        except BaseException as exc:  # reported in the calling thread
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=run, name="ratkit-scheduler-probe", daemon=True)
+    thread.start()
+    thread.join(timeout + 1.0)  # the deadline inside holds; this one is a safety net
+    error = outcome.get("error")
+    if refused:  # no connection within the deadline
+        raise _unreachable(scheduler, timeout, refused[0]) from refused[0]
+    if thread.is_alive() or isinstance(error, (TimeoutError, asyncio.TimeoutError)):
         raise DistributedError(
-            f"Cannot reach a Dask scheduler at {scheduler!r} within {timeout:g} s ({type(exc).__name__}: {exc}). "
-            "Check the address (tcp://host:port) and that the scheduler is running."
-        ) from exc
+            f"The server at {scheduler!r} accepted the connection but did not answer the Dask handshake within "
+            f"{timeout:g} s: it is not a Dask scheduler (an HTTP server such as the Dask dashboard, usually on port "
+            "8787, answers so; the scheduler usually listens on 8786). Check the address."
+        )
+    reply = outcome.get("reply")
+    if error is None and isinstance(reply, dict) and reply.get("type") == "Scheduler":
+        return
+    if error is None:
+        what = f"a {reply['type']}" if isinstance(reply, dict) and isinstance(reply.get("type"), str) else "not one"
+        raise DistributedError(
+            f"The server at {scheduler!r} answers the Dask protocol but is {what}, not a scheduler. Give the "
+            "scheduler's address (tcp://host:port, usually port 8786)."
+        )
+    raise DistributedError(
+        f"The server at {scheduler!r} is not a Dask scheduler: its answer to the Dask handshake is not the Dask "
+        "protocol (an HTTP server such as the Dask dashboard, usually on port 8787, answers so; the scheduler "
+        "usually listens on 8786). Check the address."
+    ) from error
 
 
 @contextlib.contextmanager

@@ -12,7 +12,8 @@ saying ``pip install 'ratkit[plot]'``.
 
 * :func:`plot_dcd_convergence` — the dual objective and the projected-gradient gap of a
   DCD run, pass by pass (a fitted learner's ``convergence_``);
-* :func:`plot_gram` — a Gram matrix as a heatmap, rows and columns sorted by class;
+* :func:`plot_gram` — a Gram matrix as a heatmap, rows and columns sorted by class, its
+  colours clipped to the 1st–99th percentile of the entries;
 * :func:`plot_kernel_weights` — learnt kernel weights μ, largest first, with their patterns;
 * :func:`plot_metrics_at_k` — recommender metrics@k, one panel per metric, one line per model;
 * :func:`plot_min_eigenvalue` — λ_min of the Gram matrix against n (survey, Fig. 8).
@@ -205,6 +206,12 @@ def plot_gram(
     """A Gram matrix K_ij = K(x_i, x_j) as a heatmap; with ``labels``, rows and columns sorted
     by class (a stable sort: training order within a class) and the class blocks outlined.
 
+    The colour scale is linear between the 1st and 99th percentiles of the entries; entries
+    beyond take the end colours (the colourbar's arrows mark the clipping), and the second
+    line of the title states the scale and the maximum. A few large entries (the diagonal of
+    long strings) would otherwise set the scale and leave the rest of the map dark. When the
+    percentiles do not narrow the range, or are equal, the scale is the full range.
+
     Parameters
     ----------
     K
@@ -220,7 +227,8 @@ def plot_gram(
     -------
     dict
         ``{"order": the permutation, "matrix": K[order][:, order], "labels": the sorted labels
-        (None without labels)}``.
+        (None without labels), "limits": (vmin, vmax) of the colour scale, "scale": the scale
+        in words, as in the title}``.
     """
     owner = "plot_gram"
     try:
@@ -251,11 +259,13 @@ def plot_gram(
     matrix = M[np.ix_(order, order)]
     if title is not None and not isinstance(title, str):
         raise ParameterTypeError(f"{owner}: title must be a str or None; got {title!r}.")
+    vmin, vmax, scale, extend = _gram_colour_limits(matrix)
+    clipped = extend != "neither"
     with _figure(path) as (fig, axes):
         ax = axes[0, 0]
         ax.grid(False)
-        image = ax.imshow(matrix, cmap="viridis", interpolation="nearest", aspect="equal")
-        fig.colorbar(image, ax=ax, label="K(xᵢ, xⱼ)", shrink=0.9)
+        image = ax.imshow(matrix, cmap="viridis", interpolation="nearest", aspect="equal", vmin=vmin, vmax=vmax)
+        fig.colorbar(image, ax=ax, label=f"K(xᵢ, xⱼ){', clipped' if clipped else ''}", shrink=0.9, extend=extend)
         if sorted_labels is not None:
             codes_sorted = codes.ravel()[order]
             edges = np.flatnonzero(np.diff(codes_sorted)) + 1
@@ -276,8 +286,30 @@ def plot_gram(
             ax.set_xlabel("sample j")
             ax.set_ylabel("sample i")
         default = f"Gram matrix ({n} × {n}){', sorted by class' if sorted_labels is not None else ''}"
-        ax.set_title(title if title is not None else default)
-    return {"order": order, "matrix": matrix, "labels": sorted_labels}
+        ax.set_title(f"{title if title is not None else default}\n{scale}", fontsize=_STYLE["axes.titlesize"] - 1)
+    return {"order": order, "matrix": matrix, "labels": sorted_labels, "limits": (vmin, vmax), "scale": scale}
+
+
+#: The percentiles of a Gram matrix's entries that bound :func:`plot_gram`'s colour scale,
+#: and their name in the title.
+_GRAM_PERCENTILES: tuple[float, float] = (1.0, 99.0)
+_GRAM_RANGE = "1st–99th percentile"
+
+
+def _gram_colour_limits(matrix: np.ndarray) -> tuple[float, float, str, str]:
+    """(vmin, vmax, the scale in words, the colourbar's ``extend``) of a Gram heatmap: linear
+    between the 1st and 99th percentiles of the entries, the rest clipped to the end colours.
+
+    A Gram matrix's few largest entries (the diagonal K(x, x) of long or repetitive strings)
+    can exceed its bulk by far — a linear scale up to the maximum 1467 of a matrix whose 99th
+    percentile was 39 drew it all but uniformly dark (issue 34) — so the full range is used
+    only when the percentiles do not narrow it, or are equal (a constant bulk)."""
+    low, high = (float(v) for v in np.percentile(matrix, _GRAM_PERCENTILES))
+    least, most = float(matrix.min()), float(matrix.max())
+    if not low < high or (low == least and high == most):
+        return least, most, f"colour: linear, full range [{least:.4g}, {most:.4g}]", "neither"
+    extend = {(True, True): "both", (True, False): "min", (False, True): "max"}[(least < low, most > high)]
+    return low, high, f"colour: linear, {_GRAM_RANGE} [{low:.4g}, {high:.4g}], clipped beyond (max {most:.4g})", extend
 
 
 def plot_kernel_weights(

@@ -126,9 +126,10 @@ def _plot_gram(matrix: Any, labels: list[str], path: str, *, title: str) -> None
 
     from ratkit import plots
 
-    plots.plot_gram(np.asarray(matrix), path, labels=labels or None, title=title)
+    drawn = plots.plot_gram(np.asarray(matrix), path, labels=labels or None, title=title)
     if labels:
         counts = ", ".join(f"{c} {n}" for c, n in sorted(Counter(labels).items()))
         print(f"Gram heatmap, rows and columns sorted by class ({counts}), written to {path}")
     else:
         print(f"Gram heatmap (unlabelled data, file order) written to {path}")
+    print(f"  {drawn['scale']}")

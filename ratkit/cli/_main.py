@@ -14,6 +14,7 @@ import importlib
 import os
 import sys
 import traceback
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -94,8 +95,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     clash = _output_over_input(args)
     if clash is not None:
         args.command_parser.error(clash)
+    missing = _missing_dependency(args)
+    if missing is not None:
+        print(f"ratkit {command}: error: {missing}", file=sys.stderr)
+        return 2
     try:
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():  # restores the caller's warning display on return
+            warnings.showwarning = _warning_printer(command)
+            return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print(f"ratkit {command}: interrupted", file=sys.stderr)
         return 130
@@ -127,6 +134,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
+def _warning_printer(command: str) -> Any:
+    """A :func:`warnings.showwarning` that prints one line ``ratkit <command>: warning: …
+    (Category)`` on standard error: Python's own format adds the file and line of the
+    library code that warned and that source line, which mean nothing to a user of the
+    command (a ConvergenceWarning printed ``fitted = self._train(…)`` under each)."""
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: Any = None,
+        line: str | None = None,
+    ) -> None:
+        text = " ".join(str(message).split())
+        try:
+            print(f"ratkit {command}: warning: {text} ({category.__name__})", file=sys.stderr if file is None else file)
+        except OSError:  # as warnings' own printer: a closed stderr loses the warning, not the run
+            pass
+
+    return show
+
+
 #: The options that name a file the command writes.
 _OUTPUTS = ("output", "plot")
 
@@ -156,6 +186,27 @@ def _output_over_input(args: argparse.Namespace) -> str | None:
                         f"{_option(name)} {out!r} is the file given as {_option(attr)} {value!r}: writing it would "
                         "destroy that input. Give another output path."
                     )
+    return None
+
+
+#: The options that need an optional dependency: (option dest, module, extra).
+_NEEDS = (("plot", "matplotlib", "plot"),)
+
+
+def _missing_dependency(args: argparse.Namespace) -> str | None:
+    """Why the command cannot do what an option given asks, for want of an optional
+    dependency (``--plot`` without matplotlib); None when all are there. Checked before any
+    work: without it, ``train --plot`` trained and wrote the model before failing."""
+    for dest, module, extra in _NEEDS:
+        if getattr(args, dest, None) is None:
+            continue
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            absent = isinstance(exc, ModuleNotFoundError) and exc.name == module
+            why = "is not installed" if absent else f"fails to import ({_one_line(exc)})"
+            flag = _option(dest)
+            return f"{flag} needs {module}, which {why}: pip install 'ratkit[{extra}]', or leave out {flag}."
     return None
 
 

@@ -127,6 +127,13 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
     add_format(predict, PREDICT_FORMATS)
     predict.add_argument("--target", metavar="LABEL", help="Reuters topic (default: the model's)")
     add_output(predict, metavar="PATH", help="write predictions here (default: standard output)")
+    predict.add_argument(
+        "--scores",
+        action="store_true",
+        help="write the model's decision values beside the labels: a header line 'label<TAB>score:C…<TAB>sequence', "
+        "then one line per sequence; two classes give one column, score:B for the second class B (positive "
+        "means B), more classes one column per class in the model's order (default: labels only)",
+    )
     predict.set_defaults(func=_predict)
 
 
@@ -165,15 +172,40 @@ def _train(args: argparse.Namespace) -> int:
     """The command: everything after the checks runs where ``--scheduler`` / ``--n-jobs`` say
     (on a Dask cluster, or on local processes), every joblib loop included."""
     from ratkit.automata.kernels import from_spec
-    from ratkit.learners._workflow import DEFAULT_SPEC, learner_class
+    from ratkit.learners._workflow import DEFAULT_SPEC
 
-    learner = learner_class(args.learner)
+    learner = _learner_class(args.learner)
     params = _learner_params(args, learner)
     if args.representation is not None:
         _check_representation(args.representation)
     kernel = from_spec(args.kernel if args.kernel is not None else DEFAULT_SPEC)
     with compute_context(args):
         return _train_on(args, kernel, params)
+
+
+def _learner_class(name: str) -> type:
+    """The learner plugin ``name`` if ``train`` can use it (it takes a kernel and predicts);
+    for a name no plugin has, an UnknownPluginError listing only the learners ``train``
+    accepts — not every learner plugin, some of which it would then refuse."""
+    from ratkit.exceptions import RatkitError, UnknownPluginError
+    from ratkit.learners._workflow import learner_class
+    from ratkit.plugins import available
+
+    try:
+        return learner_class(name)
+    except UnknownPluginError:
+        pass
+    accepted = []
+    for other in available("learner"):
+        try:
+            learner_class(other)
+        except RatkitError:  # takes no kernel, does not predict, or a plugin that fails to load
+            continue
+        accepted.append(other)
+    raise UnknownPluginError(
+        f"No learner plugin named {name!r}. 'ratkit train' takes a learner plugin that takes a kernel and "
+        f"predicts labels: {', '.join(accepted) or '(none)'} ('ratkit plugins list' shows every plugin)."
+    )
 
 
 def _check_representation(name: str) -> None:
@@ -255,6 +287,7 @@ def _plot_convergence(model: Any, path: str) -> None:
 
 def _predict(args: argparse.Namespace) -> int:
     from ratkit import load_model
+    from ratkit._files import atomic_write
     from ratkit._persistence import read_metadata
     from ratkit.datasets import load_sequences, write_tsv
     from ratkit.exceptions import DataFormatError, ModelFormatError
@@ -274,6 +307,11 @@ def _predict(args: argparse.Namespace) -> int:
             "learner with a kernel, as written by 'ratkit train -o'). Load it with ratkit.load_model and use "
             "it from Python instead."
         )
+    if args.scores and not callable(getattr(model, "decision_function", None)):
+        raise ModelFormatError(
+            f"--scores: {args.model} holds a {type(model).__name__}, which has no decision_function, so there "
+            "are no scores to write. Leave out --scores."
+        )
     meta = read_metadata(args.model)
     target = args.target if args.target is not None else meta.get("target")
     data = load_sequences(
@@ -288,10 +326,18 @@ def _predict(args: argparse.Namespace) -> int:
             "written as label<TAB>sequence lines. Give the data one sequence per line."
         )
     shown = list(data.names) if multiline else data.sequences
-    pred = [str(p) for p in model.predict(prepare(data.sequences, bool(meta.get("positional"))))]
+    X = prepare(data.sequences, bool(meta.get("positional")))
+    pred = [str(p) for p in model.predict(X)]
     # the scores first: labels the model never saw are refused before any output is written
     summary = scores(model, data.labels, pred, target) if data.labels else None
-    if args.output:
+    if args.scores:
+        lines = _scored_lines(model, X, pred, shown)
+        if args.output:
+            with atomic_write(args.output, what="predictions file") as fh:
+                fh.writelines(lines)
+        else:
+            sys.stdout.writelines(lines)
+    elif args.output:
         write_tsv(args.output, shown, pred)
     else:
         sys.stdout.writelines(f"{p}\t{s}\n" for p, s in zip(pred, shown))
@@ -309,3 +355,28 @@ def _predict(args: argparse.Namespace) -> int:
     if args.output:
         print(f"{len(pred)} predictions written to {args.output}")
     return 0
+
+
+def _scored_lines(model: Any, X: list[Any], pred: list[str], shown: list[str]) -> list[str]:
+    """The lines of ``predict --scores``: a header ``label<TAB>score:C…<TAB>sequence``, then
+    ``label<TAB>value…<TAB>sequence`` per sequence, the values of ``model.decision_function``
+    (shortest round-trip floats). Two classes give one column named after the second class
+    (positive means it, as in scikit-learn); more give one column per class, in the order of
+    ``classes_``."""
+    import numpy as np
+
+    values = np.asarray(model.decision_function(X), dtype=np.float64)
+    values = values.reshape(len(pred), -1)
+    classes = [str(c) for c in model.classes_]
+    names = classes[1:] if values.shape[1] == 1 and len(classes) == 2 else classes
+    if len(names) != values.shape[1]:
+        from ratkit.exceptions import ModelFormatError
+
+        raise ModelFormatError(
+            f"--scores: the {type(model).__name__} model gives {values.shape[1]} decision values per sequence "
+            f"for its {len(classes)} classes; expected one for two classes or one per class."
+        )
+    header = "\t".join(["label", *(f"score:{c}" for c in names), "sequence"]) + "\n"
+    return [header] + [
+        "\t".join([p, *(repr(float(v)) for v in row), s]) + "\n" for p, row, s in zip(pred, values, shown)
+    ]
