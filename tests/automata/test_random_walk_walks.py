@@ -179,6 +179,19 @@ def test_uniform_start_stays_one_over_n_per_graph():
     assert random_walk(0.1, labels="node")(G, H) == pytest.approx((1 / 6) ** 2)
 
 
+def test_a_uniform_start_over_the_matched_pairs_would_not_be_pds():
+    """Why ``"uniform"`` is not 1/|V×|: on graphs without edges k is the t = 0 term alone. With
+    G = (a) and H = (a, b), p× = q× = 1/|V×| would give k(G, G) = 1, k(G, H) = 1, k(H, H) = 1/2,
+    a Gram matrix with determinant −1/2. With p = 1/n per graph: 1, 1/4, 2·(1/4)² = 1/8."""
+    G = Graph(np.zeros((1, 1)), node_labels=["a"])
+    H = Graph(np.zeros((2, 2)), node_labels=["a", "b"])
+    per_pair = np.array([[1.0, 1.0], [1.0, 0.5]])  # 1/|V×| for |V×| = 1, 1, 2
+    assert np.linalg.eigvalsh(per_pair).min() < 0
+    K = random_walk(0.1, labels="node").gram([G, H])
+    np.testing.assert_allclose(K, [[1.0, 0.25], [0.25, 0.125]], rtol=1e-12)
+    assert np.linalg.eigvalsh(K).min() > 0
+
+
 def test_the_survey_convention_keeps_gram_matrices_positive_semidefinite():
     rng = np.random.default_rng(0)
     graphs = [_graph(s, "".join(rng.choice(list("abc"), int(rng.integers(2, 5)))), bool(s % 2)) for s in range(12)]
