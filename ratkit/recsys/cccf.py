@@ -78,6 +78,7 @@ import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 from tqdm.auto import tqdm
 
+from ratkit._convergence import warn_not_converged
 from ratkit._validation import check_choice, check_int, check_random_state, check_real
 from ratkit.exceptions import DataFormatError, ParameterError, ParameterTypeError
 from ratkit.plugins import register
@@ -190,6 +191,7 @@ class _CompositionalCodes(Recommender):
         B, D, X, Y = problem.initialise(rng)
         history = [problem.objective(B, D, X, Y)]
         # no total: the fit stops on tol (or when no bit flips), often before max_iter
+        short: str | None = None  # how far from the stopping rule max_iter left the fit
         with tqdm(total=None, desc=owner, unit=" iter", disable=not show_progress, leave=True) as bar:
             for _ in range(s.max_iter):
                 flips = problem.iterate(B, D, X, Y, rng)
@@ -209,6 +211,10 @@ class _CompositionalCodes(Recommender):
                 bar.update(1)
                 if flips == 0 or abs(previous - history[-1]) <= s.tol * max(abs(previous), 1e-300):
                     break
+            else:
+                short = f"the objective still changed by {change:.3g} > tol={s.tol:g} (relative), {flips} bits flipped"
+        if short is not None:
+            warn_not_converged(owner, s.max_iter, "iterations", short, "Increase max_iter, or raise tol.")
         self.codes_user_ = pack_codes(np.ascontiguousarray(B.transpose(1, 0, 2)))
         self.codes_item_ = pack_codes(np.ascontiguousarray(D.transpose(1, 0, 2)))
         self.weights_user_, self.weights_item_ = eta, xi
@@ -531,7 +537,8 @@ class CCCF(_CompositionalCodes):
         e > 0: score with the integer weights ⌊e·η⌉, ⌊e·ξ⌉ (the paper's §3.7); None keeps the
         float weights.
     max_iter : int
-        Most outer iterations (one pass over every component).
+        Most outer iterations (one pass over every component); stopping there before the
+        ``tol`` rule holds warns (:class:`~sklearn.exceptions.ConvergenceWarning`).
     random_state : None, int or numpy Generator
         Seeds the pre-training, anchors, initialisation and Gram–Schmidt completions.
     kernel : {"epanechnikov", "uniform", "triangular"}

@@ -11,6 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from tqdm.auto import tqdm
 
+from ratkit._convergence import warn_not_converged
 from ratkit._validation import check_choice, check_int, check_random_state, check_real
 from ratkit.exceptions import ParameterError, SolverError
 from ratkit.plugins import register
@@ -90,7 +91,8 @@ class MFAUC(FactorRecommender):
     n_iter_ : int
         Iterations run (all stages).
     converged_ : bool
-        Whether the last stage stopped on ``tol`` rather than ``max_iter``.
+        Whether the last stage stopped on ``tol`` rather than ``max_iter``; a fit that stops
+        at ``max_iter`` also warns (:class:`~sklearn.exceptions.ConvergenceWarning`).
 
     Notes
     -----
@@ -270,6 +272,15 @@ class MFAUC(FactorRecommender):
         self.user_factors_, self.item_factors_ = U, V
         self.objective_ = np.asarray(objectives)
         self.n_iter_, self.converged_ = done, bool(converged)
+        if not converged:
+            last = objectives[-2:]
+            state = (
+                f"the monitored objective still changed by {abs(last[1] - last[0]) / max(abs(last[0]), 1e-12):.3g} "
+                f"> tol={self.tol:g} (relative) in the last iteration"
+                if len(last) == 2
+                else f"the last stage ran one iteration, too few to compare a change with tol={self.tol:g}"
+            )
+            warn_not_converged("MFAUC", self.max_iter, "iterations", state, "Increase max_iter, or raise tol.")
         log.info(
             "MFAUC fitted: %d iterations, converged=%s, objective %.6g",
             done,

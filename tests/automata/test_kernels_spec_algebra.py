@@ -273,7 +273,7 @@ def test_count_based_refuses_a_bare_string_of_patterns(patterns):
 
     with pytest.raises(TypeError, match="must be a list of patterns"):
         CountBasedKernel(patterns).gram(["ab"])
-    with pytest.raises(SpecError, match=r"spec: The 'patterns' parameter of count_based must be a list"):
+    with pytest.raises(SpecError, match=r"spec.patterns must be a list; got str 'ab'. Write \['ab'\]"):
         from_spec({"family": "count_based", "patterns": "ab"})
     # the single pattern "ab" counts the occurrences of "ab": |abab|_ab · |ab|_ab = 2 · 1
     assert count_based(["ab"])("abab", "ab") == 2.0

@@ -1,7 +1,8 @@
 """The random-walk graph kernel (survey §III, eq. (20)) against a brute-force oracle.
 
 The oracle builds W× by explicit loops over vertex pairs (not by ratkit's product_graph)
-and sums Σ_{t ≤ T} p×ᵀ W×ᵗ q× (ratkit's row convention: the survey's q×ᵀ W×ᵗ p×).
+and sums Σ_{t ≤ T} p×ᵀ W×ᵗ q× (ratkit's row convention: the survey's q×ᵀ W×ᵗ p×), with p×
+zero outside V× (the pairs of equal node labels) when node labels are matched.
 """
 
 from __future__ import annotations
@@ -73,9 +74,16 @@ def _vec(G: Graph, spec) -> np.ndarray:
     return np.asarray(spec(G), dtype=float)
 
 
+def _on_matched_pairs(G: Graph, H: Graph, labels: str, p: np.ndarray) -> np.ndarray:
+    """p× restricted to V×: with node labels, the pairs (i, i′) with ℓ(i) = ℓ′(i′) (survey §III)."""
+    if labels not in ("node", "both"):
+        return p
+    return p * np.array([a == b for a in G.node_labels for b in H.node_labels], dtype=float)
+
+
 def _oracle(G, H, coef, labels="none", adjacency="raw", start="uniform", stop="uniform") -> float:
     W = _oracle_product(G, H, labels, adjacency)
-    p = np.array([x * y for x in _vec(G, start) for y in _vec(H, start)])
+    p = _on_matched_pairs(G, H, labels, np.array([x * y for x in _vec(G, start) for y in _vec(H, start)]))
     q = np.array([x * y for x in _vec(G, stop) for y in _vec(H, stop)])
     total, P = 0.0, np.eye(len(W))
     for c in coef:
@@ -114,10 +122,11 @@ def _closed(G, H, lam, mu="geometric", steps=None, labels="none", adjacency="raw
         fact = math.factorial if mu == "exponential" else (lambda t: 1)
         return _oracle(G, H, [lam**t / fact(t) for t in range(steps + 1)], labels, adjacency)
     W = _dense_product(G, H, labels, adjacency)
-    p = np.kron(_vec(G, "uniform"), _vec(H, "uniform"))
+    q = np.kron(_vec(G, "uniform"), _vec(H, "uniform"))
+    p = _on_matched_pairs(G, H, labels, q)
     if mu == "geometric":
-        return float(p @ np.linalg.solve(np.eye(len(W)) - lam * W, p))
-    return float(p @ scipy.linalg.expm(lam * W) @ p)
+        return float(p @ np.linalg.solve(np.eye(len(W)) - lam * W, q))
+    return float(p @ scipy.linalg.expm(lam * W) @ q)
 
 
 def _first_node_weight(G: Graph) -> np.ndarray:
@@ -277,11 +286,12 @@ def test_divergence_names_decay_and_bound():
 
 
 def test_divergence_uses_the_label_filtered_radius():
-    # node labels leave no product edge: W× = 0, so every λ converges (ρ(A)ρ(A′) is only a bound)
+    # node labels leave no product edge: W× = 0, so every λ converges (ρ(A)ρ(A′) is only a bound);
+    # k is the t = 0 term over V× = {(0, 0), (0, 1)}: 2 · (1/2 · 1/2)²
     G = Graph(np.array([[0, 1], [1, 0.0]]), node_labels=["a", "b"])
     H = Graph(np.array([[0, 1], [1, 0.0]]), node_labels=["a", "a"])
     for method in ("direct", "sylvester"):
-        _close(random_walk(5.0, labels="node", method=method)(G, H), 1.0 / 4)
+        _close(random_walk(5.0, labels="node", method=method)(G, H), 1.0 / 8)
     with pytest.raises(DivergentSumError, match="λ = 5.0"):
         random_walk(5.0)(G, H)
 

@@ -10,8 +10,11 @@ and p — GraKeL's ``method_type="baseline"`` is the sum of all entries of
 with A× = kron(A, A′) (``RandomWalk``) or the node-label-filtered kron (``RandomWalkLabeled``:
 (i,i′) → (j,j′) is kept iff label(i) = label(i′) and label(j) = label(j′)). That is
 ``random_walk(λ, mu=kernel_type, steps=p, labels="none"/"node", adjacency="raw",
-start="ones", stop="ones")``, which must give the same Gram matrix to 1e-10 relative by every
-method that applies.
+start="ones", stop="ones", convention="grakel")``, which must give the same Gram matrix to
+1e-10 relative by every method that applies. ``convention="grakel"`` matters only with node
+labels: GraKeL's identity term counts the walks of length 0 of all n·n′ vertex pairs, where
+ratkit's default (the survey's V×, the pairs of equal labels) counts the matched pairs only;
+without labels the conventions coincide.
 
 GraKeL 0.1.11 silently replaces a geometric λ ≥ 1/ρmax² (ρmax: the largest spectral radius
 of the graphs given) by 0.9/ρmax² and only warns (RuntimeWarning): every GraKeL call here
@@ -172,7 +175,15 @@ def test_gram_equals_grakel_baseline(graph_set, kernel_type, p, scale, labels):
     graphs = _ratkit_graphs(adjs, node_labels)
     for method in _methods(adjs, labels):
         k = random_walk(
-            lam, mu=kernel_type, steps=p, labels=labels, adjacency="raw", start="ones", stop="ones", method=method
+            lam,
+            mu=kernel_type,
+            steps=p,
+            labels=labels,
+            adjacency="raw",
+            start="ones",
+            stop="ones",
+            method=method,
+            convention="grakel",
         )
         np.testing.assert_allclose(k.gram(graphs), want, rtol=1e-10, atol=0, err_msg=f"method={method}")
 

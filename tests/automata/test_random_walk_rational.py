@@ -49,7 +49,7 @@ def _graphs(seed: int, count: int = 5) -> list[Graph]:
 
 
 def _closed_form(G: Graph, H: Graph, labels: str, adjacency: str, p, q, mu: str | list, decay: float) -> float:
-    """Σ_t μ(t) p×ᵀ A×ᵗ q× with A× = kron(A, A′) ∘ label mask, in numpy."""
+    """Σ_t μ(t) p×ᵀ A×ᵗ q× with A× = kron(A, A′) ∘ label mask, in numpy (p× zero outside V×)."""
 
     def adj(g: Graph) -> np.ndarray:
         a = g.adjacency.toarray()
@@ -70,6 +70,8 @@ def _closed_form(G: Graph, H: Graph, labels: str, adjacency: str, p, q, mu: str 
                 mask[i * m + k, j * m + h] = float(x == y)
         A = A * mask
     px, qx = np.kron(p(G), p(H)), np.kron(q(G), q(H))
+    if labels in ("node", "both"):  # p× lives on V×, the pairs of equal node labels (survey §III)
+        px = px * same
     if mu == "geometric":
         return float(px @ np.linalg.solve(np.eye(n * m) - decay * A, qx))
     total, y = 0.0, qx
@@ -112,10 +114,11 @@ def test_rational_equals_linear_algebra(labels, adjacency, vectors, mu):
     closed = np.array(
         [[_closed_form(G, H, labels, adjacency, p, q, coefficients, decay) for H in graphs] for G in graphs]
     )
-    assert np.max(np.abs(rational - closed) / np.abs(closed)) <= 1e-9
+    # relative to 1e-9; a pair without a common node label has k = 0 exactly on both sides
+    np.testing.assert_allclose(rational, closed, rtol=1e-9, atol=0)
     for method in ("direct", "sylvester"):
         algebra = random_walk(decay, method=method, **kw).gram(graphs)
-        assert np.max(np.abs(rational - algebra) / np.abs(algebra)) <= 1e-9, method
+        np.testing.assert_allclose(rational, algebra, rtol=1e-9, atol=0, err_msg=method)
 
 
 def test_rational_equals_the_spectral_and_cg_forms_on_undirected_graphs():
@@ -145,7 +148,10 @@ def test_openfst_shortest_distance_gives_the_same_path_sum():
             f = compose(compose(S, T), U).to_pynini()
             d = pynini.shortestdistance(f, delta=1e-15, reverse=True)
             value = math.exp(-float(d[f.start()])) if len(d) > f.start() else 0.0
-            kernel = random_walk(0.05, labels=labels, start="ones", stop="ones", method="direct")(G, H)
+            # one S and one U started at every vertex: GraKeL's convention at t = 0 (all pairs)
+            kernel = random_walk(0.05, labels=labels, start="ones", stop="ones", method="direct", convention="grakel")(
+                G, H
+            )
             assert value == pytest.approx(kernel, rel=1e-8)
 
 
@@ -167,10 +173,13 @@ def test_reading_the_entered_vertex_leaves_the_first_vertex_unmatched():
     drop ℓ(v₀), so its Ψ counts pairs of walks whose first vertices differ in label."""
     G = Graph([[0, 1], [0, 0]], node_labels=["x", "z"])  # x → z
     H = Graph([[0, 1], [0, 0]], node_labels=["y", "z"])  # y → z
-    kernel = random_walk(0.5, labels="node", start="ones", stop="ones")
-    # walks of length 0: the 4 vertex pairs (unfiltered); length 1: x→z and y→z differ at v₀
-    assert kernel(G, H) == pytest.approx(4.0)
-    assert random_walk(0.5, labels="node", start="ones", stop="ones", method="rational")(G, H) == pytest.approx(4.0)
+    # walks of length 0: the one matched pair (z, z) (survey), or all 4 vertex pairs (GraKeL);
+    # length 1: x→z and y→z differ at v₀, so they are no walk of G × H
+    for method in ("direct", "rational"):
+        kernel = random_walk(0.5, labels="node", start="ones", stop="ones", method=method)
+        assert kernel(G, H) == pytest.approx(1.0), method
+        grakel = random_walk(0.5, labels="node", start="ones", stop="ones", method=method, convention="grakel")
+        assert grakel(G, H) == pytest.approx(4.0), method
     S, U = graph_automaton(G, "node", "ones", "ones"), graph_automaton(H, "node", "ones", "ones")
     T = walk_length_transducer([*S.alphabet.symbols, *U.alphabet.symbols], decay=0.5)
     f = compose(compose(S, T), U).to_pynini()

@@ -13,7 +13,7 @@ from ratkit.automata.graphs._graph import Graph
 from ratkit.exceptions import ParameterError, ParameterTypeError
 from ratkit.limits import check_bytes
 
-__all__ = ["product_graph", "product_adjacency", "check_label_kinds", "LABEL_MODES"]
+__all__ = ["product_graph", "product_adjacency", "matched_pairs", "check_label_kinds", "LABEL_MODES"]
 
 LabelMode = Literal["none", "node", "edge", "both"]
 LABEL_MODES = ("none", "node", "edge", "both")
@@ -49,6 +49,11 @@ def product_graph(G: Graph, H: Graph, labels: LabelMode = "none") -> Graph:
     ``"edge"`` those with equal edge labels, ``"both"`` both conditions. The product's node
     labels (with ``"node"``/``"both"``) are the shared label, None on unmatched pairs; its edge
     labels (with ``"edge"``/``"both"``) are the shared edge label.
+
+    All n·n′ pairs are numbered, so that the numbering does not depend on the labels; with
+    node labels the product's vertex set V× proper is the matched pairs (:func:`matched_pairs`),
+    and an unmatched pair is an isolated vertex labelled None, on no walk (not even one of
+    length 0: the random-walk kernel restricts p× and q× to V×).
     """
     use_nodes, use_edges = _checked_modes(G, H, labels, "product_graph")
     adjacency, src, dst, a = _product_edges(G, H, use_nodes, use_edges)
@@ -70,6 +75,18 @@ def product_graph(G: Graph, H: Graph, labels: LabelMode = "none") -> Graph:
 def product_adjacency(G: Graph, H: Graph, labels: LabelMode = "none") -> sp.csr_matrix:
     """The adjacency A× of :func:`product_graph` (G × H) alone, without building its labels."""
     return _product_edges(G, H, *_checked_modes(G, H, labels, "product_adjacency"))[0]
+
+
+def matched_pairs(G: Graph, H: Graph) -> np.ndarray:
+    """The vertex set V× of the node-labelled product G × H as a mask: entry i·n′ + i′ is True
+    iff ℓ(i) = ℓ′(i′) (the numbering of :func:`product_graph`). Both graphs need node labels;
+    label sets of types that can never match are refused (:func:`check_label_kinds`)."""
+    for g, name in ((G, "first"), (H, "second")):
+        if g.node_labels is None:
+            raise ParameterError(f"matched_pairs needs node labels, but the {name} graph has none.")
+    check_label_kinds(G.node_labels, H.node_labels, "node labels")
+    codes_g, codes_h = _codes(G.node_labels, H.node_labels)
+    return (codes_g[:, None] == codes_h[None, :]).ravel()
 
 
 def _checked_modes(G: Graph, H: Graph, labels: str, what: str) -> tuple[bool, bool]:

@@ -15,9 +15,14 @@ Kronecker product, the independent route to the value the linear-algebra methods
 What an arc reads, by the kernel's ``labels``: ``"none"``, one symbol; ``"edge"``, the edge
 label; ``"node"``, the pair (ℓ(v), ℓ(w)) of its end labels; ``"both"``, the triple
 (ℓ(v), edge label, ℓ(w)). Two walks of length t ≥ 1 then read the same string exactly when
-the product graph's filter (eq. (19)) keeps every step of their pairing; walks of length 0
-read ε, so the t = 0 term is p×ᵀ q× unfiltered, as the kernel defines it. (Reading the
-label of each vertex entered, graph_automaton's ``"node"``, would leave v₀ unmatched.)
+the product graph's filter (eq. (19)) keeps every step of their pairing, so their first
+vertices match too. Walks of length 0 read ε, and with node labels the survey's V× holds
+only the matched vertex pairs: the sum is then split by the label ℓ of the first vertex,
+Σ_ℓ Ψ(S_ℓ ∘ T ∘ U_ℓ) with S_ℓ, U_ℓ started only at the vertices labelled ℓ, so that pairs of
+walks whose first vertices differ in label (of length 0 in particular) are not counted.
+Without that split (``match_start=False``, GraKeL's convention) the t = 0 term is p×ᵀ q×
+over all n·n′ pairs. (Reading the label of each vertex entered, graph_automaton's
+``"node"``, would leave v₀ unmatched.)
 
 μ must be rational for T to exist: geometric (one state with a λ-weighted loop per symbol)
 or a finite sequence (a chain). The exponential series λᵗ/t! is not the weight of any
@@ -86,10 +91,15 @@ def rational_walk_value(
     *,
     decay: float | None = None,
     coefficients: Sequence[float] | None = None,
+    match_start: bool = True,
 ) -> float:
     """Ψ(S ∘ T ∘ U) with S, U the walk automata of G and H (start vectors ``p``, stop
     vectors ``q``, one per graph) and T :func:`walk_length_transducer`: the random-walk
-    kernel Σ_t μ(t) (p ⊗ p′)ᵀ A×ᵗ (q ⊗ q′) through composition and a path sum."""
+    kernel Σ_t μ(t) (p ⊗ p′)ᵀ A×ᵗ (q ⊗ q′) through composition and a path sum.
+
+    With node labels and ``match_start`` (the survey's V×), the sum runs over the labels ℓ
+    the two graphs share, Σ_ℓ Ψ(S_ℓ ∘ T ∘ U_ℓ), S_ℓ and U_ℓ with p zeroed outside the
+    vertices labelled ℓ; without it, the walks of length 0 of all vertex pairs count."""
     if labels in ("node", "both"):
         check_label_kinds(G.node_labels, H.node_labels, "node labels")
         label_symbols([*G.node_labels, *H.node_labels], "node labels")  # one symbol, one label
@@ -97,11 +107,32 @@ def rational_walk_value(
         check_label_kinds(G.edge_labels.values(), H.edge_labels.values(), "edge labels")
         label_symbols([*G.edge_labels.values(), *H.edge_labels.values()], "edge labels")
     mode = "none" if labels == "none" else "edge"
-    S = graph_automaton(_step_labelled(G, labels), mode, start=p[0], stop=q[0])
-    U = graph_automaton(_step_labelled(H, labels), mode, start=p[1], stop=q[1])
-    symbols = [*S.alphabet.symbols, *U.alphabet.symbols]
-    T = walk_length_transducer(symbols, decay=decay, coefficients=coefficients)
-    return float(shortest_distance(compose(compose(S, T), U)))
+    G_steps, H_steps = _step_labelled(G, labels), _step_labelled(H, labels)
+    if match_start and labels in ("node", "both"):
+        starts = [(_only(p[0], G.node_labels, x), _only(p[1], H.node_labels, x)) for x in _shared(G, H)]
+    else:
+        starts = [p]
+    total = 0.0
+    for pg, ph in starts:
+        if not (pg.any() and ph.any()):
+            continue
+        S = graph_automaton(G_steps, mode, start=pg, stop=q[0])
+        U = graph_automaton(H_steps, mode, start=ph, stop=q[1])
+        symbols = [*S.alphabet.symbols, *U.alphabet.symbols]
+        T = walk_length_transducer(symbols, decay=decay, coefficients=coefficients)
+        total += float(shortest_distance(compose(compose(S, T), U)))
+    return total
+
+
+def _shared(G: Graph, H: Graph) -> list:
+    """The node labels G and H have in common (each once, in G's order)."""
+    theirs = set(H.node_labels)
+    return [x for x in dict.fromkeys(G.node_labels) if x in theirs]
+
+
+def _only(p: np.ndarray, node_labels: Sequence, label: object) -> np.ndarray:
+    """p with the weights of the vertices not labelled ``label`` set to 0."""
+    return p * np.array([x == label for x in node_labels], dtype=np.float64)
 
 
 def _step_labelled(G: Graph, labels: str) -> Graph:

@@ -8,7 +8,23 @@ i → j, the transpose of the survey's Ã) and A× the product's adjacency,
 
     k(G, G′) = Σ_t μ(t) p×ᵀ A×ᵗ q×,   A×[(i,i′), (j,j′)] = A_ij A′_i′j′ · [labels match],
 
-which is the survey's q×ᵀ W×ᵗ p× with W× = A×ᵀ. The methods:
+which is the survey's q×ᵀ W×ᵗ p× with W× = A×ᵀ.
+
+With node labels (``labels="node"`` or ``"both"``) the product's vertex set V× holds only
+the pairs (i, i′) with ℓ(i) = ℓ′(i′), so a walk of G × G′ matches the labels of all its
+vertices, its first one included, and p× = p ⊗ p′, q× = q ⊗ q′ are restricted to V×
+(``convention="survey"``, the default). The term t = 0 is then Σ_{ℓ(i)=ℓ′(i′)} p_i p′_i′ q_i q′_i′,
+and two graphs with no node label in common have k = 0. GraKeL's ``RandomWalkLabeled``
+counts the walks of length 0 of all n·n′ pairs instead (only its longer walks are filtered):
+``convention="grakel"`` reproduces it. The two differ only in the term t = 0, and coincide
+for ``labels="none"`` and ``"edge"``, where V× holds all pairs. Both are PDS.
+
+``start="uniform"`` is p = 1/n in each graph, so p× = 1/(n n′) on the pairs of V×, not
+1/|V×|: p× must be a product of one vector per graph, p ⊗ p′, for k to be an inner product
+of per-graph features (Theorem 7); a normalisation by |V×|, which depends on both graphs,
+would break that (and would be 0/0 when V× is empty).
+
+The methods:
 
 ``"direct"``
     A× is built (the adjacency of :func:`~ratkit.automata.graphs.product_graph`) as a sparse matrix: a
@@ -66,15 +82,17 @@ from ratkit._parallel import pair_matrix
 from ratkit._validation import check_choice, check_int, check_real
 from ratkit.automata.graphs import Graph
 from ratkit.automata.graphs._automaton import walk_vector
-from ratkit.automata.graphs._product import LABEL_MODES, check_label_kinds, product_adjacency
+from ratkit.automata.graphs._product import LABEL_MODES, check_label_kinds, matched_pairs, product_adjacency
 from ratkit.automata.kernels._walks_rational import rational_walk_value
 from ratkit.automata.kernels.base import Kernel, check_gram_bytes
 from ratkit.exceptions import DivergentSumError, ParameterError, ParameterTypeError, SolverError, WeightOverflowError
 from ratkit.plugins import register
 
-__all__ = ["RandomWalkKernel", "random_walk", "METHODS", "DIRECT_MAX"]
+__all__ = ["RandomWalkKernel", "random_walk", "METHODS", "CONVENTIONS", "DIRECT_MAX"]
 
 METHODS = ("auto", "direct", "sylvester", "cg", "spectral", "rational")
+#: ``convention`` values: V× the matched vertex pairs (survey §III), or all pairs at t = 0 (GraKeL).
+CONVENTIONS = ("survey", "grakel")
 _MU_KINDS = ("geometric", "exponential")
 #: The largest product size n·n′ that ``method="auto"`` computes by the direct form.
 DIRECT_MAX = 5000
@@ -237,8 +255,7 @@ def _product_ops(g: _Prepared, h: _Prepared, labels: str) -> tuple[Callable, Cal
     n, m = g.A.shape[0], h.A.shape[0]
     mask = None
     if labels in ("node", "both"):
-        check_label_kinds(g.graph.node_labels, h.graph.node_labels, "node labels")
-        mask = np.array([[a == b for b in h.graph.node_labels] for a in g.graph.node_labels], dtype=np.float64)
+        mask = matched_pairs(g.graph, h.graph).reshape(n, m).astype(np.float64)
     if labels in ("edge", "both"):
         check_label_kinds(g.edge_mats, h.edge_mats, "edge labels")
         shared = [x for x in g.edge_mats if x in h.edge_mats]
@@ -289,10 +306,17 @@ class RandomWalkKernel(Kernel):
     start, stop
         p and q: ``"uniform"`` (1/n), ``"ones"``, a callable taking a Graph and returning its n
         non-negative weights (not writable to a spec), or one array of n weights, used for
-        every graph (all of n nodes). p× = p ⊗ p′ and q× = q ⊗ q′ are not filtered by labels.
+        every graph (all of n nodes). p× = p ⊗ p′ and q× = q ⊗ q′, restricted to the matched pairs
+        with node labels (see ``convention``); ``"uniform"`` stays 1/n per graph (see the module).
     method
         ``"auto"``, ``"direct"``, ``"sylvester"``, ``"cg"``, ``"spectral"`` or ``"rational"``
         (see the module).
+    convention
+        ``"survey"`` (the default: with node labels, p× and q× live on the matched pairs V×, so
+        the first vertices of two walks must match too, and graphs without a common node label
+        have k = 0) or ``"grakel"`` (the walks of length 0 of all n·n′ vertex pairs count, as
+        GraKeL's ``RandomWalkLabeled``). They differ only for ``labels="node"``/``"both"``, in
+        the term t = 0.
     n_jobs, show_progress
         Processes for Gram matrices (joblib's convention) and a progress bar.
     """
@@ -308,6 +332,7 @@ class RandomWalkKernel(Kernel):
         start: Any = "uniform",
         stop: Any = "uniform",
         method: Literal["auto", "direct", "sylvester", "cg", "spectral", "rational"] = "auto",
+        convention: Literal["survey", "grakel"] = "survey",
         n_jobs: int | None = None,
         show_progress: bool = False,
     ) -> None:
@@ -319,6 +344,7 @@ class RandomWalkKernel(Kernel):
         self.start = start
         self.stop = stop
         self.method = method
+        self.convention = convention
         self.n_jobs = n_jobs
         self.show_progress = show_progress
 
@@ -331,6 +357,7 @@ class RandomWalkKernel(Kernel):
         check_choice(self.labels, "labels", _OWNER, LABEL_MODES)
         check_choice(self.adjacency, "adjacency", _OWNER, ("raw", "normalized"))
         check_choice(self.method, "method", _OWNER, METHODS)
+        check_choice(self.convention, "convention", _OWNER, CONVENTIONS)
         for name in ("start", "stop"):
             value = getattr(self, name)
             if isinstance(value, str):
@@ -468,12 +495,28 @@ def random_walk(
     start: Any = "uniform",
     stop: Any = "uniform",
     method: Literal["auto", "direct", "sylvester", "cg", "spectral", "rational"] = "auto",
+    convention: Literal["survey", "grakel"] = "survey",
     n_jobs: int | None = None,
     show_progress: bool = False,
 ) -> RandomWalkKernel:
     """The random-walk kernel k(G, G′) = Σ_t μ(t) q×ᵀ W×ᵗ p× (survey eq. (20)) with μ(t) = λᵗ
     (``"geometric"``), λᵗ/t! (``"exponential"``) or a given sequence, λ = ``decay``; see
-    :class:`RandomWalkKernel`. Spec: ``{"family": "random_walk", "decay": λ, ...}``."""
+    :class:`RandomWalkKernel`. Spec: ``{"family": "random-walk", "decay": λ, ...}``.
+
+    With node labels, two walks are a walk of the product graph only when the labels of all
+    their vertices match, the first ones included (survey §III: V× holds the pairs of equal
+    labels); ``convention="grakel"`` counts the length-0 walks of all vertex pairs instead, as
+    GraKeL's ``RandomWalkLabeled``.
+
+    >>> import numpy as np
+    >>> from ratkit.automata.graphs import Graph
+    >>> G = Graph(np.array([[0, 1], [1, 0.0]]), node_labels=["a", "b"])
+    >>> H = Graph(np.array([[0, 1], [1, 0.0]]), node_labels=["c", "d"])
+    >>> random_walk(0.1, labels="node", start="ones", stop="ones")(G, H)
+    0.0
+    >>> random_walk(0.1, labels="node", start="ones", stop="ones", convention="grakel")(G, H)
+    4.0
+    """
     k = RandomWalkKernel(
         decay,
         mu=mu,
@@ -483,6 +526,7 @@ def random_walk(
         start=start,
         stop=stop,
         method=method,
+        convention=convention,
         n_jobs=n_jobs,
         show_progress=show_progress,
     )
@@ -501,6 +545,8 @@ class _Config:
         self.mu = None if not isinstance(k.mu, str) else k.mu
         self.coef = k._coefficients()
         self.labels = k.labels
+        #: p× and q× restricted to the matched vertex pairs (V× of the survey)
+        self.match_start = k.labels in ("node", "both") and k.convention == "survey"
         self.method = k.method
         self.raw = k.adjacency == "raw"
 
@@ -563,6 +609,8 @@ def _pair_value(g: _Prepared, h: _Prepared, c: _Config) -> float:
         return _rational(g, h, c)
     px = np.outer(g.p, h.p).ravel()
     qx = np.outer(g.q, h.q).ravel()
+    if c.match_start:  # p× on V× only; for t ≥ 1 the rows of A× outside V× are zero anyway
+        px = px * matched_pairs(g.graph, h.graph)
     size = px.size
     if method == "direct":
         M = product_adjacency(g.graph, h.graph, c.labels)
@@ -667,9 +715,13 @@ def _rational(g: _Prepared, h: _Prepared, c: _Config) -> float:
     the other methods, so a divergent λ is named the same way."""
     if c.coef is None:
         _check_convergence(g, h, c, lambda: _dense_radius(product_adjacency(g.graph, h.graph, c.labels)))
-        value = rational_walk_value(g.graph, h.graph, c.labels, (g.p, h.p), (g.q, h.q), decay=c.decay)
+        value = rational_walk_value(
+            g.graph, h.graph, c.labels, (g.p, h.p), (g.q, h.q), decay=c.decay, match_start=c.match_start
+        )
     else:
-        value = rational_walk_value(g.graph, h.graph, c.labels, (g.p, h.p), (g.q, h.q), coefficients=c.coef)
+        value = rational_walk_value(
+            g.graph, h.graph, c.labels, (g.p, h.p), (g.q, h.q), coefficients=c.coef, match_start=c.match_start
+        )
     return _finite_value(value, c, "rational")
 
 

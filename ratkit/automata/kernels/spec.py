@@ -37,13 +37,17 @@ from __future__ import annotations
 import collections.abc
 import inspect
 import json
+import numbers
 import os
 import tomllib
+import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from ratkit._json import plain
 from ratkit.automata.kernels.base import Kernel, _init_parameters
@@ -274,6 +278,122 @@ def _check_shapes(spec: Mapping[str, Any], where: str, name: str, cls: type[Kern
             )
 
 
+class _Mismatch(Exception):
+    """A spec value whose kind (number, string, list, ...) is not the one its annotation
+    asks for: ``path`` names it (``spec.weights[0]``), ``expected`` says what belongs there."""
+
+    def __init__(self, path: str, expected: str, value: Any) -> None:
+        super().__init__(path)
+        self.path, self.expected, self.value = path, expected, value
+
+
+#: Values :func:`_check_kind` judges: JSON's kinds (and numpy's numbers and arrays, which
+#: Python callers pass). Any other object (a callable, a semiring) is the family's to judge.
+_JSON_KINDS = (type(None), bool, np.bool_, numbers.Number, str, list, tuple, np.ndarray, Mapping)
+_SEQUENCES = (list, tuple, collections.abc.Sequence)
+_UNIONS = (typing.Union, types.UnionType)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _describe(hint: Any) -> str | None:
+    """What an annotation asks for, in JSON's words; None when it is not checked here (Any,
+    kernels, callables, classes of the family's own)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint is type(None):
+        return "null"
+    if hint is bool:
+        return "true or false"
+    if hint is int:
+        return "a number (an int)"
+    if hint is float:
+        return "a number (a float)"
+    if hint is str:
+        return "a string"
+    if origin is typing.Literal:
+        return " or ".join(repr(a) for a in args)
+    if origin in _SEQUENCES:
+        if not args or args[0] is Any:
+            return "a list"
+        item = _describe(args[0])
+        return f"a list of {_plural(item)}" if item else None
+    if origin in _UNIONS:
+        parts = [_describe(a) for a in args]
+        return None if any(p is None for p in parts) else ", or ".join(parts)
+    return None
+
+
+def _plural(what: str | None) -> str:
+    """'a number (a float)' → 'numbers (floats)', for a list's items."""
+    table = {
+        "a number (a float)": "numbers (floats)",
+        "a number (an int)": "numbers (ints)",
+        "a string": "strings",
+        "true or false": "true/false values",
+    }
+    return table.get(what or "", f"items that are {what}")
+
+
+def _check_kind(value: Any, hint: Any, path: str) -> None:
+    """Raise _Mismatch unless ``value`` has the JSON kind ``hint`` asks for (numbers for
+    int and float, strings for str and Literal, lists for sequences, item by item). Ranges
+    and choices are left to the family, whose messages name them; so are values of kinds
+    that JSON has not (a callable start vector) and annotations not described here."""
+    expected = _describe(hint)
+    if expected is None or not isinstance(value, _JSON_KINDS):
+        return
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in _UNIONS:
+        deepest: _Mismatch | None = None
+        for member in args:
+            try:
+                _check_kind(value, member, path)
+                return
+            except _Mismatch as exc:
+                if exc.path != path and (deepest is None or len(exc.path) > len(deepest.path)):
+                    deepest = exc  # a list of the right kind with a bad item: name the item
+        raise deepest or _Mismatch(path, expected, value)
+    if hint is type(None):
+        ok = value is None
+    elif hint is bool:
+        ok = isinstance(value, (bool, np.bool_))
+    elif hint in (int, float):
+        ok = _is_number(value)
+    elif hint is str:
+        ok = isinstance(value, str)
+    elif origin is typing.Literal:
+        ok = any(type(value) is type(a) for a in args)
+    else:  # a sequence: a list (a tuple or 1-d array from Python), then item by item
+        ok = isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.ndim == 1)
+        if ok and args and args[0] is not Any:
+            for i, item in enumerate(value.tolist() if isinstance(value, np.ndarray) else value):
+                _check_kind(item, args[0], f"{path}[{i}]")
+    if not ok:
+        raise _Mismatch(path, expected, value)
+
+
+def _check_kinds(spec: Mapping[str, Any], where: str, name: str, obj: Any) -> None:
+    """Refuse a spec value of the wrong JSON kind (a string where a number belongs, a number
+    where a list belongs) before the family sees it, naming it by its path: a family's own
+    conversion (``float('a')``) would report the value without saying which key holds it."""
+    hints = _hints(obj)
+    for key, value in spec.items():
+        hint = hints.get(key)
+        if key == "family" or hint is None or _takes_kernels(hint, ""):
+            continue
+        try:
+            _check_kind(value, hint, f"{where}.{key}")
+        except _Mismatch as exc:
+            got = "null" if exc.value is None else f"{type(exc.value).__name__} {exc.value!r:.60}"
+            hint_text = ""
+            if isinstance(exc.value, str) and exc.path == f"{where}.{key}" and exc.expected.startswith("a list"):
+                hint_text = f" Write [{exc.value!r:.40}] for a list of that one value."
+            inside = "" if exc.path == f"{where}.{key}" else f" ({where}.{key} of a {name} kernel is {_describe(hint)})"
+            raise SpecTypeError(f"{exc.path} must be {exc.expected}; got {got}{inside}.{hint_text}") from None
+
+
 def _build(spec: Mapping[str, Any], where: str, depth: int = 1) -> Kernel:
     if not isinstance(spec, Mapping):
         raise SpecTypeError(f"{where} must be a mapping with a 'family' key; got {type(spec).__name__}.")
@@ -289,6 +409,7 @@ def _build(spec: Mapping[str, Any], where: str, depth: int = 1) -> Kernel:
     if is_class:
         _keys(spec, where, name, family)
         _check_shapes(spec, where, name, family)
+    _check_kinds(spec, where, name, family)
     params = {key: _value(value, f"{where}.{key}", depth) for key, value in spec.items() if key != "family"}
     if not is_class:  # a registered factory function: its keywords as given
         return _call(where, lambda: family(**params))

@@ -24,16 +24,15 @@ from __future__ import annotations
 
 import logging
 import math
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.exceptions import ConvergenceWarning
 from tqdm.auto import tqdm
 
+from ratkit._convergence import warn_not_converged
 from ratkit.exceptions import SolverError
 
 __all__ = ["DualResult", "solve", "primal_objective", "dual_objective", "convergence_record"]
@@ -163,11 +162,12 @@ def solve(
                 min_old = pgmin if pgmin < 0 else -np.inf
     finally:
         bar.close()
-    warnings.warn(
-        f"{owner} did not converge in max_iter={max_iter} passes: the projected gradients still "
-        f"span {gap:.3g} > tol={tol:g}. Increase max_iter, or raise tol.",
-        ConvergenceWarning,
-        stacklevel=3,
+    warn_not_converged(
+        owner,
+        max_iter,
+        "passes",
+        f"the projected gradients still span {gap:.3g} > tol={tol:g}",
+        "Increase max_iter, or raise tol.",
     )
     return DualResult(it, False, gap, duals, gaps)
 
