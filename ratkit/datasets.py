@@ -29,6 +29,7 @@ import html
 import logging
 import os
 import re
+from collections import Counter
 from collections.abc import Sized
 from dataclasses import dataclass, field
 from importlib import resources
@@ -64,6 +65,10 @@ __all__ = [
 BUNDLED_SPLICE = resources.files("ratkit") / "data" / "splice" / "splice.data"
 
 log = logging.getLogger(__name__)
+
+#: The repr of a data set names at most this many classes; of a document, this many characters of text.
+_REPR_CLASSES = 8
+_REPR_TEXT = 60
 
 #: Names a header line gives the label and the sequence column (compared case-insensitively).
 _LABEL_NAMES = frozenset({"label", "labels", "class", "category", "target"})
@@ -108,7 +113,13 @@ def _read_lines(file: Path, encoding: Literal["utf-8", "ascii"], expected: str) 
 
 @dataclass
 class SequenceDataset:
-    """Sequences with one label each, plus optional instance names and a split marker."""
+    """Sequences with one label each, plus optional instance names and a split marker.
+
+    Printed, a data set is one line that counts its contents instead of listing them:
+
+    >>> SequenceDataset(["ACGT", "ACG", "GT"], ["EI", "N", "N"], source="toy")
+    SequenceDataset(n_samples=3, lengths=2..4, classes={'EI': 1, 'N': 2}, source='toy')
+    """
 
     sequences: list[str]
     labels: list[str]
@@ -117,6 +128,24 @@ class SequenceDataset:
 
     def __len__(self) -> int:
         return len(self.sequences)
+
+    def __repr__(self) -> str:
+        """One line: the size, the sequence lengths, the classes with their counts and the source."""
+        parts = [f"n_samples={len(self.sequences)}"]
+        if self.sequences:
+            lengths = [len(s) for s in self.sequences]
+            low, high = min(lengths), max(lengths)
+            parts.append(f"length={low}" if low == high else f"lengths={low}..{high}")
+        if self.labels:
+            counts = Counter(self.labels)
+            shown = ", ".join(f"{lab!r}: {counts[lab]}" for lab in sorted(counts)[:_REPR_CLASSES])
+            more = f", ... ({len(counts)} classes)" if len(counts) > _REPR_CLASSES else ""
+            parts.append(f"classes={{{shown}{more}}}")
+        else:
+            parts.append("unlabelled")
+        if self.source:
+            parts.append(f"source={self.source!r}")
+        return f"{type(self).__name__}({', '.join(parts)})"
 
 
 def load_splice(path: str | os.PathLike | None = None) -> SequenceDataset:
@@ -168,6 +197,14 @@ class ReutersDocument:
     split: str  # "train", "test" or "unused"
     topics: list[str]
     body: str
+
+    def __repr__(self) -> str:
+        """One line: the id, split and topics, and the start of the body with its length."""
+        body = self.body if len(self.body) <= _REPR_TEXT else self.body[: _REPR_TEXT - 3] + "..."
+        return (
+            f"{type(self).__name__}(newid={self.newid}, split={self.split!r}, topics={self.topics!r}, "
+            f"body={body!r} ({len(self.body)} characters))"
+        )
 
 
 _REUTERS_RE = re.compile(r"<REUTERS(?P<attrs>[^>]*)>(?P<content>.*?)</REUTERS>", re.S)

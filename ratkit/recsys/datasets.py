@@ -97,6 +97,13 @@ class Interactions:
     def shape(self) -> tuple[int, int]:
         return self.matrix.shape
 
+    def __repr__(self) -> str:
+        """One line: users, items, interactions (as :meth:`describe` counts them) and the source."""
+        m, n = self.matrix.shape
+        source = f", source={self.source!r}" if self.source else ""
+        count = int(self.matrix.count_nonzero())
+        return f"{type(self).__name__}(n_users={m}, n_items={n}, n_interactions={count}{source})"
+
     def replace(self, matrix: sp.spmatrix, users: np.ndarray | None = None) -> Interactions:
         """A new Interactions with ``matrix`` (rows ``users`` of this one, when given)."""
         user_ids = self.user_ids if users is None else self.user_ids[users]
