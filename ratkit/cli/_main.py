@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ratkit import __version__
+from ratkit._console import show_notes_on_stderr
 from ratkit.cli._common import Parser
 
 __all__ = ["main", "build_parser"]
@@ -99,6 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if missing is not None:
         print(f"ratkit {command}: error: {missing}", file=sys.stderr)
         return 2
+    show_notes_on_stderr()  # e.g. "compiling numba kernels on first use", once
     try:
         with warnings.catch_warnings():  # restores the caller's warning display on return
             warnings.showwarning = _warning_printer(command)
