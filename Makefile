@@ -9,11 +9,16 @@ STAMP  := $(VENV)/.ratkit-installed
 
 all: test
 
+# pip runs without --quiet so that its progress shows (a first install downloads about 60
+# packages and takes a minute or two); the echo lines say what is being installed and why.
 $(STAMP): pyproject.toml
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@test -x $(PY) || { echo "make: creating the virtual environment $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
+	@echo "make: installing ratkit (editable) with its test, plot and dask extras into $(VENV);" \
+	  "a first install downloads its dependencies and takes a minute or two"
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,plot,dask]'
+	$(PY) -m pip install --progress-bar on -e '.[test,plot,dask]'
 	@touch $(STAMP)
+	@echo "make: $(VENV) is ready; later runs reuse it until pyproject.toml changes"
 
 venv: $(STAMP)
 	@$(PY) -c 'import ratkit' 2>/dev/null || { rm -f $(STAMP); $(MAKE) --no-print-directory $(STAMP); }
@@ -35,7 +40,8 @@ clean:
 DOCS_STAMP := $(VENV)/.ratkit-docs-installed
 
 $(DOCS_STAMP): pyproject.toml $(STAMP)
-	$(PY) -m pip install --quiet -e '.[docs]'
+	@echo "make: installing the docs extra (Sphinx and its extensions) into $(VENV)"
+	$(PY) -m pip install --progress-bar on -e '.[docs]'
 	@touch $(DOCS_STAMP)
 
 .PHONY: docs
