@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 
 __all__ = ["NOTE_LOGGERS", "show_notes_on_stderr"]
 
@@ -16,29 +17,42 @@ __all__ = ["NOTE_LOGGERS", "show_notes_on_stderr"]
 NOTE_LOGGERS = ("ratkit._jit",)
 
 
-class _StderrHandler(logging.StreamHandler):
-    """Writes each record to ``sys.stderr`` as it is when the record is emitted (not when created)."""
+class _StderrHandler(logging.Handler):
+    """Writes each record as one line to ``sys.stderr`` as it is when the record is emitted,
+    through ``tqdm.write``, so that a progress bar being drawn is not cut by the line."""
 
     def __init__(self) -> None:
         super().__init__()
         self.setFormatter(logging.Formatter("ratkit: %(message)s"))
 
-    @property
-    def stream(self):  # type: ignore[override]
-        return sys.stderr
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            from tqdm import tqdm
 
-    @stream.setter
-    def stream(self, value: object) -> None:  # StreamHandler.__init__ sets it; sys.stderr is always used
-        pass
+            tqdm.write(self.format(record), file=sys.stderr)
+        except Exception:  # logging's convention: a failing handler reports, never raises
+            self.handleError(record)
 
 
-def show_notes_on_stderr() -> None:
+def show_notes_on_stderr(*, quiet: bool = False) -> Callable[[], None]:
     """Show the INFO records of :data:`NOTE_LOGGERS` on standard error, one line each, after ``ratkit: ``.
 
-    A logger that already has a handler (configured by the caller, or by an earlier call)
-    is left as it is."""
-    for name in NOTE_LOGGERS:
+    Returns the function that undoes it, for the end of the command (so that calling the
+    command line in-process leaves logging as it was). With ``quiet`` (a command's
+    ``--quiet``) nothing is shown. A logger that already has a handler (configured by the
+    caller) is left as it is."""
+    added: list[tuple[logging.Logger, logging.Handler, int]] = []
+    for name in () if quiet else NOTE_LOGGERS:
         logger = logging.getLogger(name)
         if not logger.handlers:
-            logger.addHandler(_StderrHandler())
+            handler = _StderrHandler()
+            added.append((logger, handler, logger.level))
+            logger.addHandler(handler)
             logger.setLevel(logging.INFO)
+
+    def undo() -> None:
+        for logger, handler, level in added:
+            logger.removeHandler(handler)
+            logger.setLevel(level)
+
+    return undo

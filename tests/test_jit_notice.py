@@ -84,24 +84,39 @@ def test_command_line_shows_the_note_on_stderr_on_a_cold_cache_only(tmp_path):
     assert warm.stderr == ""
 
 
+@pytest.mark.slow
+def test_command_line_quiet_hides_the_note(tmp_path):
+    (tmp_path / "reads.txt").write_text("abab\nabba\nbaab\n")
+    command = [sys.executable, "-c", "from ratkit.cli import main; raise SystemExit(main())", "gram"]
+    command += ["--kernel", '{"family": "edit-distance"}', "--data", "reads.txt", "--format", "lines", "-o", "g.npy"]
+    quiet = _run([*command, "--quiet"], tmp_path / "cache", tmp_path)  # a cold cache: it compiles
+    assert quiet.stderr == ""
+    assert "written to g.npy" in quiet.stdout
+
+
 def test_notes_follow_the_current_stderr_and_respect_a_configured_logger(capsys):
     logger = logging.getLogger("ratkit._jit")
     saved = logger.handlers[:], logger.level
     try:
         logger.handlers.clear()
-        show_notes_on_stderr()
-        show_notes_on_stderr()  # a second call adds no second handler
+        logger.setLevel(logging.WARNING)
+        undo = show_notes_on_stderr()
+        assert show_notes_on_stderr()  # a second call adds no second handler
         assert len(logger.handlers) == 1
         logger.info("a note")
         logger.debug("not shown")
         assert capsys.readouterr().err == "ratkit: a note\n"
-        capsys.readouterr()
-        logger.info("another")  # the stream is looked up at each record
+        logger.info("another")  # the stream is looked up at each record (capsys replaced it)
         assert capsys.readouterr().err == "ratkit: another\n"
+        undo()  # the end of a command: logging as it was
+        assert logger.handlers == [] and logger.level == logging.WARNING
+
+        show_notes_on_stderr(quiet=True)
+        assert logger.handlers == []
 
         mine = logging.NullHandler()
         logger.handlers[:] = [mine]
-        show_notes_on_stderr()
+        show_notes_on_stderr()()
         assert logger.handlers == [mine]
     finally:
         logger.handlers[:], logger.level = saved

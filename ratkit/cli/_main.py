@@ -100,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if missing is not None:
         print(f"ratkit {command}: error: {missing}", file=sys.stderr)
         return 2
-    show_notes_on_stderr()  # e.g. "compiling numba kernels on first use", once
+    hide_notes = show_notes_on_stderr(quiet=vars(args).get("quiet", False))  # "compiling numba kernels …"
     try:
         with warnings.catch_warnings():  # restores the caller's warning display on return
             warnings.showwarning = _warning_printer(command)
@@ -134,6 +134,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+    finally:
+        hide_notes()
 
 
 def _warning_printer(command: str) -> Any:
