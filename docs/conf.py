@@ -66,6 +66,10 @@ html_static_path: list[str] = []
 html_show_sourcelink = False
 
 # -- the API reference: the public modules, one page each (docs/api/<module>.rst) ----------
+# Every module of ratkit whose dotted name has no part starting with "_" has a page
+# (tests/test_docs_site.py checks it). A page of ratkit_public_modules documents every name
+# of the module's __all__; a page of ratkit_secondary_modules, a module whose main names its
+# package exports, links those to the package's page and documents only the rest.
 ratkit_public_modules = [
     "ratkit",
     "ratkit.automata",
@@ -74,7 +78,12 @@ ratkit_public_modules = [
     "ratkit.automata.kernels.diagnostics",
     "ratkit.automata.graphs",
     "ratkit.automata.pairwise",
+    "ratkit.automata.pt",
+    "ratkit.automata.pt.examples",
+    "ratkit.datasets",
     "ratkit.learners",
+    "ratkit.learners.dcd",
+    "ratkit.learners.wprime",
     "ratkit.recsys",
     "ratkit.recsys.datasets",
     "ratkit.recsys.evaluation",
@@ -84,4 +93,39 @@ ratkit_public_modules = [
     "ratkit.plugins",
     "ratkit.testing",
     "ratkit.exceptions",
+    "ratkit.limits",
+    "ratkit.demo",
+    "ratkit.cli",
+]
+ratkit_secondary_modules = [
+    "ratkit.automata.alphabet",
+    "ratkit.automata.construct",
+    "ratkit.automata.distance",
+    "ratkit.automata.io",
+    "ratkit.automata.operations",
+    "ratkit.automata.transducer",
+    "ratkit.automata.kernels.algebra",
+    "ratkit.automata.kernels.base",
+    "ratkit.automata.kernels.count_based",
+    "ratkit.automata.kernels.edit_distance",
+    "ratkit.automata.kernels.gappy",
+    "ratkit.automata.kernels.mismatch",
+    "ratkit.automata.kernels.ngram",
+    "ratkit.automata.kernels.random_walk",
+    "ratkit.automata.kernels.spec",
+    "ratkit.automata.kernels.subsequence",
+    "ratkit.automata.kernels.user",
+    "ratkit.automata.pt.decision",
+    "ratkit.automata.pt.errors",
+    "ratkit.automata.pt.ideals",
+    "ratkit.automata.pt.sampling",
+    "ratkit.automata.pt.words",
+    "ratkit.learners.kernel_learner",
+    "ratkit.learners.svm",
+    "ratkit.plugins.registry",
+    "ratkit.recsys.base",
+    "ratkit.recsys.baselines",
+    "ratkit.recsys.cccf",
+    "ratkit.recsys.mfauc",
+    "ratkit.recsys.tjsl",
 ]
