@@ -143,3 +143,30 @@ def test_docstring_bars_and_initials_are_escaped_outside_literals():
     assert lines[1] == "a ``x | y`` literal, :math:`|x|` and an escaped \\| stay"
     assert lines[4] == "    |kept| in a literal block" and lines[5] == ">>> abs(-1)  # |x|"
     assert lines[7] == "\\A. Ghose, *Rational kernels: a survey*."  # an initial, not a list item "A."
+
+
+# -- only the public API on the pages ------------------------------------------------------------
+
+_PRIVATE_IMPORT = re.compile(r"\b(?:from|import)\s+(ratkit(?:\.\w+)*\._\w+|ratkit(?:\.\w+)*\s+import\s+.*\b_\w+)")
+
+
+def _documentation_sources() -> list[Path]:
+    pages = [p for p in DOCS.rglob("*.rst") if "_build" not in p.parts and "auto_examples" not in p.parts]
+    return sorted(pages) + sorted(EXAMPLES.rglob("*.py"))
+
+
+def test_the_private_import_pattern_catches_what_it_must():
+    assert _PRIVATE_IMPORT.search("from ratkit.testing._planted import planted_ratings")
+    assert _PRIVATE_IMPORT.search("import ratkit._parallel")
+    assert _PRIVATE_IMPORT.search("from ratkit.learners import _workflow")
+    assert not _PRIVATE_IMPORT.search("from ratkit.recsys import evaluation, PureSVD")
+
+
+def test_the_documentation_code_imports_only_public_names():
+    found = [
+        f"{path.relative_to(REPOSITORY)}:{number}: {line.strip()}"
+        for path in _documentation_sources()
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if _PRIVATE_IMPORT.search(line)
+    ]
+    assert not found, "documentation code imports private modules or names:\n" + "\n".join(found)

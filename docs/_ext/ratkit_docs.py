@@ -20,7 +20,8 @@
 
 ``.. ratkit-plot:: FILE.png``
     Its content, one ``ratkit …`` command line that writes ``FILE.png`` (``--plot FILE.png``),
-    is shown as a code block, run as written in a fresh ``python`` process with the plot
+    possibly broken over several lines (shown with ``\\`` continuations), is shown as a code
+    block, run as written in a fresh ``python`` process with the plot
     folder as working directory, and the PNG it wrote is shown below it (``:output:``: also
     what the command printed, standard output and error as a terminal shows them). A command
     that fails, or writes no PNG, fails the build. A PNG is made again only when the command,
@@ -427,7 +428,9 @@ class RatkitPlot(SphinxDirective):
         printed = self._run(words[1:], folder, png, command)
         for path in _source_files():
             self.env.note_dependency(str(path))
-        lines = _code_block(command, "sh")
+        # shown as written: a command broken over several lines gets the shell's continuations
+        shown = " \\\n    ".join(line.strip() for line in self.content if line.strip())
+        lines = _code_block(shown, "sh")
         if "output" in self.options:
             lines += ["Its output:", ""] + _code_block(printed.rstrip("\n"), "text")
         alt = self.options.get("alt", f"the plot written by: {command}")
