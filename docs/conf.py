@@ -28,12 +28,13 @@ extensions = [
     "sphinx.ext.doctest",
     "sphinx.ext.mathjax",
     "myst_parser",
+    "sphinx_gallery.gen_gallery",
     "ratkit_docs",
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build"]
+exclude_patterns = ["_build", "auto_examples/**/*.ipynb", "auto_examples/**/*.py", "auto_examples/**/*.zip"]
 templates_path: list[str] = []
 nitpicky = False
 
@@ -54,6 +55,28 @@ doctest_global_setup = """
 import warnings
 warnings.simplefilter("ignore", DeprecationWarning)
 """
+
+# -- the examples gallery (sphinx-gallery): the scripts of ../examples/<part>/plot_*.py run
+# at build time; their pages, figures and timings are written to auto_examples/ and
+# sg_execution_times.rst (both git-ignored). An example that raises fails the build; one that
+# has not changed since the last build is not run again.
+sphinx_gallery_conf = {
+    "examples_dirs": "../examples",
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/plot_",
+    "subsection_order": [
+        "../examples/automata",
+        "../examples/kernels",
+        "../examples/graphs",
+        "../examples/recsys",
+        "../examples/distributed",
+    ],
+    "within_subsection_order": "FileNameSortKey",
+    "abort_on_example_error": True,
+    "download_all_examples": True,
+    "reset_modules": ("matplotlib",),
+    "image_scrapers": ("matplotlib",),
+}
 
 # -- MyST (bench/RESULTS.md is included as Markdown) --------------------------------------
 myst_enable_extensions = ["dollarmath"]

@@ -170,3 +170,83 @@ def test_the_documentation_code_imports_only_public_names():
         if _PRIVATE_IMPORT.search(line)
     ]
     assert not found, "documentation code imports private modules or names:\n" + "\n".join(found)
+
+
+# -- the gallery ----------------------------------------------------------------------------------
+
+
+def _examples() -> list[Path]:
+    return sorted(EXAMPLES.glob("*/plot_*.py"))
+
+
+def test_the_gallery_has_a_titled_example_in_every_part():
+    assert (EXAMPLES / "README.rst").is_file()
+    for part in GALLERY_PARTS:
+        folder = EXAMPLES / part
+        assert (folder / "README.rst").is_file(), f"{part}: no README.rst (sphinx-gallery's section header)"
+        scripts = sorted(folder.glob("plot_*.py"))
+        assert scripts, f"the gallery has no example for {part}"
+        for script in scripts:
+            doc = ast.get_docstring(ast.parse(script.read_text(encoding="utf-8")))
+            assert doc, f"{script.name}: no docstring"
+            title, underline = doc.splitlines()[:2]
+            assert title.strip() and set(underline) == {"="} and len(underline) >= len(title), script.name
+
+
+def test_the_code_of_the_gallery_fits_its_column():
+    """The gallery shows each script's code in the body column: code lines (not the prose of
+    the docstring and of the ``# %%`` comment blocks) keep to examples/ruff.toml's 79."""
+    for script in _examples():
+        source = script.read_text(encoding="utf-8")
+        after_docstring = ast.parse(source).body[0].end_lineno
+        wide = [
+            f"{script.name}:{number}"
+            for number, line in enumerate(source.splitlines(), 1)
+            if number > after_docstring and not line.lstrip().startswith("#") and len(line) > 79
+        ]
+        assert not wide, f"code lines wider than 79 characters: {wide}"
+
+
+def test_make_docs_builds_the_gallery_and_git_ignores_what_it_generates():
+    assert "sphinx_gallery.gen_gallery" in _conf_value("extensions")
+    gallery = _conf_value("sphinx_gallery_conf")
+    assert gallery["examples_dirs"] == "../examples" and gallery["gallery_dirs"] == "auto_examples"
+    assert gallery["abort_on_example_error"] is True
+    docs_extra = " ".join(PYPROJECT["project"]["optional-dependencies"]["docs"])
+    assert "sphinx-gallery" in docs_extra and "matplotlib" in docs_extra
+    ignored = (REPOSITORY / ".gitignore").read_text(encoding="utf-8").splitlines()
+    assert "docs/auto_examples/" in ignored and "docs/sg_execution_times.rst" in ignored
+    assert "auto_examples/index" in _toctree_entries(DOCS / "index.rst")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("script", _examples(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_each_gallery_example_runs_cleanly_and_quickly(script, tmp_path):
+    """As ``make docs`` runs it, in a fresh process: exit 0, no warning, a figure, well under
+    the 20 s an example may take on one core."""
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("distributed")
+    code = (
+        "import runpy, time, matplotlib.pyplot as plt; start = time.perf_counter(); "
+        f"runpy.run_path({str(script)!r}, run_name='__main__'); "
+        "print('FIGURES', len(plt.get_fignums()), 'SECONDS', time.perf_counter() - start)"
+    )
+    env = {
+        **os.environ,
+        "MPLBACKEND": "Agg",
+        "PYTHONPATH": os.pathsep.join([str(REPOSITORY), os.environ.get("PYTHONPATH", "")]),
+    }
+    done = subprocess.run(
+        [sys.executable, "-W", "error::DeprecationWarning:ratkit", "-c", code],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Warning" not in done.stderr, done.stderr[-3000:]
+    figures, seconds = re.search(r"FIGURES (\d+) SECONDS ([\d.]+)", done.stdout).groups()
+    assert int(figures) >= 1
+    assert float(seconds) < 20, f"{script.name} took {float(seconds):.1f} s"
