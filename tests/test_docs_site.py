@@ -250,3 +250,51 @@ def test_each_gallery_example_runs_cleanly_and_quickly(script, tmp_path):
     figures, seconds = re.search(r"FIGURES (\d+) SECONDS ([\d.]+)", done.stdout).groups()
     assert int(figures) >= 1
     assert float(seconds) < 20, f"{script.name} took {float(seconds):.1f} s"
+
+
+# -- the installation page --------------------------------------------------------------------
+
+
+def test_the_install_page_is_linked_from_the_entrance():
+    assert (DOCS / "install.rst").is_file()
+    assert "install" in _toctree_entries(DOCS / "index.rst")
+
+
+def test_the_install_page_gives_python_pynini_every_extra_and_the_make_targets():
+    text = (DOCS / "install.rst").read_text(encoding="utf-8")
+    minimum = PYPROJECT["project"]["requires-python"].removeprefix(">=")
+    assert f"Python {minimum} or newer" in text
+    assert "Linux x86-64 only" in text and "conda-forge" in text
+    for extra in PYPROJECT["project"]["optional-dependencies"]:
+        assert f"``{extra}``" in text, f"the install page does not name the {extra!r} extra"
+    for command in (
+        "pip install .",
+        "pip wheel",
+        "pip install dist/ratkit-*.whl",
+        "make demo",
+        "make test",
+        "make docs",
+    ):
+        assert command in text, command
+
+
+# -- the entrance -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("page", ["index.rst", "install.rst"])
+def test_the_code_of_the_entrance_pages_fits_the_page(page):
+    """The index's code block was cut off: its lines (88 characters) were wider than the
+    body of alabaster's default 940 px page, which scrolls them."""
+    lines = _code_lines(DOCS / page)
+    assert lines, f"{page} has no code block"
+    too_wide = [line for line in lines if len(line) > ENTRANCE_CODE_WIDTH]
+    assert not too_wide, f"{page}: code lines wider than {ENTRANCE_CODE_WIDTH} characters: {too_wide}"
+    assert _conf_value("html_theme_options")["page_width"] == "1140px"
+
+
+def test_the_entrance_links_install_guide_gallery_and_api():
+    text = (DOCS / "index.rst").read_text(encoding="utf-8")
+    for target in (":doc:`install`", ":doc:`auto_examples/index`", ":doc:`api/index`", ":doc:`guide/automata`"):
+        assert target in text, target
+    entries = _toctree_entries(DOCS / "index.rst")
+    assert {"install", "auto_examples/index", "api/index", "guide/automata"} <= set(entries)
