@@ -28,12 +28,13 @@ extensions = [
     "sphinx.ext.doctest",
     "sphinx.ext.mathjax",
     "myst_parser",
+    "sphinx_gallery.gen_gallery",
     "ratkit_docs",
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build"]
+exclude_patterns = ["_build", "auto_examples/**/*.ipynb", "auto_examples/**/*.py", "auto_examples/**/*.zip"]
 templates_path: list[str] = []
 nitpicky = False
 
@@ -55,17 +56,47 @@ import warnings
 warnings.simplefilter("ignore", DeprecationWarning)
 """
 
+# -- the examples gallery (sphinx-gallery): the scripts of ../examples/<part>/plot_*.py run
+# at build time; their pages, figures and timings are written to auto_examples/ and
+# sg_execution_times.rst (both git-ignored). An example that raises fails the build; one that
+# has not changed since the last build is not run again.
+sphinx_gallery_conf = {
+    "examples_dirs": "../examples",
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/plot_",
+    "subsection_order": [
+        "../examples/automata",
+        "../examples/kernels",
+        "../examples/graphs",
+        "../examples/recsys",
+        "../examples/distributed",
+    ],
+    "within_subsection_order": "FileNameSortKey",
+    "abort_on_example_error": True,
+    "download_all_examples": True,
+    "reset_modules": ("matplotlib",),
+    "image_scrapers": ("matplotlib",),
+}
+
 # -- MyST (bench/RESULTS.md is included as Markdown) --------------------------------------
 myst_enable_extensions = ["dollarmath"]
 myst_heading_anchors = 3
 
 # -- HTML ----------------------------------------------------------------------------------
 html_theme = "alabaster"
+# alabaster's default 940 px page scrolls code lines beyond about 68 characters; at 1140 px
+# the body shows about 84 (tests/test_docs_site.py keeps the entrance pages to 80, the
+# gallery's code to 79).
+html_theme_options = {"page_width": "1140px", "sidebar_width": "220px"}
 html_title = f"ratkit {release}"
 html_static_path: list[str] = []
 html_show_sourcelink = False
 
 # -- the API reference: the public modules, one page each (docs/api/<module>.rst) ----------
+# Every module of ratkit whose dotted name has no part starting with "_" has a page
+# (tests/test_docs_site.py checks it). A page of ratkit_public_modules documents every name
+# of the module's __all__; a page of ratkit_secondary_modules, a module whose main names its
+# package exports, links those to the package's page and documents only the rest.
 ratkit_public_modules = [
     "ratkit",
     "ratkit.automata",
@@ -74,7 +105,12 @@ ratkit_public_modules = [
     "ratkit.automata.kernels.diagnostics",
     "ratkit.automata.graphs",
     "ratkit.automata.pairwise",
+    "ratkit.automata.pt",
+    "ratkit.automata.pt.examples",
+    "ratkit.datasets",
     "ratkit.learners",
+    "ratkit.learners.dcd",
+    "ratkit.learners.wprime",
     "ratkit.recsys",
     "ratkit.recsys.datasets",
     "ratkit.recsys.evaluation",
@@ -84,4 +120,39 @@ ratkit_public_modules = [
     "ratkit.plugins",
     "ratkit.testing",
     "ratkit.exceptions",
+    "ratkit.limits",
+    "ratkit.demo",
+    "ratkit.cli",
+]
+ratkit_secondary_modules = [
+    "ratkit.automata.alphabet",
+    "ratkit.automata.construct",
+    "ratkit.automata.distance",
+    "ratkit.automata.io",
+    "ratkit.automata.operations",
+    "ratkit.automata.transducer",
+    "ratkit.automata.kernels.algebra",
+    "ratkit.automata.kernels.base",
+    "ratkit.automata.kernels.count_based",
+    "ratkit.automata.kernels.edit_distance",
+    "ratkit.automata.kernels.gappy",
+    "ratkit.automata.kernels.mismatch",
+    "ratkit.automata.kernels.ngram",
+    "ratkit.automata.kernels.random_walk",
+    "ratkit.automata.kernels.spec",
+    "ratkit.automata.kernels.subsequence",
+    "ratkit.automata.kernels.user",
+    "ratkit.automata.pt.decision",
+    "ratkit.automata.pt.errors",
+    "ratkit.automata.pt.ideals",
+    "ratkit.automata.pt.sampling",
+    "ratkit.automata.pt.words",
+    "ratkit.learners.kernel_learner",
+    "ratkit.learners.svm",
+    "ratkit.plugins.registry",
+    "ratkit.recsys.base",
+    "ratkit.recsys.baselines",
+    "ratkit.recsys.cccf",
+    "ratkit.recsys.mfauc",
+    "ratkit.recsys.tjsl",
 ]

@@ -9,7 +9,9 @@
 
 ``.. public-api:: MODULE``
     The module's docstring, a summary table of its ``__all__`` and the autodoc entry of every
-    name in it; names that are modules link to their own page.
+    name in it; names that are modules link to their own page. A module listed in the
+    ``ratkit_secondary_modules`` setting (one whose main names a package re-exports) links
+    the names a page of ``ratkit_public_modules`` documents and documents only the others.
 
 ``.. ratkit-data::``
     Its content, Python code, is shown as a code block and run in the plot folder
@@ -18,7 +20,8 @@
 
 ``.. ratkit-plot:: FILE.png``
     Its content, one ``ratkit …`` command line that writes ``FILE.png`` (``--plot FILE.png``),
-    is shown as a code block, run as written in a fresh ``python`` process with the plot
+    possibly broken over several lines (shown with ``\\`` continuations), is shown as a code
+    block, run as written in a fresh ``python`` process with the plot
     folder as working directory, and the PNG it wrote is shown below it (``:output:``: also
     what the command printed, standard output and error as a terminal shows them). A command
     that fails, or writes no PNG, fails the build. A PNG is made again only when the command,
@@ -223,6 +226,41 @@ def _data_doc(module: types.ModuleType, name: str) -> list[str]:
     return []
 
 
+#: A paragraph opening with an initial ("A. Ghose, *Rational kernels* …"), which reST would
+#: read as the item "A." of an alphabetic list.
+_INITIAL = re.compile(r"\s*[A-Z]\. [A-Z]")
+#: Inline literals and interpreted text (``code``, :math:`…`, `link`_): their ``|`` stay.
+_QUOTED = re.compile(r"``.*?``|`[^`]*`")
+
+
+def _escape_docstring(app: Sphinx, what: str, name: str, obj: Any, options: Any, lines: list[str]) -> None:
+    """Escape ``|`` as ``\\|`` in docstrings, outside literals, literal blocks and doctests,
+    and the initial opening a paragraph (``A. Ghose``) as ``\\A.``.
+
+    ratkit's docstrings write lengths and absolute values as mathematics (``|x|``, ``|Σ|``,
+    ``|x|²``, ``|x|_k``), which reST would read as substitution references."""
+    literal_indent: int | None = None
+    for i, line in enumerate(lines):
+        stripped = line.lstrip()
+        indent = len(line) - len(stripped)
+        if literal_indent is not None:
+            if stripped and indent <= literal_indent:
+                literal_indent = None
+            else:
+                continue
+        if stripped.startswith((">>>", "...")):
+            continue
+        if _INITIAL.match(line) and (i == 0 or not lines[i - 1].strip()):
+            line = f"{line[:indent]}\\{stripped}"  # an author's initial, not the list item "A."
+        parts, last = [], 0
+        for quoted in _QUOTED.finditer(line):
+            parts += [re.sub(r"(?<!\\)\|", r"\\|", line[last : quoted.start()]), quoted.group()]
+            last = quoted.end()
+        lines[i] = "".join([*parts, re.sub(r"(?<!\\)\|", r"\\|", line[last:])])
+        if stripped.endswith("::"):
+            literal_indent = indent
+
+
 def _skip_member(app: Sphinx, what: str, name: str, obj: Any, skip: bool, options: Any) -> bool | None:
     """scikit-learn's generated metadata-routing methods (``set_fit_request``, …) are not ratkit's API."""
     if re.fullmatch(r"set_\w+_request", name):
@@ -232,6 +270,26 @@ def _skip_member(app: Sphinx, what: str, name: str, obj: Any, skip: bool, option
 
 def _is_class_or_function(obj: Any) -> bool:
     return isinstance(obj, type) or hasattr(obj, "__code__")
+
+
+def _indexed_at(obj: Any, modules: list[str]) -> str | None:
+    """The page of ``modules`` that indexes ``obj``: among those whose ``__all__`` holds the
+    object itself, its :func:`_home` (or the first); None when none of them lists it."""
+    listing = [
+        m
+        for m in modules
+        if any(
+            getattr(importlib.import_module(m), n, None) is obj
+            for n in getattr(importlib.import_module(m), "__all__", [])
+        )
+    ]
+    return (_home(obj, listing) or listing[0]) if listing else None
+
+
+def _role(obj: Any) -> str:
+    if isinstance(obj, type):
+        return "exc" if issubclass(obj, BaseException) else "class"
+    return "func" if _is_class_or_function(obj) else "data"
 
 
 class PublicAPI(SphinxDirective):
@@ -244,9 +302,21 @@ class PublicAPI(SphinxDirective):
         public = list(getattr(module, "__all__", []))
         objects = [n for n in public if not isinstance(getattr(module, n), types.ModuleType)]
         submodules = [getattr(module, n).__name__ for n in public if isinstance(getattr(module, n), types.ModuleType)]
-        lines = [f".. automodule:: {name}", "   :no-members:", ""]
+        parent, _, last = name.rpartition(".")
+        shadowed = bool(parent) and getattr(importlib.import_module(parent), last, module) is not module
+        # a module named as the function its package exports (kernels.ngram): the function keeps the name
+        lines = [f".. automodule:: {name}", "   :no-members:", *(["   :no-index:"] if shadowed else []), ""]
         if submodules:
             lines += ["Submodules: " + ", ".join(f":mod:`{m}`" for m in submodules) + ".", ""]
+        if name in self.config.ratkit_secondary_modules:
+            # a module whose main names a package page documents: those are linked, the rest documented here
+            elsewhere = {n: _indexed_at(getattr(module, n), documented) for n in objects}
+            linked = [n for n in objects if elsewhere[n]]
+            if linked:
+                refs = [f":{_role(getattr(module, n))}:`{n} <{elsewhere[n]}.{n}>`" for n in linked]
+                lines += ["Also defines " + ", ".join(refs) + ", documented with the package that exports them.", ""]
+            objects = [n for n in objects if not elsewhere[n]]
+            documented = [name]
         summarised = [n for n in objects if _is_class_or_function(getattr(module, n))]
         if summarised:  # constants have no docstring of their own to summarise
             lines += [".. autosummary::", ""] + [f"   {n}" for n in summarised] + [""]
@@ -358,7 +428,9 @@ class RatkitPlot(SphinxDirective):
         printed = self._run(words[1:], folder, png, command)
         for path in _source_files():
             self.env.note_dependency(str(path))
-        lines = _code_block(command, "sh")
+        # shown as written: a command broken over several lines gets the shell's continuations
+        shown = " \\\n    ".join(line.strip() for line in self.content if line.strip())
+        lines = _code_block(shown, "sh")
         if "output" in self.options:
             lines += ["Its output:", ""] + _code_block(printed.rstrip("\n"), "text")
         alt = self.options.get("alt", f"the plot written by: {command}")
@@ -405,5 +477,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("ratkit-data", RatkitData)
     app.add_directive("ratkit-plot", RatkitPlot)
     app.add_config_value("ratkit_public_modules", [], "env")
+    app.add_config_value("ratkit_secondary_modules", [], "env")
     app.connect("autodoc-skip-member", _skip_member)
+    app.connect("autodoc-process-docstring", _escape_docstring)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
