@@ -140,7 +140,7 @@ def test_plugins_list_survives_a_plugin_that_calls_sys_exit(tmp_path, monkeypatc
         plugins.refresh()
     assert code == 0
     # the command line prints each warning as one line, its category last
-    line = r"^ratkit plugins list: warning: .*'exit-k' -> 'exit_plugin:K' .*raised SystemExit: 3.*\(PluginLoadWarning\)$"
+    line = r"^ratkit plugins list: warning: .*'exit-k' -> 'exit_plugin:K'.*raised SystemExit: 3.*\(PluginLoadWarning\)$"
     assert re.search(line, err, re.M), err
     assert "ngram" in out and "rational-svc" in out  # the rest is listed
     assert "exit-k" not in out
