@@ -50,9 +50,14 @@ times the file's size plus 256 MiB (a zip bomb; ratkit's model files expand far 
 :class:`~ratkit.exceptions.ModelFormatError`; an uncompressed total whose reading would pass
 :func:`ratkit.limits.max_bytes` raises :class:`~ratkit.exceptions.ResourceLimitError`. Members
 are then read in chunks, never past their declared size, and one that ends short of it is
-refused. Loading refuses, with a :class:`~ratkit.exceptions.ModelFormatError` naming the file,
-anything that is not such an archive, a manifest of another format or version, a plugin
-that is not installed, a manifest or arrays whose checksum does not match (a corrupted or
+refused. Each array member's ``.npy`` header is read before
+the array (:func:`ratkit._npy.read_npy`): a dtype other than booleans, numbers and fixed-width
+strings (never objects), or a shape whose bytes are not exactly the member's bytes after the
+header, is refused before anything is allocated; arrays come back in native byte order (a
+file written on a big-endian machine loads). Loading refuses, with a
+:class:`~ratkit.exceptions.ModelFormatError` naming the file, anything that is not such an
+archive, a manifest of another format or
+version, a plugin that is not installed, a manifest or arrays whose checksum does not match (a corrupted or
 edited file), a file lacking a declared fitted attribute, and whatever the class's own
 check of the restored state refuses (:meth:`PersistenceMixin._check_restored`: for
 RationalSVC, a vocabulary of patterns the saved kernel cannot produce). Files of version 2
@@ -87,6 +92,7 @@ from sklearn.base import BaseEstimator
 from ratkit import limits
 from ratkit._files import atomic_write, check_output_path, is_file
 from ratkit._json import plain
+from ratkit._npy import read_npy
 from ratkit.exceptions import (
     MissingDataError,
     ModelFormatError,
@@ -538,14 +544,8 @@ def load_model(path: str | os.PathLike, *, max_expansion: float = MAX_EXPANSION)
     expansion = _expansion(max_expansion, "load_model")
     path = _model_path(path, "load_model")
     manifest, blobs = _open(path, expansion)
-    arrays = {}
-    for member, data in blobs.items():
-        try:
-            arrays[member] = np.load(io.BytesIO(data), allow_pickle=False)
-        except (ValueError, OSError) as exc:
-            raise ModelFormatError(
-                f"{path}: {member} is not a numpy array file ({exc}): the file is corrupted."
-            ) from None
+    # each header is checked against its member's bytes before anything is allocated
+    arrays = {member: read_npy(data, f"{path}: {member}", error=ModelFormatError) for member, data in blobs.items()}
     if manifest["version"] == 2:
         manifest = _from_version_2(manifest, path)
     return _rebuild(manifest, arrays, path)

@@ -9,8 +9,11 @@ would inflate past it, is refused while it is read.
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import struct
+import tracemalloc
 import zipfile
 import zlib
 from pathlib import Path
@@ -33,6 +36,7 @@ from ratkit.exceptions import (
 )
 from ratkit.learners import LinearDCDSVC, load_model, save_model
 from ratkit.recsys import PureSVD
+from tests.badinput import _model_files as mf
 from tests.isolated import run_python
 
 
@@ -365,3 +369,143 @@ def test_a_genuine_model_of_mostly_zeros_loads_with_a_larger_max_expansion(tmp_p
 def test_a_bad_max_expansion(value, error, words, model_file):
     with pytest.raises(error, match=words):
         load_model(model_file, max_expansion=value)
+
+
+# -- issue 35: a model file is untrusted input -------------------------------------------------------
+# Each edit below recomputes the checksums (tests/badinput/_model_files.py), so that it gets past
+# the SHA-256 checks as a deliberate edit would.
+
+_XS = ["ab", "ba", "aab", "bba", "abab", "bbb", "aaa", "baba"]
+_YS = [1, 0, 1, 0, 1, 0, 1, 0]
+
+
+@pytest.fixture(scope="module")
+def rational_file(tmp_path_factory):
+    """A RationalSVC whose kernel is a transducer read from a file (saved in the model as AT&T text)."""
+    from ratkit.automata import kernels, to_att
+    from ratkit.learners import RationalSVC
+
+    folder = tmp_path_factory.mktemp("rational")
+    fst = folder / "bigram.att"
+    fst.write_text(to_att(kernels.ngram(2).factor("ab")))
+    model = RationalSVC(kernels.from_transducer(str(fst)), random_state=0).fit(_XS, _YS)
+    path = model.save(folder / "rational.zip")
+    fst.unlink()
+    return path
+
+
+@pytest.fixture(scope="module")
+def puresvd_file(tmp_path_factory):
+    rng = np.random.default_rng(0)
+    user_items = sp.csr_matrix((rng.random((20, 12)) < 0.3).astype(float))
+    return PureSVD(n_factors=3).fit(user_items).save(tmp_path_factory.mktemp("puresvd") / "puresvd.zip")
+
+
+def _edit_array(src, dst, member, make):
+    """``src`` with the array member ``member`` replaced by ``make(header, body)``, checksums recomputed."""
+    arrays = mf.arrays_of(src)
+    arrays[member] = make(*mf.npy_parts(arrays[member]))
+    return mf.write_model(dst, mf.manifest_of(src), arrays)
+
+
+def _peak_bytes(call):
+    """(what ``call()`` raised or returned, the peak of the memory traced meanwhile); numpy
+    reports its array buffers to tracemalloc."""
+    tracemalloc.start()
+    try:
+        try:
+            outcome = call()
+        except Exception as exc:
+            outcome = exc
+        return outcome, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("shape", [(10**10,), (1, 120_000_000)])
+def test_a_declared_shape_is_checked_against_the_member_before_allocating(shape, tmp_path, rational_file):
+    """A 2-KB file whose coef_ header declares (10¹⁰,) made load_model allocate 74.5 GiB; one declaring
+    (1, 1.2·10⁸) allocated 916 MiB before the member was found short."""
+    bad = _edit_array(
+        rational_file,
+        tmp_path / "shape.zip",
+        "arrays/coef_.npy",
+        lambda h, body: mf.npy_with_header({**h, "shape": shape}, body),
+    )
+    assert bad.stat().st_size < 4000
+    outcome, peak = _peak_bytes(lambda: load_model(bad))
+    assert isinstance(outcome, ModelFormatError), repr(outcome)
+    need = f"{np.prod(shape, dtype=object) * 8:,}"
+    assert re.search(
+        rf"shape\.zip: arrays/coef_\.npy declares the shape {re.escape(str(shape))} of '<f8' \({need} bytes\) "
+        r"but holds \d+ bytes after its header",
+        str(outcome),
+    ), str(outcome)
+    assert peak < 16 * 2**20, limits.format_bytes(peak)
+
+
+@pytest.mark.parametrize(
+    ("make", "words"),
+    [
+        (
+            lambda h, body: mf.npy_with_header({**h, "shape": (1,)}, body),
+            r"declares the shape \(1,\) .* but holds \d+ bytes",
+        ),
+        (lambda h, body: mf.npy_with_header(h, body + b"\0" * 8), r"declares the shape .* but holds \d+ bytes"),
+        (
+            lambda h, body: mf.npy_with_header({**h, "descr": "|O"}, body),
+            r"declares the dtype '\|O'.*never Python objects",
+        ),
+        (lambda h, body: mf.npy_with_header({**h, "descr": [("a", "<f8")]}, body), r"declares the dtype"),
+        (lambda h, body: mf.npy_with_header({**h, "descr": "<M8[s]"}, body), r"declares the dtype '<M8\[s\]'"),
+        (lambda h, body: mf.npy_with_header({**h, "descr": "|V8"}, body), r"declares the dtype '\|V8'"),
+        (lambda h, body: mf.npy_with_header({**h, "descr": "<U0"}, b""), r"declares the dtype '<U0'|not a numpy array"),
+        (
+            lambda h, body: mf.npy_with_header({**h, "shape": (-1,)}, body),
+            r"declares the dtype .<f8. and shape \(-1,\), which no array has",
+        ),
+        (
+            lambda h, body: b"\x93NUMPY\x03\x00" + (10).to_bytes(4, "little") + b"{}        " + body,
+            r"is not a numpy array file \(header version 3\.0",
+        ),
+        (lambda h, body: b"\x93NUMPY\x01\x00\x10\x00{'descr': '<f8'  }" + body, r"is not a numpy array file"),
+        (lambda h, body: b"not a numpy file at all", r"is not a numpy array file"),
+    ],
+    ids=["short", "long", "object", "record", "datetime", "void", "empty-items", "negative", "v3", "header", "garbage"],
+)
+def test_array_members_the_header_check_refuses(make, words, tmp_path, model_file):
+    bad = _edit_array(model_file, tmp_path / "npy.zip", "arrays/coef_.npy", make)
+    with pytest.raises(ModelFormatError, match=rf"npy\.zip: arrays/coef_\.npy (?:{words})"):
+        load_model(bad)
+
+
+def _big_endian(src, dst):
+    arrays = {}
+    for name, data in mf.arrays_of(src).items():
+        header, _ = mf.npy_parts(data)
+        array = np.load(io.BytesIO(data))
+        arrays[name] = mf.npy_bytes(array.astype(array.dtype.newbyteorder(">")))
+        assert mf.npy_parts(arrays[name])[0]["descr"] == header["descr"].replace("<", ">")
+    return mf.write_model(dst, mf.manifest_of(src), arrays)
+
+
+def test_big_endian_recommender_arrays_load_in_native_byte_order(tmp_path, puresvd_file):
+    """Arrays written on a big-endian machine ('>f8') loaded as such, and scipy then refused them with a
+    raw ValueError; they are converted to native order on load, every value the same."""
+    genuine = load_model(puresvd_file)
+    model = load_model(_big_endian(puresvd_file, tmp_path / "big.zip"))
+    for key in ("user_factors_", "item_factors_"):
+        assert getattr(model, key).dtype.isnative
+        np.testing.assert_array_equal(getattr(model, key), getattr(genuine, key))
+    users = np.arange(genuine.n_users_)
+    liked = sp.csr_matrix((genuine.n_users_, genuine.n_items_))
+    for got, want in zip(model.recommend(users, liked, N=5), genuine.recommend(users, liked, N=5), strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_big_endian_learner_arrays_load_in_native_byte_order(tmp_path, model_file):
+    genuine = load_model(model_file)
+    model = load_model(_big_endian(model_file, tmp_path / "big.zip"))
+    X = np.array([[0.0, 3.0], [1.5, -2.0], [4.0, 1.0]])
+    assert all(getattr(model, k).dtype.isnative for k in ("coef_", "intercept_", "classes_", "alpha_"))
+    np.testing.assert_array_equal(model.decision_function(X), genuine.decision_function(X))
