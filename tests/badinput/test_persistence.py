@@ -9,6 +9,7 @@ would inflate past it, is refused while it is read.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import re
@@ -476,6 +477,41 @@ def test_a_declared_shape_is_checked_against_the_member_before_allocating(shape,
 def test_array_members_the_header_check_refuses(make, words, tmp_path, model_file):
     bad = _edit_array(model_file, tmp_path / "npy.zip", "arrays/coef_.npy", make)
     with pytest.raises(ModelFormatError, match=rf"npy\.zip: arrays/coef_\.npy (?:{words})"):
+        load_model(bad)
+
+
+def test_duplicate_member_names_are_refused(tmp_path, model_file):
+    """zipfile reads the last of two members of one name: a second manifest.json, manifest.sha256 and
+    coef_ appended after the genuine ones made load_model read the edited model."""
+    genuine = load_model(model_file)
+    arrays = mf.arrays_of(model_file)
+    arrays["arrays/coef_.npy"] = mf.npy_bytes(-genuine.coef_)
+    edited = mf.sealed(mf.manifest_of(model_file), arrays)
+    appended = [(name, edited[name]) for name in ("manifest.json", "manifest.sha256", "arrays/coef_.npy")]
+    bad = mf.write_zip(tmp_path / "twice.zip", [*mf.members(model_file).items(), *appended])
+    with pytest.raises(ModelFormatError, match=r"twice\.zip: the archive holds two members named 'manifest\.json'"):
+        load_model(bad)
+    with pytest.raises(ModelFormatError, match=r"two members named 'manifest\.json'"):
+        read_metadata(bad)
+
+
+def test_a_duplicated_key_in_the_manifest_is_refused_by_name(tmp_path, model_file):
+    """json.loads keeps the last of duplicated keys: a second 'coef_' entry, after the genuine one,
+    naming an edited array made the model load with it."""
+    arrays = mf.arrays_of(model_file)
+    arrays["arrays/evil.npy"] = mf.npy_bytes(-load_model(model_file).coef_)
+    manifest = mf.manifest_of(model_file)
+    manifest["attributes"]["zzz"] = "PLACEHOLDER"
+    manifest["arrays"] = {name: hashlib.sha256(data).hexdigest() for name, data in arrays.items()}
+    text = json.dumps(manifest, indent=1, sort_keys=True).replace(
+        '"zzz": "PLACEHOLDER"', '"coef_": {"array": "arrays/evil.npy"}'
+    )
+    assert text.count('"coef_"') == 2
+    bad = mf.write_model(tmp_path / "dupkey.zip", text, arrays)
+    with pytest.raises(
+        ModelFormatError,
+        match=r"dupkey\.zip: manifest\.json: the key 'coef_' appears twice in the object at attributes",
+    ):
         load_model(bad)
 
 
