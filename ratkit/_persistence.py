@@ -55,7 +55,10 @@ an edited copy appended to a genuine file). Each array member's ``.npy`` header 
 the array (:func:`ratkit._npy.read_npy`): a dtype other than booleans, numbers and fixed-width
 strings (never objects), or a shape whose bytes are not exactly the member's bytes after the
 header, is refused before anything is allocated; arrays come back in native byte order (a
-file written on a big-endian machine loads). Loading refuses, with a
+file written on a big-endian machine loads). Kernel specs are built with
+``from_spec(spec, files=False)``: a spec naming a file (a transducer's ``path``, or a spec that
+is a file name) is refused, so a model file never reads outside itself; a transducer is kept
+in the file as AT&T text. Loading refuses, with a
 :class:`~ratkit.exceptions.ModelFormatError` naming the file, anything that is not such an
 archive, a manifest holding a key twice (naming the key), a manifest of another format or
 version, a plugin that is not installed, a manifest or arrays whose checksum does not match (a corrupted or
@@ -347,7 +350,7 @@ def _decode(enc: Any, where: str, arrays: Mapping[str, np.ndarray]) -> Any:
     if tag == "kernel":
         from ratkit.automata.kernels import from_spec
 
-        return from_spec(body)
+        return from_spec(body, files=False)  # a model file never reads outside itself
     if tag == "sequences":
         seqs = [x if isinstance(x, str) else tuple(x["tokens"]) for x in body]
         return tuple(seqs) if as_tuple else seqs

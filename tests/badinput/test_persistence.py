@@ -34,6 +34,8 @@ from ratkit.exceptions import (
     ParameterTypeError,
     PathIsFolderError,
     ResourceLimitError,
+    SpecError,
+    SpecTypeError,
 )
 from ratkit.learners import LinearDCDSVC, load_model, save_model
 from ratkit.recsys import PureSVD
@@ -515,6 +517,68 @@ def test_a_duplicated_key_in_the_manifest_is_refused_by_name(tmp_path, model_fil
         load_model(bad)
 
 
+def _sentinel_spec(folder):
+    """A genuine AT&T file of the same bigram transducer: reading it would even give the right model."""
+    from ratkit.automata import kernels, to_att
+
+    sentinel = folder / "outside.att"
+    sentinel.write_text(to_att(kernels.ngram(2).factor("ab")))
+    return sentinel
+
+
+@pytest.mark.parametrize(
+    "make_spec",
+    [
+        lambda s: {"family": "transducer", "path": str(s), "pds": True, "semiring": "probability"},
+        lambda s: {"family": "cosine", "kernel": {"family": "transducer", "path": str(s), "pds": True}},
+        lambda s: {"family": "sum", "kernels": [{"family": "ngram", "n": 1}, {"family": "transducer", "path": str(s)}]},
+    ],
+    ids=["transducer", "nested", "in-a-list"],
+)
+def test_a_kernel_spec_naming_a_file_is_refused_without_reading_it(make_spec, tmp_path, rational_file):
+    """An edited kernel_ spec {"family": "transducer", "path": ...} made load_model read a file outside the
+    archive; a model file never reaches outside itself."""
+    sentinel = _sentinel_spec(tmp_path)
+    manifest = mf.manifest_of(rational_file)
+    for table in ("params", "attributes"):
+        manifest[table]["kernel" if table == "params" else "kernel_"] = {"kernel": make_spec(sentinel)}
+    bad = mf.write_model(tmp_path / "path.zip", manifest, mf.arrays_of(rational_file))
+    words = r"path\.zip: .*\.path names the file '.*outside\.att'.* never reaches outside"
+    with mf.recording_opens() as opened, pytest.raises(ModelFormatError, match=words):
+        load_model(bad)
+    assert str(sentinel) not in opened
+
+
+def test_a_kernel_spec_that_is_a_file_name_is_refused_without_reading_it(tmp_path, rational_file):
+    spec = tmp_path / "outside.json"
+    spec.write_text(json.dumps({"family": "ngram", "n": 2}))
+    manifest = mf.manifest_of(rational_file)
+    manifest["params"]["kernel"] = manifest["attributes"]["kernel_"] = {"kernel": str(spec)}
+    bad = mf.write_model(tmp_path / "name.zip", manifest, mf.arrays_of(rational_file))
+    with mf.recording_opens() as opened, pytest.raises(ModelFormatError, match=r"name\.zip: .*must be a mapping here"):
+        load_model(bad)
+    assert str(spec) not in opened
+
+
+def test_from_spec_without_files_builds_what_reads_no_file(tmp_path):
+    """The mechanism load_model uses: from_spec(files=False) refuses a spec naming a file before
+    anything is read, and builds every other spec as from_spec does."""
+    from ratkit.automata.kernels import from_spec
+
+    sentinel = _sentinel_spec(tmp_path)
+    spec = {"family": "transducer", "path": str(sentinel)}
+    with mf.recording_opens() as opened:
+        with pytest.raises(SpecError, match=r"spec\.path names the file '.*outside\.att', which a transducer kernel"):
+            from_spec(spec, files=False)
+        with pytest.raises(SpecTypeError, match=r"must be a mapping here, where no file may be read; got PosixPath"):
+            from_spec(sentinel, files=False)
+    assert str(sentinel) not in opened
+    X = ["ab", "ba", "abab"]
+    inline = from_spec(spec).to_spec(inline=True)
+    np.testing.assert_array_equal(from_spec(inline, files=False).gram(X), from_spec(spec).gram(X))
+    assert from_spec({"family": "ngram", "n": 2}, files=False).gram(X)[2, 2] == 5.0  # bigrams ab, ba, ab: 2² + 1²
+
+
 def _big_endian(src, dst):
     arrays = {}
     for name, data in mf.arrays_of(src).items():
@@ -545,3 +609,34 @@ def test_big_endian_learner_arrays_load_in_native_byte_order(tmp_path, model_fil
     X = np.array([[0.0, 3.0], [1.5, -2.0], [4.0, 1.0]])
     assert all(getattr(model, k).dtype.isnative for k in ("coef_", "intercept_", "classes_", "alpha_"))
     np.testing.assert_array_equal(model.decision_function(X), genuine.decision_function(X))
+
+
+def _cli_bad_files(folder, rational_file):
+    """Bad model files of issue 35, each made from a genuine RationalSVC file: name → path."""
+    arrays, manifest = mf.arrays_of(rational_file), mf.manifest_of(rational_file)
+    shape = _edit_array(
+        rational_file,
+        folder / "shape.zip",
+        "arrays/coef_.npy",
+        lambda h, body: mf.npy_with_header({**h, "shape": (10**10,)}, body),
+    )
+    edited = mf.sealed(manifest, {**arrays, "arrays/coef_.npy": arrays["arrays/alpha_.npy"]})
+    twice = mf.write_zip(folder / "twice.zip", [*mf.members(rational_file).items(), *((k, edited[k]) for k in edited)])
+    spec = {"kernel": {"family": "transducer", "path": str(_sentinel_spec(folder)), "pds": True}}
+    path = mf.write_model(
+        folder / "path.zip", {**manifest, "attributes": {**manifest["attributes"], "kernel_": spec}}, arrays
+    )
+    return {"shape": shape, "twice": twice, "path": path}
+
+
+def test_the_cli_prints_one_line_for_each_bad_model_file(tmp_path, rational_file, capsys):
+    from ratkit.datasets import write_tsv
+    from tests.cli._helpers import run
+
+    write_tsv(tmp_path / "x.tsv", _XS, ["pos" if y else "neg" for y in _YS])
+    for name, bad in _cli_bad_files(tmp_path, rational_file).items():
+        code, out, err = run(["predict", "--model", bad, "--data", tmp_path / "x.tsv"], capsys)
+        lines = [ln for ln in err.splitlines() if ln.strip()]
+        assert code == 2, (name, err)
+        assert len(lines) == 1 and lines[0].startswith("ratkit predict: error:"), (name, err)
+        assert f"{name}.zip" in lines[0] and "Traceback" not in err, (name, err)

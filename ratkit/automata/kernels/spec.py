@@ -166,9 +166,20 @@ def _parse(text: str, kind: str, name: str, invalid: str) -> dict[str, Any]:
     return value
 
 
-def from_spec(spec: str | os.PathLike | Mapping[str, Any]) -> Kernel:
-    """Build the kernel a spec describes (see the module docstring for the format)."""
-    return _build(load_spec(spec), "spec", 1)
+def from_spec(spec: str | os.PathLike | Mapping[str, Any], *, files: bool = True) -> Kernel:
+    """Build the kernel a spec describes (see the module docstring for the format).
+
+    ``files=False`` builds a kernel that reads no file: ``spec`` must then be a mapping (not
+    a file name), and a spec naming a file anywhere inside (a key of a family's
+    ``_spec_file_keys``, such as a transducer's ``path``) raises SpecError. A model file is
+    read so: it never reaches outside itself (a transducer is kept in it as AT&T text).
+    """
+    if not files and not isinstance(spec, Mapping):
+        raise SpecTypeError(
+            f"The kernel spec must be a mapping here, where no file may be read; got {type(spec).__name__} "
+            f"{spec!r:.60}."
+        )
+    return _build(load_spec(spec), "spec", 1, files=files)
 
 
 def _families() -> list[str]:
@@ -239,14 +250,14 @@ def _is_spec(value: Any) -> bool:
     return isinstance(value, Mapping) and "family" in value
 
 
-def _value(value: Any, where: str, depth: int) -> Any:
+def _value(value: Any, where: str, depth: int, files: bool) -> Any:
     """A spec value as a parameter: a kernel spec (a mapping with 'family') built, a list
     holding one built item by item (each must then be a kernel spec), anything else as is."""
     if _is_spec(value):
-        return _build(value, where, depth + 1)
+        return _build(value, where, depth + 1, files=files)
     if isinstance(value, list) and any(_is_spec(v) for v in value):
         return [
-            _build(v, f"{where}[{i}]", depth + 1) if _is_spec(v) else _bad_item(v, f"{where}[{i}]")
+            _build(v, f"{where}[{i}]", depth + 1, files=files) if _is_spec(v) else _bad_item(v, f"{where}[{i}]")
             for i, v in enumerate(value)
         ]
     return value
@@ -394,7 +405,7 @@ def _check_kinds(spec: Mapping[str, Any], where: str, name: str, obj: Any) -> No
             raise SpecTypeError(f"{exc.path} must be {exc.expected}; got {got}{inside}.{hint_text}") from None
 
 
-def _build(spec: Mapping[str, Any], where: str, depth: int = 1) -> Kernel:
+def _build(spec: Mapping[str, Any], where: str, depth: int = 1, *, files: bool = True) -> Kernel:
     if not isinstance(spec, Mapping):
         raise SpecTypeError(f"{where} must be a mapping with a 'family' key; got {type(spec).__name__}.")
     if depth > MAX_SPEC_DEPTH:
@@ -409,14 +420,27 @@ def _build(spec: Mapping[str, Any], where: str, depth: int = 1) -> Kernel:
     if is_class:
         _keys(spec, where, name, family)
         _check_shapes(spec, where, name, family)
+        if not files:
+            _refuse_files(spec, where, name, family)
     _check_kinds(spec, where, name, family)
-    params = {key: _value(value, f"{where}.{key}", depth) for key, value in spec.items() if key != "family"}
+    params = {key: _value(value, f"{where}.{key}", depth, files) for key, value in spec.items() if key != "family"}
     if not is_class:  # a registered factory function: its keywords as given
         return _call(where, lambda: family(**params))
     kernel = _call(where, lambda: family._from_spec_params(params))
     _call(where, kernel._validate_params)
     _call(where, kernel._validate_options)
     return kernel
+
+
+def _refuse_files(spec: Mapping[str, Any], where: str, name: str, cls: type[Kernel]) -> None:
+    """Refuse a spec key naming a file (the family's ``_spec_file_keys``) where no file may be read."""
+    for key in cls._spec_file_keys:
+        if key in spec:
+            raise SpecError(
+                f"{where}.{key} names the file {spec[key]!r:.80}, which a {name} kernel built here may not read: "
+                "a kernel spec inside a model file never reaches outside the file (a transducer is saved in it "
+                "as AT&T text, the key 'att'). The file was edited or tampered with; save the model again."
+            )
 
 
 def family_name(kernel: Kernel) -> str:
