@@ -579,6 +579,28 @@ def test_from_spec_without_files_builds_what_reads_no_file(tmp_path):
     assert from_spec({"family": "ngram", "n": 2}, files=False).gram(X)[2, 2] == 5.0  # bigrams ab, ba, ab: 2² + 1²
 
 
+def test_from_spec_without_files_refuses_a_family_registered_as_a_function(tmp_path):
+    """A function registered as a kernel family declares no file keys, so it could read any argument:
+    where no file may be read it is refused before it is called (to_spec never writes one)."""
+    from ratkit.automata.kernels import from_spec, ngram
+    from ratkit.plugins import registry
+
+    calls = []
+
+    @registry.register("kernel", "reads-a-file")
+    def reads_a_file(source="x"):
+        calls.append(source)
+        return ngram(2)
+
+    try:
+        assert type(from_spec({"family": "reads-a-file"})) is type(ngram(2)) and calls == ["x"]
+        with pytest.raises(SpecError, match=r"spec\.kernel\.family: 'reads-a-file' is registered as a function"):
+            from_spec({"family": "cosine", "kernel": {"family": "reads-a-file", "source": "f"}}, files=False)
+        assert calls == ["x"]
+    finally:
+        registry._registry["kernel"].pop("reads-a-file", None)
+
+
 def _big_endian(src, dst):
     arrays = {}
     for name, data in mf.arrays_of(src).items():

@@ -171,7 +171,8 @@ def from_spec(spec: str | os.PathLike | Mapping[str, Any], *, files: bool = True
 
     ``files=False`` builds a kernel that reads no file: ``spec`` must then be a mapping (not
     a file name), and a spec naming a file anywhere inside (a key of a family's
-    ``_spec_file_keys``, such as a transducer's ``path``) raises SpecError. A model file is
+    ``_spec_file_keys``, such as a transducer's ``path``) or a family registered as a
+    function (which cannot declare such keys) raises SpecError. A model file is
     read so: it never reaches outside itself (a transducer is kept in it as AT&T text).
     """
     if not files and not isinstance(spec, Mapping):
@@ -423,6 +424,12 @@ def _build(spec: Mapping[str, Any], where: str, depth: int = 1, *, files: bool =
         if not files:
             _refuse_files(spec, where, name, family)
     _check_kinds(spec, where, name, family)
+    if not is_class and not files:  # a function declares no _spec_file_keys: it might read any of its arguments
+        raise SpecError(
+            f"{where}.family: {name!r} is registered as a function, which a kernel spec may name only where files "
+            "may be read (a function cannot declare which of its keys name files). A model file names kernel "
+            "classes only; the file was edited or tampered with."
+        )
     params = {key: _value(value, f"{where}.{key}", depth, files) for key, value in spec.items() if key != "family"}
     if not is_class:  # a registered factory function: its keywords as given
         return _call(where, lambda: family(**params))
