@@ -756,6 +756,10 @@ def _rebuild(manifest: dict[str, Any], arrays: Mapping[str, np.ndarray], path: P
         ) from None
     except ValueError as exc:  # _check_restored: the state read is inconsistent
         raise ModelFormatError(f"{path}: {exc}") from None
+    except RecursionError:  # values nested deeper than Python's stack (the JSON parser refuses most first)
+        raise ModelFormatError(
+            f"{path}: manifest.json nests values too deep to rebuild: the file is corrupted."
+        ) from None
 
 
 # -- the former format ---------------------------------------------------------------------------

@@ -10,10 +10,12 @@ would inflate past it, is refused while it is read.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import io
 import json
 import re
 import struct
+import sys
 import tracemalloc
 import zipfile
 import zlib
@@ -380,6 +382,46 @@ def test_a_bad_max_expansion(value, error, words, model_file):
 
 _XS = ["ab", "ba", "aab", "bba", "abab", "bbb", "aaa", "baba"]
 _YS = [1, 0, 1, 0, 1, 0, 1, 0]
+
+
+@pytest.mark.parametrize("depth", [5_000, 100_000])
+def test_a_manifest_nested_too_deep_is_refused(depth, tmp_path, model_file):
+    """JSON nested past Python's stack raised a raw RecursionError from json.loads."""
+    arrays = mf.arrays_of(model_file)
+    manifest = mf.manifest_of(model_file)
+    manifest["attributes"]["deep_"] = "PLACE"
+    manifest["arrays"] = {name: hashlib.sha256(data).hexdigest() for name, data in arrays.items()}
+    deep = '{"items": [' * depth + '{"json": 1}' + "]}" * depth
+    bad = mf.write_model(tmp_path / "deep.zip", json.dumps(manifest).replace('"PLACE"', deep), arrays)
+    with pytest.raises(ModelFormatError, match=r"deep\.zip: manifest\.json nests too deep to read"):
+        load_model(bad)
+
+
+def test_values_nested_too_deep_to_rebuild_are_refused(tmp_path, model_file, monkeypatch):
+    """Values the parser read but Python's stack cannot rebuild (nested encodings recurse once per
+    level) are refused by name, not with a raw RecursionError."""
+    import ratkit._persistence as persistence
+
+    arrays = mf.arrays_of(model_file)
+    manifest = mf.manifest_of(model_file)
+    value: dict = {"json": 1}
+    for _ in range(300):
+        value = {"items": [value]}
+    manifest["attributes"]["deep_"] = value
+    bad = mf.write_model(tmp_path / "deep.zip", manifest, arrays)
+    real = persistence._rebuild_estimator
+
+    def on_a_small_stack(*args):  # the stack left when load_model is called deep inside an application
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(len(inspect.stack()) + 200)
+        try:
+            return real(*args)
+        finally:
+            sys.setrecursionlimit(limit)
+
+    monkeypatch.setattr(persistence, "_rebuild_estimator", on_a_small_stack)
+    with pytest.raises(ModelFormatError, match=r"deep\.zip: manifest\.json nests values too deep to rebuild"):
+        load_model(bad)
 
 
 @pytest.fixture(scope="module")
