@@ -149,6 +149,17 @@ def load_spec(source: str | os.PathLike | Mapping[str, Any]) -> dict[str, Any]:
     return _parse(text, kind, str(path), f"{path}: not valid {kind}")
 
 
+def _overwritten_key(text: str, message: str) -> str:
+    """The clause ``: the key 'n' is given twice`` for tomllib's "Cannot overwrite a value (at
+    line 3, column 6)", which names no key (the key read from that line); else ""."""
+    found = re.match(r"Cannot overwrite a value \(at line (\d+),", message)
+    lines = text.splitlines()
+    if not found or not 0 < int(found[1]) <= len(lines):
+        return ""
+    key = lines[int(found[1]) - 1].partition("=")[0].strip()
+    return f": the key {key!r} is given twice" if key else ""
+
+
 def _parse(text: str, kind: str, name: str, invalid: str) -> dict[str, Any]:
     """The mapping of a JSON or TOML text; SpecError when it is not valid, nested too deep
     for the parser, or not an object."""
@@ -167,17 +178,6 @@ def _parse(text: str, kind: str, name: str, invalid: str) -> dict[str, Any]:
             f"{name} must be a {kind} object (a mapping with a 'family' key); got {type(value).__name__}."
         )
     return value
-
-
-def _overwritten_key(text: str, message: str) -> str:
-    """ ", the key 'n' given twice" when tomllib refused a key given twice ("Cannot overwrite a
-    value (at line 3, column 6)", which names no key): the key on that line, else ""."""
-    found = re.match(r"Cannot overwrite a value \(at line (\d+),", message)
-    lines = text.splitlines()
-    if not found or not 0 < int(found[1]) <= len(lines):
-        return ""
-    key = lines[int(found[1]) - 1].partition("=")[0].strip()
-    return f": the key {key!r} is given twice" if key else ""
 
 
 def from_spec(spec: str | os.PathLike | Mapping[str, Any]) -> Kernel:
