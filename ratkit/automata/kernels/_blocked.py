@@ -30,6 +30,14 @@ block is in does the partial file become ``gram.npy`` (``os.replace``, the stamp
 first): an interrupted run never leaves a file that looks complete. ``resume=True`` checks
 the manifest against the request and computes only the blocks it does not list.
 
+One run writes a given file at a time: :func:`write_gram` holds the lock of
+:func:`ratkit._files.locked` on ``gram.npy`` from its check that the file may be written to
+the final rename, and a second run meanwhile raises OutputPathError naming the file and the
+first run's pid. A failed write (a full disk) raises :func:`ratkit._files.write_error`'s
+message; the blocks already in stay in the partial file for ``resume=True``. The finished
+file is never mapped by the writer: :func:`open_gram` maps it for ``gram(out=)``'s return
+value, and says which limit to raise when the address space cannot hold the map.
+
 When the kernel has an explicit feature map (:meth:`Kernel.gram_features`), the features
 are computed once, shipped to the workers once, and a block is a sparse product F_I G_Jᵀ;
 otherwise a block is ``kernel.gram(X_I, Y_J, **options)``, the in-memory call on fewer rows.
@@ -142,7 +150,9 @@ def blocked_gram(
         )
         return open_gram(written)
     rows, cols, per_block = _request(kernel, X, Y, block_bytes, resume, overwrite, out)
-    return _compute(kernel, rows, cols, Y is None, per_block, n_jobs, bool(show_progress), options, None, None)
+    matrix = _compute(kernel, rows, cols, Y is None, per_block, n_jobs, bool(show_progress), options, None, None)
+    assert matrix is not None  # without a target, the matrix is in memory
+    return matrix
 
 
 def write_gram(
@@ -243,8 +253,8 @@ def _gram_write_error(exc: OSError, target: Path, manifest: dict[str, Any] | Non
     """:func:`write_error` of a Gram file: what is kept for a resumed run, or, when no block was
     written, the partial file and manifest removed."""
     raw = exc.__cause__ if isinstance(exc, RatkitError) and isinstance(exc.__cause__, OSError) else exc
-    done = [] if manifest is None else manifest["done"]
-    if done and partial_path(target).exists():
+    if manifest is not None and manifest["done"] and partial_path(target).exists():
+        done = manifest["done"]
         n_blocks = -(-manifest["shape"][0] // manifest["rows_per_block"])
         kept = (
             f"The {len(done)} of {n_blocks} blocks written so far are kept in {partial_path(target).name!r} with "
