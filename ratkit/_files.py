@@ -183,13 +183,23 @@ def locked(path: str | os.PathLike, what: str = "output file") -> Iterator[None]
             raise write_error(exc, path, what) from exc
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
+        except BlockingIOError as exc:
             holder = _holder(fd)
             os.close(fd)
             raise OutputPathError(
                 f"The {what} {os.fspath(path)!r} is being written by another process{holder}; wait for it to finish, "
                 f"or write to another path. (Its lock file is {str(name)!r}; a process that ends releases it.)"
             ) from exc
+        except OSError:  # a file system without locks (ENOLCK, EOPNOTSUPP): the write is atomic, not locked
+            lockable = False
+        else:
+            lockable = True
+        if not lockable:
+            os.close(fd)
+            with suppress(OSError):
+                name.unlink()
+            yield
+            return
         try:
             same = os.path.samestat(os.fstat(fd), os.stat(name))
         except OSError:  # removed by the writer that held it just before

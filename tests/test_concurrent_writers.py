@@ -202,3 +202,17 @@ def test_a_lock_file_left_by_a_killed_writer_does_not_block(tmp_path):
     with atomic_write(path) as fh:
         fh.write("new")
     assert path.read_text() == "new" and os.listdir(tmp_path) == ["out.txt"]
+
+
+def test_a_file_system_without_locks_still_writes_atomically(tmp_path, monkeypatch):
+    import errno
+    import fcntl
+
+    def no_locks(fd, operation):
+        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    path = tmp_path / "out.txt"
+    with atomic_write(path) as fh:
+        fh.write("new")
+    assert path.read_text() == "new" and os.listdir(tmp_path) == ["out.txt"]
