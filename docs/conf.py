@@ -136,6 +136,7 @@ ratkit_secondary_modules = [
     "ratkit.automata.kernels.count_based",
     "ratkit.automata.kernels.edit_distance",
     "ratkit.automata.kernels.gappy",
+    "ratkit.automata.kernels.identity",
     "ratkit.automata.kernels.mismatch",
     "ratkit.automata.kernels.ngram",
     "ratkit.automata.kernels.random_walk",

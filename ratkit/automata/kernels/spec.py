@@ -39,6 +39,7 @@ import inspect
 import json
 import numbers
 import os
+import re
 import tomllib
 import types
 import typing
@@ -49,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from ratkit._json import plain
+from ratkit._json import loads_strict, plain
 from ratkit.automata.kernels.base import Kernel, _init_parameters
 from ratkit.exceptions import (
     MissingDataError,
@@ -148,12 +149,25 @@ def load_spec(source: str | os.PathLike | Mapping[str, Any]) -> dict[str, Any]:
     return _parse(text, kind, str(path), f"{path}: not valid {kind}")
 
 
+def _overwritten_key(text: str, message: str) -> str:
+    """The clause ``: the key 'n' is given twice`` for tomllib's "Cannot overwrite a value (at
+    line 3, column 6)", which names no key (the key read from that line); else ""."""
+    found = re.match(r"Cannot overwrite a value \(at line (\d+),", message)
+    lines = text.splitlines()
+    if not found or not 0 < int(found[1]) <= len(lines):
+        return ""
+    key = lines[int(found[1]) - 1].partition("=")[0].strip()
+    return f": the key {key!r} is given twice" if key else ""
+
+
 def _parse(text: str, kind: str, name: str, invalid: str) -> dict[str, Any]:
     """The mapping of a JSON or TOML text; SpecError when it is not valid, nested too deep
     for the parser, or not an object."""
     try:
-        value = tomllib.loads(text) if kind == "TOML" else json.loads(text)
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
+        value = tomllib.loads(text) if kind == "TOML" else loads_strict(text, name, error=SpecError)
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(f"{invalid}: {exc}{_overwritten_key(text, str(exc))}") from exc
+    except json.JSONDecodeError as exc:
         raise SpecError(f"{invalid}: {exc}") from exc
     except RecursionError as exc:
         raise SpecError(
