@@ -115,11 +115,6 @@ def _model_with_a_duplicated_spec_key(tmp_path):
     return edited
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs manifest.json read by ratkit._json.loads_strict (helper files35, _persistence.py): "
-    "remove this marker when that lands",
-)
 def test_a_model_file_whose_kernel_spec_has_a_duplicate_is_refused(tmp_path):
     from ratkit.learners import load_model
 
