@@ -192,7 +192,7 @@ def test_inconsistent_shapes_are_refused(saved, tmp_path):
 
     bad = tmp_path / "bad.zip"
     _rewrite(saved, bad, shrink)
-    with pytest.raises(ModelFormatError, match=r"intercept_ has shape \(3,\), expected \(1,\): the file is corrupted"):
+    with pytest.raises(ModelFormatError, match=r"intercept_ has shape \(3,\), but axis 0 should have 1 \(n_problems"):
         load_model(bad)
 
 
