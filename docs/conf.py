@@ -119,6 +119,7 @@ ratkit_public_modules = [
     "ratkit.plots",
     "ratkit.plugins",
     "ratkit.testing",
+    "ratkit.fitted",
     "ratkit.exceptions",
     "ratkit.limits",
     "ratkit.demo",

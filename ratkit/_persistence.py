@@ -481,6 +481,9 @@ def _rebuild_estimator(state: Mapping[str, Any], where: str, arrays: Mapping[str
         missing = [k for k in _declared(cls) if k not in state["attributes"]]
         if missing:
             raise ModelFormatError(f"{where or 'the model '}lacks {', '.join(missing)}: the file is incomplete")
+        from ratkit.fitted import check_fitted
+
+        check_fitted(model)  # every attribute against the class's _fitted_schema (ModelFormatError)
         if isinstance(model, PersistenceMixin):
             model._check_restored()
     return model

@@ -35,6 +35,7 @@ from ratkit.exceptions import (
     ParameterTypeError,
     UnsupportedOperationError,
 )
+from ratkit.fitted import Array, Fitted, Int, Sparse, check_fitted
 from ratkit.limits import check_bytes
 from ratkit.recsys._linalg import row_products
 from ratkit.recsys._ranking import exclude_rows, top_n
@@ -48,12 +49,10 @@ log = logging.getLogger(__name__)
 R = TypeVar("R", bound="Recommender")
 
 #: Fitted attributes ``fit`` sets from an Interactions only (the data's raw ids and its
-#: training interactions), with the shape of each: optional, checked when present.
-_DATA_ATTRIBUTES: dict[str, tuple[str, ...]] = {
-    "user_ids_": ("n_users_",),
-    "item_ids_": ("n_items_",),
-    "user_items_": ("n_users_", "n_items_"),
-}
+#: training interactions): optional.
+_DATA_ATTRIBUTES = ("user_ids_", "item_ids_", "user_items_")
+#: Raw ids: numbers or strings (an object array of them, read from JSON), distinct.
+_IDS = "biuUSO"
 
 
 class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
@@ -77,23 +76,26 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
     reads only those, so ``set_params`` on a fitted model changes nothing until the next
     ``fit``.
 
-    Attributes set by ``fit``: ``n_users_``, ``n_items_`` plus the names listed in the
-    subclass's ``_fitted_attributes``. Their shapes, declared in ``_fitted_shapes``, are
-    checked before every use and when a model file is read (:meth:`_check_restored`), so
+    Attributes set by ``fit``: ``n_users_``, ``n_items_`` plus those the subclass adds to
+    ``_fitted_schema`` (:mod:`ratkit.fitted`), whose dtypes and shapes are checked before
+    every use, and whose values too when a model file is read (:func:`ratkit.load_model`), so
     an inconsistent state (an edited file, an attribute overwritten by hand) is refused by
     name instead of failing deep inside numpy.
     """
 
-    #: Fitted attributes (besides ``n_users_``/``n_items_``) a complete model has: ``save``
-    #: refuses a model without one and ``load_model`` a file without one. (The plugin name
-    #: is stated once, where the class is registered.)
-    _fitted_attributes: ClassVar[tuple[str, ...]] = ()
-
-    #: The shape of each fitted array, one entry per axis: ``"n_users_"`` / ``"n_items_"``
-    #: (the fitted counts), an int, or any other name, a dimension that must be the same
-    #: wherever that name appears (``"d"``, the number of factors). Checked by
-    #: :meth:`_check_fitted` and :meth:`_check_restored`.
-    _fitted_shapes: ClassVar[dict[str, tuple[str | int, ...]]] = {}
+    #: What ``fit`` sets (:mod:`ratkit.fitted`): a subclass extends it with its own state,
+    #: shapes in ``"n_users_"``, ``"n_items_"`` and names of its own (``"d"``).
+    _fitted_schema: ClassVar[Fitted] = Fitted(
+        n_users_=Int(low=0),
+        n_items_=Int(low=0),
+        user_ids_=Array(_IDS, ("n_users_",), finite=False, unique=True, optional=True),
+        item_ids_=Array(_IDS, ("n_items_",), finite=False, unique=True, optional=True),
+        user_items_=Sparse("f", ("n_users_", "n_items_"), optional=True),
+    )
+    #: Fitted attributes a complete model has: ``save`` refuses a model without one and
+    #: ``load_model`` a file without one. (The plugin name is stated once, where the class
+    #: is registered.)
+    _fitted_attributes: ClassVar[tuple[str, ...]] = _fitted_schema.required
 
     #: What ``fit`` learns from: ``"implicit"``, interaction strengths (0/1, counts) where a
     #: stored entry means interest; ``"explicit"``, ratings whose low values are dislikes
@@ -208,51 +210,15 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         self._check_shapes()
 
     def _check_shapes(self) -> None:
-        """DataFormatError naming the first fitted array whose shape disagrees with
-        ``_fitted_shapes`` (a cheap check, run before every use)."""
-        owner = type(self).__name__
-        counts = {}
-        for name in ("n_users_", "n_items_"):
-            value = getattr(self, name, None)
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
-                raise DataFormatError(
-                    f"{owner}'s fitted {name} is {value!r}; expected a count (an int ≥ 0). The fitted state is "
-                    "inconsistent: refit the model."
-                )
-            counts[name] = int(value)
-        bound: dict[str, int] = {}
-        present = {name: axes for name, axes in _DATA_ATTRIBUTES.items() if name in vars(self)}
-        for attribute, axes in {**self._fitted_shapes, **present}.items():
-            shape = getattr(getattr(self, attribute, None), "shape", None)
-            if shape is None or len(shape) != len(axes):
-                raise DataFormatError(
-                    f"{owner}'s fitted {attribute} has shape {shape}; expected a {len(axes)}-D array. The fitted "
-                    "state is inconsistent: refit the model."
-                )
-            for axis, (size, want) in enumerate(zip(shape, axes)):
-                expected = counts.get(want, want) if isinstance(want, str) else want
-                if isinstance(expected, str):
-                    expected = bound.setdefault(expected, int(size))
-                if size != expected:
-                    meaning = f" ({want})" if isinstance(want, str) else ""
-                    raise DataFormatError(
-                        f"{owner}'s fitted {attribute} has shape {tuple(shape)}, but axis {axis} should have "
-                        f"{expected}{meaning}. The fitted state is inconsistent (an edited model file, or an "
-                        "attribute replaced after fit): refit the model."
-                    )
-
-    def _check_restored(self) -> None:
-        """A model read from a file: the shapes of ``_fitted_shapes`` agree, and its float
-        arrays hold finite numbers (a model extends this with its own invariants)."""
-        self._check_shapes()
-        for attribute in self._fitted_shapes:
-            value = getattr(self, attribute)
-            data = value.data if sp.issparse(value) else value
-            if np.issubdtype(data.dtype, np.floating) and not np.isfinite(data).all():
-                raise DataFormatError(
-                    f"{type(self).__name__}'s fitted {attribute} holds NaN or infinite values; a fitted "
-                    "model's arrays are finite. Refit the model."
-                )
+        """DataFormatError naming the first fitted attribute whose type, dtype or shape
+        disagrees with ``_fitted_schema`` (the cheap check, run before every use)."""
+        check_fitted(
+            self,
+            values=False,
+            error=DataFormatError,
+            advice="The fitted state is inconsistent (an edited model file, or an attribute replaced after "
+            "fit): refit the model.",
+        )
 
     def score(self, userids: Any, itemids: Any) -> np.ndarray:
         """Model scores ``s(u_k, i_k)`` of the pairs ``(userids[k], itemids[k])``.
@@ -634,11 +600,11 @@ class FactorRecommender(Recommender):
     (``n_items × d``); ``similar_items`` and ``similar_users`` rank by their cosine.
     """
 
-    _fitted_attributes: ClassVar[tuple[str, ...]] = ("user_factors_", "item_factors_")
-    _fitted_shapes: ClassVar[dict[str, tuple[str | int, ...]]] = {
-        "user_factors_": ("n_users_", "d"),
-        "item_factors_": ("n_items_", "d"),
-    }
+    _fitted_schema: ClassVar[Fitted] = Recommender._fitted_schema.extend(
+        user_factors_=Array("f", ("n_users_", "d")),
+        item_factors_=Array("f", ("n_items_", "d")),
+    )
+    _fitted_attributes: ClassVar[tuple[str, ...]] = _fitted_schema.required
 
     def _score_users(self, users: np.ndarray) -> np.ndarray:
         return row_products(self.user_factors_[users], self.item_factors_)
