@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import HealthCheck, Phase, event, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from ratkit import limits
@@ -309,6 +309,10 @@ def _apply_attribute(state: dict[str, Any], edit: tuple) -> None:
             array = array.copy()
             array.flat[args[1] % array.size] = args[2]
         elif kind == "cast" and array.size:
+            if member.endswith("/classes_.npy") and args[1] != "complex128":
+                # labels [0, 1] spelled "0"/"1" (or False/True) are a valid model of other labels,
+                # which predicts those labels: a relabelling, not an edit any check could refuse
+                return
             array = array.astype(args[1]) if array.dtype.kind in "fiub" else array
         elif kind == "reshape" and array.size > 1:
             array = {"column": array.reshape(-1, 1), "row": array.reshape(1, -1), "flat": array.reshape(-1)}[args[1]]
@@ -343,7 +347,7 @@ def _apply_attribute(state: dict[str, Any], edit: tuple) -> None:
 def _write(state: dict[str, Any], path: Path) -> Path:
     manifest = state["manifest"]
     text = None
-    if state.get("dupkey") is not None:
+    if state.get("dupkey"):  # (a later edit may have emptied the chosen object: no key to repeat)
         target = state["dupkey"]
         key = next(iter(target))
         target["\0dup"] = None  # written as a second `key` below
@@ -429,12 +433,7 @@ def test_container_edits(world, name, edits, seal):
     event(_check(g, _write(state, world["inside"] / "edited.zip"), world["outside"]))
 
 
-@pytest.mark.xfail(
-    reason="fitted-attribute validation on load (issue 35, class 1, fourth item) is another branch's: "
-    "remove this mark (and the phases setting) once it is merged",
-    strict=True,
-)
-@settings(_SETTINGS, phases=[Phase.explicit, Phase.reuse, Phase.generate], report_multiple_bugs=False)
+@settings(_SETTINGS)
 @given(
     name=st.sampled_from(["rational", "linear", "puresvd"]),
     edits=st.lists(_attribute_edit, min_size=1, max_size=2),
