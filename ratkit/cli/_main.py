@@ -100,6 +100,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if missing is not None:
         print(f"ratkit {command}: error: {missing}", file=sys.stderr)
         return 2
+    bad_variable = _environment_error()
+    if bad_variable is not None:
+        print(f"ratkit {command}: error: {bad_variable}", file=sys.stderr)
+        return 2
     hide_notes = show_notes_on_stderr(quiet=vars(args).get("quiet", False))  # "compiling numba kernels …"
     try:
         with warnings.catch_warnings():  # restores the caller's warning display on return
@@ -109,12 +113,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ratkit {command}: interrupted", file=sys.stderr)
         return 130
     except _user_errors() as exc:
-        if os.environ.get("RATKIT_TRACEBACK"):
+        if _traceback_wanted():
             traceback.print_exc()
         print(f"ratkit {command}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except Exception as exc:  # a defect of ratkit or of a plugin, not of the input: say whose, on one line
-        if os.environ.get("RATKIT_TRACEBACK"):
+        if _traceback_wanted():
             traceback.print_exc()
         plugin = _raising_plugin(exc)
         if plugin is not None:
@@ -136,6 +140,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     finally:
         hide_notes()
+
+
+def _environment_error() -> str | None:
+    """Why a ``RATKIT_*`` environment variable cannot be read (its name, value and what it
+    accepts), or None: checked before any work, not when a limit is first read."""
+    from ratkit._environment import check_environment
+
+    try:
+        check_environment()
+    except ValueError as exc:
+        return _one_line(exc)
+    return None
+
+
+def _traceback_wanted() -> bool:
+    """``RATKIT_TRACEBACK`` is a true flag (1, true, yes); a bad value has already been reported."""
+    from ratkit._environment import environment_flag
+
+    try:
+        return environment_flag("RATKIT_TRACEBACK")
+    except ValueError:
+        return False
 
 
 def _warning_printer(command: str) -> Any:
