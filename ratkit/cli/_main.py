@@ -10,6 +10,8 @@ runs.
 from __future__ import annotations
 
 import argparse
+import codecs
+import contextlib
 import importlib
 import os
 import sys
@@ -79,8 +81,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     Bad input ends with one line ``ratkit <command>: error: …`` on standard error and exit
     status 2 (as argparse reports usage errors), never with a traceback; a defect of ratkit
     itself is reported on one line too, with exit status 1, and an interrupt exits with
-    130. Set ``RATKIT_TRACEBACK=1`` to see the traceback of an error.
+    130. Set ``RATKIT_TRACEBACK=1`` to see the traceback of an error. On a terminal whose
+    encoding cannot show a character (a C locale, cron), it is printed as a backslash escape.
     """
+    with _tolerant_streams():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     first = argv[0] if argv else ""
@@ -140,6 +148,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     finally:
         hide_notes()
+
+
+@contextlib.contextmanager
+def _tolerant_streams() -> Any:
+    """Standard output and error that print any character: where their encoding cannot
+    encode every character (a C locale, cron, ``PYTHONIOENCODING=ascii``), the ones it cannot
+    are written as backslash escapes (``\\xe9``) for the duration of the command (a C locale's
+    ``surrogateescape`` too: it fails on any non-ASCII character but an undecodable byte). Without
+    this, a command with non-ASCII labels or ids did its work, then failed with "'ascii' codec
+    can't encode character" when it printed the result."""
+    changed = []
+    for stream in (sys.stdout, sys.stderr):
+        encoding = getattr(stream, "encoding", None)
+        reconfigure = getattr(stream, "reconfigure", None)
+        if not isinstance(encoding, str) or reconfigure is None:
+            continue
+        errors = getattr(stream, "errors", None)
+        if errors not in ("strict", "surrogateescape"):  # already tolerant (stderr: backslashreplace)
+            continue
+        try:
+            if codecs.lookup(encoding).name in ("utf-8", "utf-16", "utf-32", "utf-8-sig", "gb18030"):
+                continue  # encodes every character
+            reconfigure(errors="backslashreplace")
+        except (LookupError, ValueError, OSError):  # an unknown codec, a closed stream: leave it
+            continue
+        changed.append((stream, errors))
+    try:
+        yield
+    finally:
+        for stream, errors in changed:
+            with contextlib.suppress(ValueError, OSError):
+                stream.reconfigure(errors=errors)
 
 
 def _environment_error() -> str | None:
