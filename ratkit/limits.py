@@ -17,7 +17,7 @@ Two limits, process-wide:
   ``memory.limit_in_bytes``) leaves beyond what the group already uses; re-measured after a
   second, or at once when the process changes its RLIMIT_AS or RLIMIT_DATA. The environment
   variable ``RATKIT_MAX_BYTES`` overrides it: a whole number of bytes, ``4e9`` or with a
-  binary unit, ``512M``, ``4G`` (see :mod:`ratkit._environment`).
+  binary unit, ``512M``, ``4G`` (see "Limits and environment variables" in the guide).
 * ``max_states``: the most states (or arcs) an automaton operation may produce. Default
   10⁷; ``RATKIT_MAX_STATES`` overrides it.
 
