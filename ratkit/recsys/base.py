@@ -36,7 +36,7 @@ from ratkit.exceptions import (
     UnsupportedOperationError,
 )
 from ratkit.fitted import Array, Fitted, Int, Sparse, check_fitted
-from ratkit.limits import check_bytes
+from ratkit.limits import check_bytes, rows_within
 from ratkit.recsys._linalg import row_products
 from ratkit.recsys._ranking import exclude_rows, top_n
 from ratkit.recsys._validation import check_ids, check_shape_matches, check_user_items
@@ -47,6 +47,12 @@ __all__ = ["Recommender", "FactorRecommender"]
 log = logging.getLogger(__name__)
 
 R = TypeVar("R", bound="Recommender")
+
+#: Bytes per score while a block of rows is ranked: the model's float64 row, ``recommend``'s
+#: copy of it, its negation and int64 argsort order for the top-n, and a column subset or
+#: sort buffer. ``recommend``, ``similar_*`` and ``score`` work in blocks of rows that keep
+#: this within :func:`ratkit.limits.max_bytes`.
+_BYTES_PER_SCORE = 40.0
 
 #: Fitted attributes ``fit`` sets from an Interactions only (the data's raw ids and its
 #: training interactions): optional.
@@ -190,7 +196,7 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         """Dense scores, shape ``(len(users), n_items_)``, for checked user indices."""
 
     def _score_pairs(self, users: np.ndarray, items: np.ndarray) -> np.ndarray:
-        return _pairs_from_rows(self._score_users, users, items)
+        return _pairs_from_rows(self._score_users, users, items, self.n_items_, f"{type(self).__name__}.score")
 
     # ------------------------------------------------------------------ using
     def is_fitted(self) -> bool:
@@ -248,7 +254,7 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         items = check_ids(i, self.n_items_, kind="item")
         if score_rows is None:
             return self._score_pairs(users, items).reshape(u.shape)
-        return _pairs_from_rows(score_rows, users, items).reshape(u.shape)
+        return _pairs_from_rows(score_rows, users, items, self.n_items_, owner).reshape(u.shape)
 
     def recommend(
         self,
@@ -303,6 +309,13 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
             ``(len(userid), N)`` where missing places hold id ``-1`` and score ``-inf``
             (implicit pads such rows with arbitrary filtered ids scored −3.4e38; both count as
             misses in implicit's metrics). Equal scores are ordered by item index.
+
+        Notes
+        -----
+        Many users are scored in blocks of as many users as :func:`ratkit.limits.max_bytes`
+        allows (about 40 bytes per user and item while a block is ranked), so
+        ``recommend(every user)`` works under any limit one user's row fits in; only the
+        answer, 12 bytes per place, must fit whole. The result does not depend on the blocks.
         """
         return self._recommend_with(
             None, userid, user_items, N, filter_already_liked_items, filter_items, recalculate_user, items, n
@@ -343,26 +356,28 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
                 f"{owner} needs user_items, the rows of the given users (user_items = train[userid]), "
                 "when filter_already_liked_items or recalculate_user is true; pass them, or set both to False."
             )
-        check_bytes(
-            16.0 * len(users) * self.n_items_,
-            f"{owner} for {len(users)} users × {self.n_items_} items (a dense row of scores per user)",
-            "Ask for fewer users per call.",
-        )
-        if recalculate_user:
-            scores = self._recalculate_scores(users, rows)
-        elif score_rows is None:
-            scores = self._score_users_from(users, rows)
-        else:
-            scores = score_rows(users)
-        scores = np.array(scores, dtype=np.float64)
-        if scores.shape != (len(users), self.n_items_):
-            raise DataFormatError(
-                f"{owner}: the model scored shape {scores.shape}, not (len(userid), n_items_) = "
-                f"({len(users)}, {self.n_items_}); its fitted state is inconsistent: refit the model."
-            )
-        if filter_already_liked_items:
-            exclude_rows(scores, rows, np.arange(len(users)))
-        ids, values = self._select(scores, N, filter_items, items, owner)
+        self._check_places(len(users), N, self.n_items_, owner, "item")
+
+        def block(part: slice) -> tuple[np.ndarray, np.ndarray]:
+            who = users[part]
+            mine = None if rows is None else rows[part]
+            if recalculate_user:
+                scores = self._recalculate_scores(who, mine)
+            elif score_rows is None:
+                scores = self._score_users_from(who, mine)
+            else:
+                scores = score_rows(who)
+            scores = np.array(scores, dtype=np.float64)
+            if scores.shape != (len(who), self.n_items_):
+                raise DataFormatError(
+                    f"{owner}: the model scored shape {scores.shape}, not (len(userid), n_items_) = "
+                    f"({len(who)}, {self.n_items_}); its fitted state is inconsistent: refit the model."
+                )
+            if filter_already_liked_items:
+                exclude_rows(scores, mine, np.arange(len(who)))
+            return self._select(scores, N, filter_items, items, owner)
+
+        ids, values = _in_blocks(block, len(users), self.n_items_, f"{owner} for one user × {self.n_items_} items")
         if single:
             keep = ids[0] >= 0
             return ids[0][keep], values[0][keep]
@@ -413,12 +428,7 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         scores): ``filter_ids`` never chosen, only ``candidates`` when given (then ``N`` is at
         most their number, as in implicit); missing places get id −1 and score −inf."""
         n_columns = scores.shape[1]
-        # the (ids, scores) arrays, padded to N columns
-        check_bytes(
-            12.0 * scores.shape[0] * N,
-            f"{owner} with N={N} for {scores.shape[0]} row(s)",
-            f"Ask for at most N={n_columns} (every {kind}); more places only hold padding.",
-        )
+        self._check_places(scores.shape[0], N, n_columns, owner, kind)
         has_filter = filter_ids is not None and np.size(filter_ids) > 0
         if candidates is not None:
             if has_filter:
@@ -445,6 +455,18 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         ids = np.asarray(ids, dtype=np.int32 if n_columns <= np.iinfo(np.int32).max else np.int64)
         ids[np.isneginf(values)] = -1
         return ids, np.asarray(values, dtype=np.float64)
+
+    @staticmethod
+    def _check_places(n_rows: int, N: int, n_columns: int, owner: str, kind: str) -> None:
+        """Refuse (ResourceLimitError) an answer of ``n_rows × N`` (ids, scores) larger than
+        :func:`ratkit.limits.max_bytes` allows (the answer is whole; its work goes in blocks)."""
+        check_bytes(
+            12.0 * n_rows * N,
+            f"{owner} with N={N} for {n_rows} row(s)",
+            f"Ask for at most N={n_columns} (every {kind}); more places only hold padding."
+            if N > n_columns
+            else "Ask for fewer rows or a smaller N per call.",
+        )
 
     def _score_users_from(self, users: np.ndarray, user_rows: sp.csr_matrix | None) -> np.ndarray:
         """Dense scores ``(len(users), n_items_)`` of users whose items are ``user_rows`` (CSR, one
@@ -512,8 +534,14 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         N = check_int(N, "N", owner, low=1)
         norms = np.linalg.norm(factors, axis=1)
         norms[norms == 0] = 1e-10
-        scores = (factors[rows] @ factors.T) / norms[None, :] / norms[rows][:, None]
-        ids, values = self._select(scores, N, filter_ids, candidates, owner, kind)
+        self._check_places(len(rows), N, factors.shape[0], owner, kind)
+
+        def block(part: slice) -> tuple[np.ndarray, np.ndarray]:
+            scores = (factors[rows[part]] @ factors.T) / norms[None, :] / norms[rows[part]][:, None]
+            return self._select(scores, N, filter_ids, candidates, owner, kind)
+
+        n = factors.shape[0]
+        ids, values = _in_blocks(block, len(rows), n, f"{owner} for one {kind} × {n} {kind}s")
         if single:
             keep = ids[0] >= 0
             return ids[0][keep], values[0][keep]
@@ -587,10 +615,35 @@ def _id_array(ids: Any, kind: str, owner: str) -> np.ndarray:
         ) from exc
 
 
-def _pairs_from_rows(score_rows: Any, users: np.ndarray, items: np.ndarray) -> np.ndarray:
-    """s(users[k], items[k]) from the dense rows ``score_rows`` gives for the distinct users."""
+def _in_blocks(block: Any, n_rows: int, n_columns: int, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """``block(slice)`` → (ids, scores) of those rows, over ``n_rows`` rows in blocks of as
+    many rows of ``n_columns`` scores as :func:`ratkit.limits.max_bytes` allows, stacked in
+    order. Refuses (ResourceLimitError, naming ``what``) only when one row does not fit."""
+    per = rows_within(_BYTES_PER_SCORE * n_columns, what, "Raise the limit: one row must fit.", most=max(n_rows, 1))
+    if n_rows <= per:
+        return block(slice(0, n_rows))
+    parts = [block(slice(start, start + per)) for start in range(0, n_rows, per)]
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def _pairs_from_rows(score_rows: Any, users: np.ndarray, items: np.ndarray, n_items: int, owner: str) -> np.ndarray:
+    """s(users[k], items[k]) from the dense rows ``score_rows`` gives for the distinct users,
+    asked for in blocks of as many users as :func:`ratkit.limits.max_bytes` allows."""
+    users, items = np.ravel(users), np.ravel(items)
     unique, inverse = np.unique(users, return_inverse=True)
-    return np.array(score_rows(unique)[inverse, items], dtype=np.float64)
+    inverse = np.ravel(inverse)
+    per = rows_within(
+        _BYTES_PER_SCORE * n_items, f"{owner} for one user × {n_items} items (a dense row of scores)", most=len(unique)
+    )
+    if len(unique) <= per:
+        return np.array(score_rows(unique)[inverse, items], dtype=np.float64)
+    out = np.empty(len(users), dtype=np.float64)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[order], np.arange(0, len(unique) + per, per))
+    for b, start in enumerate(range(0, len(unique), per)):
+        pairs = order[bounds[b] : bounds[b + 1]]
+        out[pairs] = np.asarray(score_rows(unique[start : start + per]))[inverse[pairs] - start, items[pairs]]
+    return out
 
 
 class FactorRecommender(Recommender):
