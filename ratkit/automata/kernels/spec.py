@@ -457,8 +457,10 @@ def _refuse_files(spec: Mapping[str, Any], where: str, name: str, cls: type[Kern
     """Refuse a spec key naming a file (the family's ``_spec_file_keys``) where no file may be read."""
     for key in cls._spec_file_keys:
         if key in spec:
+            shown = repr(spec[key])  # a path whole (a cut one reads as another file); a huge value cut, marked
+            shown = shown if len(shown) <= 1000 else f"{shown[:1000]}… ({len(shown)} characters)"
             raise SpecError(
-                f"{where}.{key} names the file {spec[key]!r:.80}, which a {name} kernel built here may not read: "
+                f"{where}.{key} names the file {shown}, which a {name} kernel built here may not read: "
                 "a kernel spec inside a model file never reaches outside the file (a transducer is saved in it "
                 "as AT&T text, the key 'att'). The file was edited or tampered with; save the model again."
             )
