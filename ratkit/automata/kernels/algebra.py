@@ -424,9 +424,10 @@ class CosineKernel(_Wrapper):
     Its feature map is K₀'s with each row divided by its full norm √K₀(x, x): features
     outside the vocabulary count in the norm of a new sequence. Where K₀ has a feature map
     (:meth:`~ratkit.automata.kernels.Kernel.gram_features`), the Gram matrix is computed from
-    those rows normalised (:func:`~ratkit.automata.kernels._float_range.unit_rows`), not from
-    K₀'s values: the cosine is invariant to the scale of each row, so weights whose squares
-    leave float64's range (1e200, 1e-170) give the cosine of weights 1, not ∞, NaN or 0.
+    those rows normalised, each divided by its largest entry before any square is formed, not
+    from K₀'s values; and K₀'s common scale (:meth:`~ratkit.automata.kernels.Kernel.split_scale`)
+    is left out first. The cosine is invariant to both, so weights whose squares leave
+    float64's range (1e200, 1e-170) give the cosine of weights 1, not ∞, NaN or 0.
     """
 
     def __init__(self, kernel: Kernel | None = None) -> None:
