@@ -50,9 +50,18 @@ times the file's size plus 256 MiB (a zip bomb; ratkit's model files expand far 
 :class:`~ratkit.exceptions.ModelFormatError`; an uncompressed total whose reading would pass
 :func:`ratkit.limits.max_bytes` raises :class:`~ratkit.exceptions.ResourceLimitError`. Members
 are then read in chunks, never past their declared size, and one that ends short of it is
-refused. Loading refuses, with a :class:`~ratkit.exceptions.ModelFormatError` naming the file,
-anything that is not such an archive, a manifest of another format or version, a plugin
-that is not installed, a manifest or arrays whose checksum does not match (a corrupted or
+refused. An archive holding two members of one name is refused (zipfile would read the last:
+an edited copy appended to a genuine file). Each array member's ``.npy`` header is read before
+the array (:func:`ratkit._npy.read_npy`): a dtype other than booleans, numbers and fixed-width
+strings (never objects), or a shape whose bytes are not exactly the member's bytes after the
+header, is refused before anything is allocated; arrays come back in native byte order (a
+file written on a big-endian machine loads). Kernel specs are built with
+``from_spec(spec, files=False)``: a spec naming a file (a transducer's ``path``, or a spec that
+is a file name) is refused, so a model file never reads outside itself; a transducer is kept
+in the file as AT&T text. Loading refuses, with a
+:class:`~ratkit.exceptions.ModelFormatError` naming the file, anything that is not such an
+archive, a manifest holding a key twice (naming the key), a manifest of another format or
+version, a plugin that is not installed, a manifest or arrays whose checksum does not match (a corrupted or
 edited file), a file lacking a declared fitted attribute, and whatever the class's own
 check of the restored state refuses (:meth:`PersistenceMixin._check_restored`: for
 RationalSVC, a vocabulary of patterns the saved kernel cannot produce). Files of version 2
@@ -86,7 +95,8 @@ from sklearn.base import BaseEstimator
 
 from ratkit import limits
 from ratkit._files import atomic_write, check_output_path, is_file
-from ratkit._json import plain
+from ratkit._json import loads_strict, plain
+from ratkit._npy import read_npy
 from ratkit.exceptions import (
     MissingDataError,
     ModelFormatError,
@@ -340,7 +350,7 @@ def _decode(enc: Any, where: str, arrays: Mapping[str, np.ndarray]) -> Any:
     if tag == "kernel":
         from ratkit.automata.kernels import from_spec
 
-        return from_spec(body)
+        return from_spec(body, files=False)  # a model file never reads outside itself
     if tag == "sequences":
         seqs = [x if isinstance(x, str) else tuple(x["tokens"]) for x in body]
         return tuple(seqs) if as_tuple else seqs
@@ -471,6 +481,9 @@ def _rebuild_estimator(state: Mapping[str, Any], where: str, arrays: Mapping[str
         missing = [k for k in _declared(cls) if k not in state["attributes"]]
         if missing:
             raise ModelFormatError(f"{where or 'the model '}lacks {', '.join(missing)}: the file is incomplete")
+        from ratkit.fitted import check_fitted
+
+        check_fitted(model)  # every attribute against the class's _fitted_schema (ModelFormatError)
         if isinstance(model, PersistenceMixin):
             model._check_restored()
     return model
@@ -538,14 +551,8 @@ def load_model(path: str | os.PathLike, *, max_expansion: float = MAX_EXPANSION)
     expansion = _expansion(max_expansion, "load_model")
     path = _model_path(path, "load_model")
     manifest, blobs = _open(path, expansion)
-    arrays = {}
-    for member, data in blobs.items():
-        try:
-            arrays[member] = np.load(io.BytesIO(data), allow_pickle=False)
-        except (ValueError, OSError) as exc:
-            raise ModelFormatError(
-                f"{path}: {member} is not a numpy array file ({exc}): the file is corrupted."
-            ) from None
+    # each header is checked against its member's bytes before anything is allocated
+    arrays = {member: read_npy(data, f"{path}: {member}", error=ModelFormatError) for member, data in blobs.items()}
     if manifest["version"] == 2:
         manifest = _from_version_2(manifest, path)
     return _rebuild(manifest, arrays, path)
@@ -583,8 +590,15 @@ def _check_members(zf: zipfile.ZipFile, path: Path, expansion: float) -> None:
     with a ``..`` part) and sizes no genuine model file declares: more than deflate can expand
     its compressed bytes to, or a total past ``expansion`` × the file's size (a zip bomb)."""
     infos = zf.infolist()
+    seen: set[str] = set()
     for info in infos:
         name = info.filename
+        if name in seen:  # zipfile reads the last of them: an appended, edited copy would win
+            raise ModelFormatError(
+                f"{path}: the archive holds two members named {name!r}; a model file holds each member once. The "
+                "file is corrupted or was tampered with (a second copy appended to the archive)."
+            )
+        seen.add(name)
         parts = name.replace("\\", "/").split("/")
         if name.startswith(("/", "\\")) or ".." in parts or re.match(r"^[A-Za-z]:", name):
             raise ModelFormatError(
@@ -689,9 +703,11 @@ def _open(path: Path, expansion: float = MAX_EXPANSION) -> tuple[dict[str, Any],
 
 def _read_manifest(raw: bytes, path: Path) -> dict[str, Any]:
     try:
-        manifest = json.loads(raw.decode("utf-8"))
+        manifest = loads_strict(raw.decode("utf-8"), f"{path}: {_MANIFEST}", error=ModelFormatError)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ModelFormatError(f"{path}: manifest.json is not valid JSON ({exc}): the file is corrupted.") from None
+    except RecursionError:
+        raise ModelFormatError(f"{path}: manifest.json nests too deep to read: the file is corrupted.") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         got = manifest.get("format") if isinstance(manifest, dict) else type(manifest).__name__
         raise ModelFormatError(f"{path} is not a ratkit model: its manifest format is {got!r}, expected {FORMAT!r}.")
@@ -743,6 +759,10 @@ def _rebuild(manifest: dict[str, Any], arrays: Mapping[str, np.ndarray], path: P
         ) from None
     except ValueError as exc:  # _check_restored: the state read is inconsistent
         raise ModelFormatError(f"{path}: {exc}") from None
+    except RecursionError:  # values nested deeper than Python's stack (the JSON parser refuses most first)
+        raise ModelFormatError(
+            f"{path}: manifest.json nests values too deep to rebuild: the file is corrupted."
+        ) from None
 
 
 # -- the former format ---------------------------------------------------------------------------

@@ -222,8 +222,10 @@ def test_make_docs_builds_the_gallery_and_git_ignores_what_it_generates():
 @pytest.mark.slow
 @pytest.mark.parametrize("script", _examples(), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_each_gallery_example_runs_cleanly_and_quickly(script, tmp_path):
-    """As ``make docs`` runs it, in a fresh process: exit 0, no warning, a figure, well under
-    the 20 s an example may take on one core."""
+    """As ``make docs`` runs it, in a fresh process: exit 0, no warning, a figure, and within
+    a budget of 60 s. Each example takes 1–12 s on one idle core (the most with a cold numba
+    cache); the budget leaves room for a loaded CI machine, so it catches an example grown
+    several times too slow, not noise."""
     pytest.importorskip("matplotlib")
     pytest.importorskip("distributed")
     code = (
@@ -249,7 +251,7 @@ def test_each_gallery_example_runs_cleanly_and_quickly(script, tmp_path):
     assert "Warning" not in done.stderr, done.stderr[-3000:]
     figures, seconds = re.search(r"FIGURES (\d+) SECONDS ([\d.]+)", done.stdout).groups()
     assert int(figures) >= 1
-    assert float(seconds) < 20, f"{script.name} took {float(seconds):.1f} s"
+    assert float(seconds) < 60, f"{script.name} took {float(seconds):.1f} s"
 
 
 # -- the installation page --------------------------------------------------------------------

@@ -37,7 +37,7 @@ from typing import Any, Literal
 import numpy as np
 import pynini
 
-from ratkit._files import atomic_path, atomic_write, check_input_file, is_file
+from ratkit._files import atomic_write, check_input_file, is_file
 from ratkit.automata._fstbytes import fst_to_arrays, read_fst_bytes
 from ratkit.automata.alphabet import EPSILON, Alphabet
 from ratkit.automata.construct import as_transducer, from_arcs, from_pynini
@@ -250,8 +250,9 @@ def write_fst(t: Any, path: str | os.PathLike) -> None:
         table.add_symbol(sym, label)
     fst.set_input_symbols(table)
     fst.set_output_symbols(table)
-    with atomic_path(path, "FST file") as tmp:  # renamed over path once OpenFst has written it all
-        fst.write(str(tmp))
+    data = fst.write_to_string()  # written by Python: a failed write says why (OpenFst: "Write failed")
+    with atomic_write(path, "wb", encoding=None, what="FST file") as fh:
+        fh.write(data)
 
 
 def read_fst(

@@ -28,10 +28,14 @@ PDS (its feature map is the indicator of the element).
 (strings, token tuples, lattices, graphs); ``("ab", "cd")`` is the pair of the strings "ab"
 and "cd", and a pair of token sequences is written ``(("a", "b"), ("c", "d"))``. A
 *collection of pairs* is a ``list`` (or any iterable other than a tuple, or an (n, 2) numpy
-array) of pairs. A tuple is always one pair, never a collection. δ compares elements by
-``==`` when they are hashable (a list of tokens as the tuple of its tokens; a
-:class:`~ratkit.automata.graphs.Graph` by its content), lattices by their serialised
-machine (equal states, arcs and weights), anything else by identity.
+array) of pairs. A tuple is always one pair, never a collection. δ compares elements as
+the kernels see them, by :func:`~ratkit.automata.kernels.identity.input_key`: a sequence
+by its tokens (``"ab"``, ``("a", "b")``, ``["a", "b"]`` and ``np.array(["a", "b"])`` are
+one element), an acyclic lattice by its weighted language (one string of weight 1̄ is
+that string), a :class:`~ratkit.automata.graphs.Graph` by its content. Where equality
+cannot be decided — a cyclic lattice, an unhashable object — the Cartesian kernel raises
+:class:`~ratkit.exceptions.UnsupportedOperationError` naming the element; the other kinds
+have no δ and accept it.
 
 **Computation.** A Gram matrix [K(p_i, q_j)] is computed from one base Gram matrix over the
 *distinct* elements of the pairs — u × u for gram(P), u_P × u_Q for gram(P, Q) — and then
@@ -58,13 +62,12 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
-import pynini
 
 from ratkit._validation import check_choice
 from ratkit.automata.kernels.algebra import _finite, _Wrapper
 from ratkit.automata.kernels.base import Kernel, check_gram_bytes
-from ratkit.automata.transducer import Transducer
-from ratkit.exceptions import ParameterTypeError
+from ratkit.automata.kernels.identity import input_key
+from ratkit.exceptions import ParameterTypeError, UnsupportedOperationError
 from ratkit.plugins import register
 
 __all__ = ["PairwiseKernel", "PairKind", "KINDS", "BALANCED", "pairwise", "as_pairs"]
@@ -131,37 +134,35 @@ def as_pairs(X: Any, what: str = "X") -> list[tuple[Any, Any]]:
     return out
 
 
-def _key(x: Any) -> Any:
-    """What δ compares: the element itself when hashable (a token list as its tuple; a
-    graph by its content), a lattice by its serialised machine (so a lattice read back from
-    a model file equals the one saved), anything else by identity."""
-    if isinstance(x, list):
-        x = tuple(x)
-    if isinstance(x, (Transducer, pynini.Fst)):
-        t = x if isinstance(x, Transducer) else None
-        fst = x.fst if t is not None else x
-        return (3, fst.write_to_string(), None if t is None else (t.semiring.name, tuple(t.alphabet.symbols)))
-    try:
-        hash(x)
-    except TypeError:
-        return (2, id(x))
-    return (0, x) if isinstance(x, (str, tuple)) else (1, type(x).__qualname__, x)
-
-
 class _Elements:
     """The distinct elements of collections of pairs: ``codes(P)`` numbers the elements of
     each pair (an (n, 2) int array, equal codes for equal elements), ``items(codes)`` the
-    elements of some codes."""
+    elements of some codes.
 
-    def __init__(self) -> None:
+    Elements are equal when their :func:`~ratkit.automata.kernels.identity.input_key` is:
+    the kernels' own notion of one input ("ab" is ("a", "b")). With ``exact`` (δ reads the
+    codes) an element whose equality cannot be decided is an error naming it; without
+    (the codes only save base-kernel work) it is kept apart from every other element.
+    """
+
+    def __init__(self, exact: bool = False) -> None:
+        self._exact = exact
         self._index: dict[Any, int] = {}
         self._items: list[Any] = []
 
-    def codes(self, pairs: list[tuple[Any, Any]]) -> np.ndarray:
+    def _key(self, x: Any, what: str) -> Any:
+        try:
+            return input_key(x, what)
+        except UnsupportedOperationError as exc:
+            if self._exact:
+                raise UnsupportedOperationError(f"The cartesian pairwise kernel's δ(x, z) = [x = z]: {exc}") from None
+            return ("identity", id(x))  # x stays alive in self._items: its id is not reused
+
+    def codes(self, pairs: list[tuple[Any, Any]], what: str = "X") -> np.ndarray:
         out = np.empty((len(pairs), 2), dtype=np.int64)
         for i, pair in enumerate(pairs):
             for s, x in enumerate(pair):
-                key = _key(x)
+                key = self._key(x, f"{what}[{i}][{s}]")
                 code = self._index.get(key)
                 if code is None:
                     code = self._index[key] = len(self._items)
@@ -289,9 +290,9 @@ class PairwiseKernel(_Wrapper):
         check_gram_bytes(len(P), len(Q), self)
         if not P or not Q:
             return np.zeros((len(P), len(Q)))
-        elements = _Elements()
-        cp = elements.codes(P)
-        cq = cp if Y is None else elements.codes(Q)
+        elements = _Elements(exact=kind == "cartesian")
+        cp = elements.codes(P, "X")
+        cq = cp if Y is None else elements.codes(Q, "Y")
         up, lp = _local(cp)
         if Y is None:
             uq, lq = up, lp

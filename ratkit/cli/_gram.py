@@ -78,7 +78,7 @@ def _gram(args: argparse.Namespace) -> int:
     """The command: the output path and the kernel are checked before anything else, the
     scheduler reached before the data are read; then the blocks run."""
     from ratkit.automata.kernels import from_spec
-    from ratkit.automata.kernels._blocked import check_gram_output, manifest_path, partial_path
+    from ratkit.automata.kernels._blocked import check_gram_output, manifest_path, open_gram, partial_path, write_gram
     from ratkit.datasets import load_sequences
     from ratkit.exceptions import OutputPathError, ParameterError
 
@@ -99,7 +99,9 @@ def _gram(args: argparse.Namespace) -> int:
         print(f"data: {data.source}: {len(X)} sequences")
         print(f"kernel: {json.dumps(kernel.to_spec())}", flush=True)
         start = time.perf_counter()
-        matrix = kernel.gram(
+        # written, not opened: a map of the whole file may not fit in this process's address space
+        write_gram(
+            kernel,
             X,
             out=target,
             block_bytes=args.block_bytes,
@@ -110,11 +112,11 @@ def _gram(args: argparse.Namespace) -> int:
         seconds = time.perf_counter() - start
     rows_per_block = json.loads(manifest_path(target).read_text(encoding="utf-8"))["rows_per_block"]
     print(
-        f"Gram matrix {matrix.shape[0]} × {matrix.shape[1]} written to {target} in "
-        f"{math.ceil(matrix.shape[0] / rows_per_block)} blocks of up to {rows_per_block} rows, {seconds:.2f} s"
+        f"Gram matrix {len(X)} × {len(X)} written to {target} in "
+        f"{math.ceil(len(X) / rows_per_block)} blocks of up to {rows_per_block} rows, {seconds:.2f} s"
     )
     if args.plot:
-        _plot_gram(matrix, data.labels, args.plot, title=json.dumps(kernel.to_spec()))
+        _plot_gram(open_gram(target), data.labels, args.plot, title=json.dumps(kernel.to_spec()))
     return 0
 
 

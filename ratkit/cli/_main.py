@@ -10,6 +10,8 @@ runs.
 from __future__ import annotations
 
 import argparse
+import codecs
+import contextlib
 import importlib
 import os
 import sys
@@ -79,8 +81,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     Bad input ends with one line ``ratkit <command>: error: …`` on standard error and exit
     status 2 (as argparse reports usage errors), never with a traceback; a defect of ratkit
     itself is reported on one line too, with exit status 1, and an interrupt exits with
-    130. Set ``RATKIT_TRACEBACK=1`` to see the traceback of an error.
+    130. Set ``RATKIT_TRACEBACK=1`` to see the traceback of an error. On a terminal whose
+    encoding cannot show a character (a C locale, cron), it is printed as a backslash escape.
     """
+    with _tolerant_streams():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     first = argv[0] if argv else ""
@@ -100,6 +108,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if missing is not None:
         print(f"ratkit {command}: error: {missing}", file=sys.stderr)
         return 2
+    bad_variable = _environment_error()
+    if bad_variable is not None:
+        print(f"ratkit {command}: error: {bad_variable}", file=sys.stderr)
+        return 2
     hide_notes = show_notes_on_stderr(quiet=vars(args).get("quiet", False))  # "compiling numba kernels …"
     try:
         with warnings.catch_warnings():  # restores the caller's warning display on return
@@ -109,12 +121,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ratkit {command}: interrupted", file=sys.stderr)
         return 130
     except _user_errors() as exc:
-        if os.environ.get("RATKIT_TRACEBACK"):
+        if _traceback_wanted():
             traceback.print_exc()
         print(f"ratkit {command}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except Exception as exc:  # a defect of ratkit or of a plugin, not of the input: say whose, on one line
-        if os.environ.get("RATKIT_TRACEBACK"):
+        if _traceback_wanted():
             traceback.print_exc()
         plugin = _raising_plugin(exc)
         if plugin is not None:
@@ -136,6 +148,60 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     finally:
         hide_notes()
+
+
+@contextlib.contextmanager
+def _tolerant_streams() -> Any:
+    """Standard output and error that print any character: where their encoding cannot
+    encode every character (a C locale, cron, ``PYTHONIOENCODING=ascii``), the ones it cannot
+    are written as backslash escapes (``\\xe9``) for the duration of the command (a C locale's
+    ``surrogateescape`` too: it fails on any non-ASCII character but an undecodable byte). Without
+    this, a command with non-ASCII labels or ids did its work, then failed with "'ascii' codec
+    can't encode character" when it printed the result."""
+    changed = []
+    for stream in (sys.stdout, sys.stderr):
+        encoding = getattr(stream, "encoding", None)
+        reconfigure = getattr(stream, "reconfigure", None)
+        if not isinstance(encoding, str) or reconfigure is None:
+            continue
+        errors = getattr(stream, "errors", None)
+        if errors not in ("strict", "surrogateescape"):  # already tolerant (stderr: backslashreplace)
+            continue
+        try:
+            if codecs.lookup(encoding).name in ("utf-8", "utf-16", "utf-32", "utf-8-sig", "gb18030"):
+                continue  # encodes every character
+            reconfigure(errors="backslashreplace")
+        except (LookupError, ValueError, OSError):  # an unknown codec, a closed stream: leave it
+            continue
+        changed.append((stream, errors))
+    try:
+        yield
+    finally:
+        for stream, errors in changed:
+            with contextlib.suppress(ValueError, OSError):
+                stream.reconfigure(errors=errors)
+
+
+def _environment_error() -> str | None:
+    """Why a ``RATKIT_*`` environment variable cannot be read (its name, value and what it
+    accepts), or None: checked before any work, not when a limit is first read."""
+    from ratkit._environment import check_environment
+
+    try:
+        check_environment()
+    except ValueError as exc:
+        return _one_line(exc)
+    return None
+
+
+def _traceback_wanted() -> bool:
+    """``RATKIT_TRACEBACK`` is a true flag (1, true, yes); a bad value has already been reported."""
+    from ratkit._environment import environment_flag
+
+    try:
+        return environment_flag("RATKIT_TRACEBACK")
+    except ValueError:
+        return False
 
 
 def _warning_printer(command: str) -> Any:

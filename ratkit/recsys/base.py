@@ -35,7 +35,8 @@ from ratkit.exceptions import (
     ParameterTypeError,
     UnsupportedOperationError,
 )
-from ratkit.limits import check_bytes
+from ratkit.fitted import Array, Fitted, Int, Sparse, check_fitted
+from ratkit.limits import check_bytes, rows_within
 from ratkit.recsys._linalg import row_products
 from ratkit.recsys._ranking import exclude_rows, top_n
 from ratkit.recsys._validation import check_ids, check_shape_matches, check_user_items
@@ -47,13 +48,17 @@ log = logging.getLogger(__name__)
 
 R = TypeVar("R", bound="Recommender")
 
+#: Bytes per score while a block of rows is ranked: the model's float64 row, ``recommend``'s
+#: copy of it, its negation and int64 argsort order for the top-n, and a column subset or
+#: sort buffer. ``recommend``, ``similar_*`` and ``score`` work in blocks of rows that keep
+#: this within :func:`ratkit.limits.max_bytes`.
+_BYTES_PER_SCORE = 40.0
+
 #: Fitted attributes ``fit`` sets from an Interactions only (the data's raw ids and its
-#: training interactions), with the shape of each: optional, checked when present.
-_DATA_ATTRIBUTES: dict[str, tuple[str, ...]] = {
-    "user_ids_": ("n_users_",),
-    "item_ids_": ("n_items_",),
-    "user_items_": ("n_users_", "n_items_"),
-}
+#: training interactions): optional.
+_DATA_ATTRIBUTES = ("user_ids_", "item_ids_", "user_items_")
+#: Raw ids: numbers or strings (an object array of them, read from JSON), distinct.
+_IDS = "biuUSO"
 
 
 class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
@@ -77,23 +82,26 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
     reads only those, so ``set_params`` on a fitted model changes nothing until the next
     ``fit``.
 
-    Attributes set by ``fit``: ``n_users_``, ``n_items_`` plus the names listed in the
-    subclass's ``_fitted_attributes``. Their shapes, declared in ``_fitted_shapes``, are
-    checked before every use and when a model file is read (:meth:`_check_restored`), so
+    Attributes set by ``fit``: ``n_users_``, ``n_items_`` plus those the subclass adds to
+    ``_fitted_schema`` (:mod:`ratkit.fitted`), whose dtypes and shapes are checked before
+    every use, and whose values too when a model file is read (:func:`ratkit.load_model`), so
     an inconsistent state (an edited file, an attribute overwritten by hand) is refused by
     name instead of failing deep inside numpy.
     """
 
-    #: Fitted attributes (besides ``n_users_``/``n_items_``) a complete model has: ``save``
-    #: refuses a model without one and ``load_model`` a file without one. (The plugin name
-    #: is stated once, where the class is registered.)
-    _fitted_attributes: ClassVar[tuple[str, ...]] = ()
-
-    #: The shape of each fitted array, one entry per axis: ``"n_users_"`` / ``"n_items_"``
-    #: (the fitted counts), an int, or any other name, a dimension that must be the same
-    #: wherever that name appears (``"d"``, the number of factors). Checked by
-    #: :meth:`_check_fitted` and :meth:`_check_restored`.
-    _fitted_shapes: ClassVar[dict[str, tuple[str | int, ...]]] = {}
+    #: What ``fit`` sets (:mod:`ratkit.fitted`): a subclass extends it with its own state,
+    #: shapes in ``"n_users_"``, ``"n_items_"`` and names of its own (``"d"``).
+    _fitted_schema: ClassVar[Fitted] = Fitted(
+        n_users_=Int(low=0),
+        n_items_=Int(low=0),
+        user_ids_=Array(_IDS, ("n_users_",), finite=False, unique=True, optional=True),
+        item_ids_=Array(_IDS, ("n_items_",), finite=False, unique=True, optional=True),
+        user_items_=Sparse("f", ("n_users_", "n_items_"), optional=True),
+    )
+    #: Fitted attributes a complete model has: ``save`` refuses a model without one and
+    #: ``load_model`` a file without one. (The plugin name is stated once, where the class
+    #: is registered.)
+    _fitted_attributes: ClassVar[tuple[str, ...]] = _fitted_schema.required
 
     #: What ``fit`` learns from: ``"implicit"``, interaction strengths (0/1, counts) where a
     #: stored entry means interest; ``"explicit"``, ratings whose low values are dislikes
@@ -188,7 +196,7 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         """Dense scores, shape ``(len(users), n_items_)``, for checked user indices."""
 
     def _score_pairs(self, users: np.ndarray, items: np.ndarray) -> np.ndarray:
-        return _pairs_from_rows(self._score_users, users, items)
+        return _pairs_from_rows(self._score_users, users, items, self.n_items_, f"{type(self).__name__}.score")
 
     # ------------------------------------------------------------------ using
     def is_fitted(self) -> bool:
@@ -208,51 +216,15 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         self._check_shapes()
 
     def _check_shapes(self) -> None:
-        """DataFormatError naming the first fitted array whose shape disagrees with
-        ``_fitted_shapes`` (a cheap check, run before every use)."""
-        owner = type(self).__name__
-        counts = {}
-        for name in ("n_users_", "n_items_"):
-            value = getattr(self, name, None)
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
-                raise DataFormatError(
-                    f"{owner}'s fitted {name} is {value!r}; expected a count (an int ≥ 0). The fitted state is "
-                    "inconsistent: refit the model."
-                )
-            counts[name] = int(value)
-        bound: dict[str, int] = {}
-        present = {name: axes for name, axes in _DATA_ATTRIBUTES.items() if name in vars(self)}
-        for attribute, axes in {**self._fitted_shapes, **present}.items():
-            shape = getattr(getattr(self, attribute, None), "shape", None)
-            if shape is None or len(shape) != len(axes):
-                raise DataFormatError(
-                    f"{owner}'s fitted {attribute} has shape {shape}; expected a {len(axes)}-D array. The fitted "
-                    "state is inconsistent: refit the model."
-                )
-            for axis, (size, want) in enumerate(zip(shape, axes)):
-                expected = counts.get(want, want) if isinstance(want, str) else want
-                if isinstance(expected, str):
-                    expected = bound.setdefault(expected, int(size))
-                if size != expected:
-                    meaning = f" ({want})" if isinstance(want, str) else ""
-                    raise DataFormatError(
-                        f"{owner}'s fitted {attribute} has shape {tuple(shape)}, but axis {axis} should have "
-                        f"{expected}{meaning}. The fitted state is inconsistent (an edited model file, or an "
-                        "attribute replaced after fit): refit the model."
-                    )
-
-    def _check_restored(self) -> None:
-        """A model read from a file: the shapes of ``_fitted_shapes`` agree, and its float
-        arrays hold finite numbers (a model extends this with its own invariants)."""
-        self._check_shapes()
-        for attribute in self._fitted_shapes:
-            value = getattr(self, attribute)
-            data = value.data if sp.issparse(value) else value
-            if np.issubdtype(data.dtype, np.floating) and not np.isfinite(data).all():
-                raise DataFormatError(
-                    f"{type(self).__name__}'s fitted {attribute} holds NaN or infinite values; a fitted "
-                    "model's arrays are finite. Refit the model."
-                )
+        """DataFormatError naming the first fitted attribute whose type, dtype or shape
+        disagrees with ``_fitted_schema`` (the cheap check, run before every use)."""
+        check_fitted(
+            self,
+            values=False,
+            error=DataFormatError,
+            advice="The fitted state is inconsistent (an edited model file, or an attribute replaced after "
+            "fit): refit the model.",
+        )
 
     def score(self, userids: Any, itemids: Any) -> np.ndarray:
         """Model scores ``s(u_k, i_k)`` of the pairs ``(userids[k], itemids[k])``.
@@ -282,7 +254,7 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         items = check_ids(i, self.n_items_, kind="item")
         if score_rows is None:
             return self._score_pairs(users, items).reshape(u.shape)
-        return _pairs_from_rows(score_rows, users, items).reshape(u.shape)
+        return _pairs_from_rows(score_rows, users, items, self.n_items_, owner).reshape(u.shape)
 
     def recommend(
         self,
@@ -337,6 +309,13 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
             ``(len(userid), N)`` where missing places hold id ``-1`` and score ``-inf``
             (implicit pads such rows with arbitrary filtered ids scored −3.4e38; both count as
             misses in implicit's metrics). Equal scores are ordered by item index.
+
+        Notes
+        -----
+        Many users are scored in blocks of as many users as :func:`ratkit.limits.max_bytes`
+        allows (about 40 bytes per user and item while a block is ranked), so
+        ``recommend(every user)`` works under any limit one user's row fits in; only the
+        answer, 12 bytes per place, must fit whole. The result does not depend on the blocks.
         """
         return self._recommend_with(
             None, userid, user_items, N, filter_already_liked_items, filter_items, recalculate_user, items, n
@@ -377,26 +356,28 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
                 f"{owner} needs user_items, the rows of the given users (user_items = train[userid]), "
                 "when filter_already_liked_items or recalculate_user is true; pass them, or set both to False."
             )
-        check_bytes(
-            16.0 * len(users) * self.n_items_,
-            f"{owner} for {len(users)} users × {self.n_items_} items (a dense row of scores per user)",
-            "Ask for fewer users per call.",
-        )
-        if recalculate_user:
-            scores = self._recalculate_scores(users, rows)
-        elif score_rows is None:
-            scores = self._score_users_from(users, rows)
-        else:
-            scores = score_rows(users)
-        scores = np.array(scores, dtype=np.float64)
-        if scores.shape != (len(users), self.n_items_):
-            raise DataFormatError(
-                f"{owner}: the model scored shape {scores.shape}, not (len(userid), n_items_) = "
-                f"({len(users)}, {self.n_items_}); its fitted state is inconsistent: refit the model."
-            )
-        if filter_already_liked_items:
-            exclude_rows(scores, rows, np.arange(len(users)))
-        ids, values = self._select(scores, N, filter_items, items, owner)
+        self._check_places(len(users), N, self.n_items_, owner, "item")
+
+        def block(part: slice) -> tuple[np.ndarray, np.ndarray]:
+            who = users[part]
+            mine = None if rows is None else rows[part]
+            if recalculate_user:
+                scores = self._recalculate_scores(who, mine)
+            elif score_rows is None:
+                scores = self._score_users_from(who, mine)
+            else:
+                scores = score_rows(who)
+            scores = np.array(scores, dtype=np.float64)
+            if scores.shape != (len(who), self.n_items_):
+                raise DataFormatError(
+                    f"{owner}: the model scored shape {scores.shape}, not (len(userid), n_items_) = "
+                    f"({len(who)}, {self.n_items_}); its fitted state is inconsistent: refit the model."
+                )
+            if filter_already_liked_items:
+                exclude_rows(scores, mine, np.arange(len(who)))
+            return self._select(scores, N, filter_items, items, owner)
+
+        ids, values = _in_blocks(block, len(users), self.n_items_, f"{owner} for one user × {self.n_items_} items")
         if single:
             keep = ids[0] >= 0
             return ids[0][keep], values[0][keep]
@@ -447,12 +428,7 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         scores): ``filter_ids`` never chosen, only ``candidates`` when given (then ``N`` is at
         most their number, as in implicit); missing places get id −1 and score −inf."""
         n_columns = scores.shape[1]
-        # the (ids, scores) arrays, padded to N columns
-        check_bytes(
-            12.0 * scores.shape[0] * N,
-            f"{owner} with N={N} for {scores.shape[0]} row(s)",
-            f"Ask for at most N={n_columns} (every {kind}); more places only hold padding.",
-        )
+        self._check_places(scores.shape[0], N, n_columns, owner, kind)
         has_filter = filter_ids is not None and np.size(filter_ids) > 0
         if candidates is not None:
             if has_filter:
@@ -479,6 +455,18 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         ids = np.asarray(ids, dtype=np.int32 if n_columns <= np.iinfo(np.int32).max else np.int64)
         ids[np.isneginf(values)] = -1
         return ids, np.asarray(values, dtype=np.float64)
+
+    @staticmethod
+    def _check_places(n_rows: int, N: int, n_columns: int, owner: str, kind: str) -> None:
+        """Refuse (ResourceLimitError) an answer of ``n_rows × N`` (ids, scores) larger than
+        :func:`ratkit.limits.max_bytes` allows (the answer is whole; its work goes in blocks)."""
+        check_bytes(
+            12.0 * n_rows * N,
+            f"{owner} with N={N} for {n_rows} row(s)",
+            f"Ask for at most N={n_columns} (every {kind}); more places only hold padding."
+            if N > n_columns
+            else "Ask for fewer rows or a smaller N per call.",
+        )
 
     def _score_users_from(self, users: np.ndarray, user_rows: sp.csr_matrix | None) -> np.ndarray:
         """Dense scores ``(len(users), n_items_)`` of users whose items are ``user_rows`` (CSR, one
@@ -546,8 +534,14 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         N = check_int(N, "N", owner, low=1)
         norms = np.linalg.norm(factors, axis=1)
         norms[norms == 0] = 1e-10
-        scores = (factors[rows] @ factors.T) / norms[None, :] / norms[rows][:, None]
-        ids, values = self._select(scores, N, filter_ids, candidates, owner, kind)
+        self._check_places(len(rows), N, factors.shape[0], owner, kind)
+
+        def block(part: slice) -> tuple[np.ndarray, np.ndarray]:
+            scores = (factors[rows[part]] @ factors.T) / norms[None, :] / norms[rows[part]][:, None]
+            return self._select(scores, N, filter_ids, candidates, owner, kind)
+
+        n = factors.shape[0]
+        ids, values = _in_blocks(block, len(rows), n, f"{owner} for one {kind} × {n} {kind}s")
         if single:
             keep = ids[0] >= 0
             return ids[0][keep], values[0][keep]
@@ -621,10 +615,35 @@ def _id_array(ids: Any, kind: str, owner: str) -> np.ndarray:
         ) from exc
 
 
-def _pairs_from_rows(score_rows: Any, users: np.ndarray, items: np.ndarray) -> np.ndarray:
-    """s(users[k], items[k]) from the dense rows ``score_rows`` gives for the distinct users."""
+def _in_blocks(block: Any, n_rows: int, n_columns: int, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """``block(slice)`` → (ids, scores) of those rows, over ``n_rows`` rows in blocks of as
+    many rows of ``n_columns`` scores as :func:`ratkit.limits.max_bytes` allows, stacked in
+    order. Refuses (ResourceLimitError, naming ``what``) only when one row does not fit."""
+    per = rows_within(_BYTES_PER_SCORE * n_columns, what, "Raise the limit: one row must fit.", most=max(n_rows, 1))
+    if n_rows <= per:
+        return block(slice(0, n_rows))
+    parts = [block(slice(start, start + per)) for start in range(0, n_rows, per)]
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def _pairs_from_rows(score_rows: Any, users: np.ndarray, items: np.ndarray, n_items: int, owner: str) -> np.ndarray:
+    """s(users[k], items[k]) from the dense rows ``score_rows`` gives for the distinct users,
+    asked for in blocks of as many users as :func:`ratkit.limits.max_bytes` allows."""
+    users, items = np.ravel(users), np.ravel(items)
     unique, inverse = np.unique(users, return_inverse=True)
-    return np.array(score_rows(unique)[inverse, items], dtype=np.float64)
+    inverse = np.ravel(inverse)
+    per = rows_within(
+        _BYTES_PER_SCORE * n_items, f"{owner} for one user × {n_items} items (a dense row of scores)", most=len(unique)
+    )
+    if len(unique) <= per:
+        return np.array(score_rows(unique)[inverse, items], dtype=np.float64)
+    out = np.empty(len(users), dtype=np.float64)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[order], np.arange(0, len(unique) + per, per))
+    for b, start in enumerate(range(0, len(unique), per)):
+        pairs = order[bounds[b] : bounds[b + 1]]
+        out[pairs] = np.asarray(score_rows(unique[start : start + per]))[inverse[pairs] - start, items[pairs]]
+    return out
 
 
 class FactorRecommender(Recommender):
@@ -634,11 +653,11 @@ class FactorRecommender(Recommender):
     (``n_items × d``); ``similar_items`` and ``similar_users`` rank by their cosine.
     """
 
-    _fitted_attributes: ClassVar[tuple[str, ...]] = ("user_factors_", "item_factors_")
-    _fitted_shapes: ClassVar[dict[str, tuple[str | int, ...]]] = {
-        "user_factors_": ("n_users_", "d"),
-        "item_factors_": ("n_items_", "d"),
-    }
+    _fitted_schema: ClassVar[Fitted] = Recommender._fitted_schema.extend(
+        user_factors_=Array("f", ("n_users_", "d")),
+        item_factors_=Array("f", ("n_items_", "d")),
+    )
+    _fitted_attributes: ClassVar[tuple[str, ...]] = _fitted_schema.required
 
     def _score_users(self, users: np.ndarray) -> np.ndarray:
         return row_products(self.user_factors_[users], self.item_factors_)

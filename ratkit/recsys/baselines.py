@@ -14,6 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ratkit._validation import check_int, check_random_state
+from ratkit.fitted import Array, Fitted
 from ratkit.plugins import register
 from ratkit.recsys._linalg import row_products, svd_factors
 from ratkit.recsys.base import FactorRecommender, Recommender
@@ -35,8 +36,10 @@ class Popularity(Recommender):
     item_counts_ : ndarray of shape (n_items,)
     """
 
-    _fitted_attributes: ClassVar[tuple[str, ...]] = ("item_counts_",)
-    _fitted_shapes: ClassVar[dict[str, tuple[str | int, ...]]] = {"item_counts_": ("n_items_",)}
+    _fitted_schema: ClassVar[Fitted] = Recommender._fitted_schema.extend(
+        item_counts_=Array("f", ("n_items_",), low=0.0),
+    )
+    _fitted_attributes: ClassVar[tuple[str, ...]] = _fitted_schema.required
 
     def __init__(self) -> None:
         pass

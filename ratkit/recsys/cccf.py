@@ -81,6 +81,7 @@ from tqdm.auto import tqdm
 from ratkit._convergence import warn_not_converged
 from ratkit._validation import check_choice, check_int, check_random_state, check_real
 from ratkit.exceptions import DataFormatError, ParameterError, ParameterTypeError
+from ratkit.fitted import Array, Derived, Fitted, Int, Numbers, Real
 from ratkit.plugins import register
 from ratkit.recsys._balanced import balanced_orthogonal
 from ratkit.recsys._code_dcd import predictions, relax_rows, update_codes
@@ -127,27 +128,39 @@ class _Settings:
     pretrain_reg: float = 0.1
 
 
+def _increasing_scale(model: _CompositionalCodes) -> str | None:
+    lo, hi = model.rating_scale_
+    return None if lo < hi else f"rating_scale_ is {model.rating_scale_!r}, not an interval [low, high] with low < high"
+
+
+def _exact_integer_scores(model: _CompositionalCodes) -> str | None:
+    """The integer scores Σ_k ⌊eη⌉⌊eξ⌉⟨b, d⟩ stay below 2⁶³ (what ``fit`` refuses otherwise)."""
+    e, G = model.weight_scale_, model.weights_user_.shape[1]
+    if e is None or e * e * model.n_bits_ * G < _INT64_SAFE:
+        return None
+    return f"weight_scale_ = {e!r} makes the integer scores reach e²·r·G ≥ 2⁶³ (n_bits_ = {model.n_bits_}, G = {G})"
+
+
 class _CompositionalCodes(Recommender):
     """What CCCF and DCF share: fitting from :class:`_Settings`, packed scoring, model files."""
 
     feedback: ClassVar[str] = "explicit"
     _fit_shows_progress: ClassVar[bool] = True
-    _fitted_attributes: ClassVar[tuple[str, ...]] = (
-        "codes_user_",
-        "codes_item_",
-        "weights_user_",
-        "weights_item_",
-        "n_bits_",
-        "weight_scale_",
-        "rating_scale_",
-        "objective_history_",
+    #: What ``fit`` sets (:mod:`ratkit.fitted`): per user and item, G packed r-bit codes (⌈r/8⌉
+    #: bytes each) and G weights.
+    _fitted_schema: ClassVar[Fitted] = Recommender._fitted_schema.extend(
+        n_bits_=Int(low=1),
+        codes_user_=Array(dtype="uint8", shape=("n_users_", "G", "code_bytes")),
+        codes_item_=Array(dtype="uint8", shape=("n_items_", "G", "code_bytes")),
+        weights_user_=Array("f", ("n_users_", "G")),
+        weights_item_=Array("f", ("n_items_", "G")),
+        weight_scale_=Real(low=0.0, low_open=True, nullable=True),
+        rating_scale_=Numbers(2),
+        objective_history_=Array("f", (None,), finite=False),
+        dims={"code_bytes": Derived(("n_bits_",), lambda r: -(-r // 8))},
+        rules=(_increasing_scale, _exact_integer_scores),
     )
-    _fitted_shapes: ClassVar[dict[str, tuple[str | int, ...]]] = {
-        "codes_user_": ("n_users_", "G", "W"),
-        "codes_item_": ("n_items_", "G", "W"),
-        "weights_user_": ("n_users_", "G"),
-        "weights_item_": ("n_items_", "G"),
-    }
+    _fitted_attributes: ClassVar[tuple[str, ...]] = _fitted_schema.required
 
     def _settings(self) -> _Settings:  # pragma: no cover - defined by each model
         raise NotImplementedError
@@ -312,15 +325,6 @@ class _CompositionalCodes(Recommender):
         err = np.abs(self._score_users(users) - exact)
         spread = float(exact.max() - exact.min()) or 1.0
         return {"max_abs": float(err.max()), "mean_abs": float(err.mean()), "max_rel_range": float(err.max()) / spread}
-
-    def _check_restored(self) -> None:
-        """A loaded model: the base checks (shapes, finite weights), then the codes' byte width."""
-        super()._check_restored()
-        G = self.weights_user_.shape[1]
-        width = math.ceil(self.n_bits_ / 8)
-        for name, rows in (("codes_user_", self.n_users_), ("codes_item_", self.n_items_)):
-            if getattr(self, name).shape != (rows, G, width):
-                raise DataFormatError(f"{name} has shape {getattr(self, name).shape}; expected {(rows, G, width)}.")
 
 
 class _Problem:

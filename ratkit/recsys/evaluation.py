@@ -21,7 +21,7 @@ import scipy.sparse as sp
 from ratkit._parallel import Shared, effective_jobs, parallel_map
 from ratkit._validation import check_choice, check_int, check_random_state, check_real
 from ratkit.exceptions import DataFormatError, ParameterError, ParameterTypeError, SolverError
-from ratkit.limits import check_bytes
+from ratkit.limits import rows_within
 from ratkit.recsys._ranking import exclude_rows, top_n
 from ratkit.recsys._validation import check_shape_matches, check_user_items
 from ratkit.recsys.base import Recommender
@@ -128,12 +128,9 @@ def _per_user(
             raise ParameterError(
                 f"The 'k' parameter of {owner}: k={k} exceeds the number of items ({n_items}); choose k <= {n_items}."
             )
-    # per block: the dense scores, their ranks (auc_rows) and the boolean masks of its users
-    check_bytes(
-        26.0 * min(batch_size, model.n_users_) * n_items,
-        f"{owner} in blocks of {batch_size} users × {n_items} items",
-        "Lower batch_size.",
-    )
+    # per block: the dense scores, their ranks (auc_rows) and the boolean masks of its users;
+    # batch_size is lowered to what ratkit.limits.max_bytes allows (refused: one user too many)
+    batch_size = rows_within(26.0 * n_items, f"{owner} for one user × {n_items} items", most=batch_size)
     overlap = train_m.multiply(test_m).nnz
     if overlap:
         raise DataFormatError(
@@ -214,6 +211,10 @@ def ranking_metrics(
     k : int
         Cutoff, at most the number of items. A user with fewer than ``k`` candidate
         items gets a shorter list; the missing ranks count as misses.
+    batch_size : int
+        Users per block, at most: lowered to what :func:`ratkit.limits.max_bytes` allows
+        (about 26 bytes per user and item), never refused unless one user does not fit.
+        The numbers do not depend on it.
 
     Returns
     -------

@@ -14,6 +14,7 @@ from tqdm.auto import tqdm
 from ratkit._convergence import warn_not_converged
 from ratkit._validation import check_choice, check_int, check_random_state, check_real
 from ratkit.exceptions import ParameterError, SolverError
+from ratkit.fitted import Array, Bool, Fitted, Int
 from ratkit.plugins import register
 from ratkit.recsys._linalg import svd_factors
 from ratkit.recsys._mfauc_objective import LOSSES, loss_and_derivative, phi_and_derivative
@@ -122,13 +123,12 @@ class MFAUC(FactorRecommender):
     3
     """
 
-    _fitted_attributes: ClassVar[tuple[str, ...]] = (
-        "user_factors_",
-        "item_factors_",
-        "objective_",
-        "n_iter_",
-        "converged_",
+    _fitted_schema: ClassVar[Fitted] = FactorRecommender._fitted_schema.extend(
+        objective_=Array("f", (None,), finite=False),
+        n_iter_=Int(low=0),
+        converged_=Bool(),
     )
+    _fitted_attributes: ClassVar[tuple[str, ...]] = _fitted_schema.required
     #: Block steps of the SGD: ``"compiled"`` (numba) or ``"numpy"`` (the vectorised reference,
     #: kept for the benchmark and the equivalence tests); both give the same fit up to round-off.
     _sgd_engine: ClassVar[str] = "compiled"

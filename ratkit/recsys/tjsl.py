@@ -37,6 +37,7 @@ from tqdm.auto import tqdm
 
 from ratkit._validation import check_int, check_random_state, check_real
 from ratkit.exceptions import DataFormatError, ParameterError
+from ratkit.fitted import Array, Derived, Fitted, Sparse
 from ratkit.plugins import register
 from ratkit.recsys._linalg import row_products
 from ratkit.recsys._tjsl_sgd import sample_negatives, sgd_epoch
@@ -68,26 +69,20 @@ class _JointSimilarity(Recommender):
     """What TJSL and FISM share: fitting, the round schedule, scoring, model files."""
 
     _fit_shows_progress: ClassVar[bool] = True
-    _fitted_attributes: ClassVar[tuple[str, ...]] = (
-        "user_bias_",
-        "item_bias_",
-        "candidate_factors_",
-        "preferred_factors_",
-        "examined_factors_",
-        "preferred_",
-        "selected_",
-        "tau_schedule_",
+    #: What ``fit`` sets (:mod:`ratkit.fitted`): the biases and factors of each kept model,
+    #: and one block of ``n_users_`` rows of ``selected_`` per kept model.
+    _fitted_schema: ClassVar[Fitted] = Recommender._fitted_schema.extend(
+        user_bias_=Array("f", ("models", "n_users_")),
+        item_bias_=Array("f", ("models", "n_items_")),
+        candidate_factors_=Array("f", ("models", "n_items_", "d")),
+        preferred_factors_=Array("f", ("models", "n_items_", "d")),
+        examined_factors_=Array("f", ("models", "n_items_", "d")),
+        preferred_=Sparse("f", ("n_users_", "n_items_")),
+        selected_=Sparse("f", ("selected_rows", "n_items_")),
+        tau_schedule_=Array("f", ("rounds",)),
+        dims={"selected_rows": Derived(("user_bias_", "n_users_"), lambda bias, m: bias.shape[0] * m)},
     )
-    _fitted_shapes: ClassVar[dict[str, tuple[str | int, ...]]] = {
-        "user_bias_": ("models", "n_users_"),
-        "item_bias_": ("models", "n_items_"),
-        "candidate_factors_": ("models", "n_items_", "d"),
-        "preferred_factors_": ("models", "n_items_", "d"),
-        "examined_factors_": ("models", "n_items_", "d"),
-        "preferred_": ("n_users_", "n_items_"),
-        "selected_": ("selected rows", "n_items_"),
-        "tau_schedule_": ("rounds",),
-    }
+    _fitted_attributes: ClassVar[tuple[str, ...]] = _fitted_schema.required
 
     # -- parameters ---------------------------------------------------------------------
     def _validate_params(self) -> None:
@@ -111,16 +106,6 @@ class _JointSimilarity(Recommender):
     def _fit_bytes(self, n_users: int, n_items: int) -> float:
         """Three item factor matrices n × d for the current and each kept model, plus the biases."""
         return 8.0 * (3 * n_items * self.n_factors * (self._averaged() + 1) + (n_users + n_items) * self._averaged())
-
-    def _check_shapes(self) -> None:
-        """The declared shapes, and ``selected_``: one block of ``n_users_`` rows per kept model."""
-        super()._check_shapes()
-        expected = self.user_bias_.shape[0] * self.n_users_
-        if self.selected_.shape[0] != expected:
-            raise DataFormatError(
-                f"{type(self).__name__}'s fitted selected_ has {self.selected_.shape[0]} rows; expected "
-                f"{expected} (n_users_ rows per kept model). The fitted state is inconsistent: refit the model."
-            )
 
     def _rounds(self) -> int:
         return self.n_rounds

@@ -18,7 +18,9 @@ when the estimator takes numeric arrays — a learner on sequences (its tags say
 checks only feed numeric arrays; a save/load round trip through :func:`ratkit.load_model`
 (the same outputs, the same parameters); ``clone`` (an unfitted copy with equal
 parameters); ``fit`` leaves the parameters it was given as they were (an estimator-valued
-parameter such as a kernel: its spec and its ``__dict__``); and, when
+parameter such as a kernel: its spec and its ``__dict__``); ``fit`` sets what the class's
+``_fitted_schema`` describes (:mod:`ratkit.fitted`: the description a model file is checked
+against when it is read); and, when
 :meth:`LearnerContract.changed_params` names a change (by default every numeric parameter
 changed), ``set_params`` after ``fit`` leaves the outputs unchanged.
 """
@@ -38,6 +40,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import check_estimator, estimator_checks_generator
 from sklearn.utils.validation import check_is_fitted
 
+from ratkit.fitted import check_fitted
 from ratkit.testing._params import numeric_changes, same_params
 
 __all__ = ["LearnerContract"]
@@ -168,6 +171,14 @@ class LearnerContract:
         np.testing.assert_allclose(self.outputs(loaded, X), before, rtol=self.rtol, atol=self.rtol)
         if callable(getattr(model, "predict", None)):
             np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+
+    @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+    def test_fitted_state_matches_its_description(self) -> None:
+        """What ``fit`` sets matches the class's ``_fitted_schema`` (dtypes, shapes, finite
+        values, the rules tying attributes together): the description :func:`ratkit.load_model`
+        checks a model file against. Attributes it does not describe are checked generically."""
+        X, y = self.make_data()
+        check_fitted(self.make_estimator().fit(X, y))
 
     def test_clone_is_unfitted_with_equal_params(self) -> None:
         X, y = self.make_data()

@@ -18,7 +18,9 @@ of the other block's and the cold items rated 1–2. Set
 that need the block structure). Override :meth:`RecommenderContract.changed_params` when
 the default change of the numeric parameters is not a valid configuration of the model.
 
-Two checks hold for a model with no code of its own, since :class:`~ratkit.recsys.Recommender`
+What ``fit`` sets must match the class's ``_fitted_schema`` (:mod:`ratkit.fitted`), the
+description a model file is checked against when it is read. Two checks hold for a model with
+no code of its own, since :class:`~ratkit.recsys.Recommender`
 gives them: implicit's ``fit(X, show_progress=...)`` (for that fit only) and, after a fit on an
 :class:`~ratkit.recsys.datasets.Interactions`, the raw ids and training rows kept
 (``user_ids_``, ``item_ids_``, ``user_items_``) through a model file. A model that overrides
@@ -38,6 +40,7 @@ import sklearn.exceptions
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
+from ratkit.fitted import check_fitted
 from ratkit.plugins import available, get
 from ratkit.recsys import Interactions, Recommender
 from ratkit.recsys.evaluation import leave_k_out, ranking_metrics
@@ -93,6 +96,14 @@ class RecommenderContract:
         model = self.make_model()
         assert model.fit(planted.matrix) is model
         assert (model.n_users_, model.n_items_) == planted.matrix.shape
+
+    def test_fitted_state_matches_its_description(self, fitted, planted):
+        """What ``fit`` sets (on a matrix, and on an Interactions, which adds the raw ids and
+        training rows) matches the class's ``_fitted_schema``: dtypes, shapes, finite values."""
+        check_fitted(fitted)
+        m, n = planted.matrix.shape
+        data = Interactions(planted.matrix.copy(), 1000 + np.arange(m), [f"i{j}" for j in range(n)], "planted")
+        check_fitted(self.make_model().fit(data))
 
     def test_use_before_fit_is_an_error(self, fitted, planted):
         model = self.make_model()

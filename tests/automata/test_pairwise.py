@@ -93,8 +93,11 @@ def test_cartesian_delta_is_equality_of_elements():
     assert k(("ab", "a"), ("ba", "a")) == 2.0
     # a token list is the tuple of its tokens: δ = 1 on both sides, k(ab, ab) + k(x, x) = 2 + 1
     assert k((("a", "b"), ("x",)), (["a", "b"], ["x"])) == 3.0
-    # a string and a token tuple are different elements
-    assert k((("a", "b"), "x"), (("a", "b"), ("x",))) == 1.0
+    # a string and a token tuple are one sequence (issue 35): δ(x, (x,)) = 1, so 2 + 1
+    assert k((("a", "b"), "x"), (("a", "b"), ("x",))) == 3.0
+    # ... but a multi-character token is one symbol: ("ab",) is not "ab" (δ = 0) and shares
+    # no symbol with it (k = 0)
+    assert k(("ab", "x"), (("ab",), "x")) == 0.0
 
 
 # -- properties ------------------------------------------------------------------------------
@@ -374,3 +377,106 @@ def test_cartesian_delta_compares_graphs_and_lattices_by_content_not_identity():
     lat = pairwise(K.ngram(1), "cartesian")
     assert lat((x, "b"), (x_again, "b")) == pytest.approx(lat((x, "b"), (x, "b")))
     assert lat((x, "b"), (x_again, "b")) > 0
+
+
+# -- one sequence, every spelling (issue 35, class 3) ----------------------------------------
+
+
+def test_cartesian_delta_sees_a_str_and_its_token_tuple_as_one_sequence():
+    """Regression: δ("ab", ("a", "b")) was 0, so K was 2.0 where the definition gives 3.0."""
+    k = pairwise(K.ngram(1), "cartesian")
+    # by hand from the definition (survey §IV-B2): K((a, b), (c, d)) = k(a, c) δ(b, d) + δ(a, c) k(b, d)
+    # with k the unigram count kernel: k(ab, ab) = 1·1 + 1·1 = 2, k(x, x) = 1, δ = 1 twice
+    assert k(("ab", "x"), (("a", "b"), "x")) == 3.0
+    assert k(("ab", "x"), ("ab", "x")) == 3.0
+    assert k.gram([("ab", "x")], [(("a", "b"), "x"), (["a", "b"], ("x",))]).tolist() == [[3.0, 3.0]]
+
+
+def _spellings():
+    from ratkit.automata import acceptor
+
+    return {
+        "str": str,
+        "tuple": tuple,
+        "list": list,
+        "array": lambda s: np.array(list(s)),
+        "object array": lambda s: np.array(list(s), dtype=object),
+        "lattice": acceptor,
+    }
+
+
+def _spelled(pairs, seed):
+    """Each element of each pair in a spelling drawn at random (the same sequence each time)."""
+    rng = random.Random(seed)
+    spellings = list(_spellings().values())
+    return [tuple(rng.choice(spellings)(x) for x in pair) for pair in pairs]
+
+
+def _oracle(kind, P, Q):
+    """K by the definition, with the brute-force bigram count kernel and δ = equality of the
+    tuples of symbols: no ratkit code."""
+
+    def k(x, y):
+        return ngram_kernel(x, y, 2)
+
+    def pair_value(p, q):
+        (a, b), (c, d) = p, q
+        if kind == "cartesian":
+            return k(a, c) * (tuple(b) == tuple(d)) + (tuple(a) == tuple(c)) * k(b, d)
+        return formula(kind, k, p, q)
+
+    return np.array([[pair_value(p, q) for q in Q] for p in P])
+
+
+@pytest.mark.parametrize("spelling", list(_spellings()))
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_kind_gives_one_value_for_every_spelling(kind, spelling):
+    k = pairwise(K.ngram(2), kind)
+    spell = _spellings()[spelling]
+    P, Q = random_pairs(20, 9, alphabet="abc"), random_pairs(21, 7, alphabet="abc")
+    expected, expected_square = _oracle(kind, P, Q), _oracle(kind, P, P)
+    Ps = [tuple(spell(x) for x in p) for p in P]
+    Qs = [tuple(spell(x) for x in q) for q in Q]
+    np.testing.assert_allclose(k.gram(Ps, Qs), expected, rtol=1e-12)
+    np.testing.assert_allclose(k.gram(Ps, Q), expected, rtol=1e-12)  # one spelling against another
+    np.testing.assert_allclose(k.gram(P, Qs), expected, rtol=1e-12)
+    np.testing.assert_allclose(k.gram(Ps), expected_square, rtol=1e-12)
+    np.testing.assert_allclose(k.diag(Ps), np.diag(expected_square), rtol=1e-12)
+    assert k(Ps[0], Q[0]) == pytest.approx(expected[0, 0], rel=1e-12)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_mixed_spellings_in_one_collection(kind):
+    k = pairwise(K.ngram(2), kind)
+    P = random_pairs(22, 12, pool=4, alphabet="abc")
+    expected = _oracle(kind, P, P)
+    for seed in range(3):
+        Ps = _spelled(P, seed)
+        np.testing.assert_allclose(k.gram(Ps), expected, rtol=1e-12)
+        np.testing.assert_allclose(k.gram(Ps, _spelled(P, seed + 10)), expected, rtol=1e-12)
+
+
+def test_the_distinct_elements_are_distinct_sequences_not_spellings():
+    base = Counting(2)
+    k = pairwise(base, "cartesian")
+    P = random_pairs(23, 30, pool=5)
+    distinct = {x for pair in P for x in pair}
+    k.gram(_spelled(P, 0))
+    ((what, X, Y),) = base.calls
+    assert what == "gram" and Y is None
+    assert sorted("".join(x) for x in X) == sorted(distinct)
+
+
+def test_cartesian_refuses_a_cyclic_lattice_that_delta_cannot_compare():
+    from ratkit.automata import acceptor
+    from ratkit.exceptions import UnsupportedOperationError
+
+    loop = acceptor("a", weight=0.5).closure()
+    with pytest.raises(UnsupportedOperationError, match=r"X\[1\]\[0\] equals another input: it is a cyclic lattice"):
+        pairwise(K.ngram(1), "cartesian").gram([("a", "b"), (loop, "b")])
+    # the kinds without δ only share base-kernel work between equal elements: they accept it
+    base = K.ngram(1)
+    P = [("a", "b"), (loop, "b")]
+    np.testing.assert_allclose(
+        pairwise(base, "TL").gram(P), [[formula("TL", base.value, p, q) for q in P] for p in P], rtol=1e-12
+    )

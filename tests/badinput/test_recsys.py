@@ -392,10 +392,20 @@ def test_load_paths(tmp_path):
 
 
 def test_limits_apply_to_svd_recommend_and_evaluation():
+    wide = evaluation.ranking_metrics(SVD, TRAIN, TEST, k=2)
     with limits.limits(max_bytes=2000):  # reading X (about 1.6 KB) fits
         _quick(lambda: PureSVD(n_factors=3).fit(X), ResourceLimitError, r"truncated SVD of rank 3")
-        _quick(lambda: SVD.recommend(np.arange(20), X), ResourceLimitError, r"PureSVD.recommend for 20 users")
-        _quick(lambda: evaluation.ranking_metrics(SVD, X, X, k=2), ResourceLimitError, r"Lower batch_size")
+        # the answer (ids and scores, 12 bytes a place) must fit whole
+        _quick(lambda: SVD.recommend(np.arange(20), X), ResourceLimitError, r"PureSVD.recommend with N=10 for 20 row")
+        # the work beyond it is done in blocks of users within the limit (issue 35), not refused
+        assert SVD.recommend(np.arange(20), X, N=2)[0].shape == (20, 2)
+        assert evaluation.ranking_metrics(SVD, TRAIN, TEST, k=2) == pytest.approx(wide, nan_ok=True)
+    with limits.limits(max_bytes=500):  # only one user's row of scores too many is refused
+        _quick(
+            lambda: SVD.recommend(np.arange(20), None, N=2, filter_already_liked_items=False),
+            ResourceLimitError,
+            r"PureSVD.recommend for one user × 15 items would allocate about 600 B",
+        )
 
 
 # -------------------------------------------------------------------------------- evaluation

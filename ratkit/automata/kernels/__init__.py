@@ -40,6 +40,7 @@ from ratkit.automata.kernels.base import Kernel, RationalKernel
 from ratkit.automata.kernels.count_based import CountBasedKernel, count_based
 from ratkit.automata.kernels.edit_distance import EditDistanceKernel, edit_distance
 from ratkit.automata.kernels.gappy import GappyKernel, gappy
+from ratkit.automata.kernels.identity import input_key
 from ratkit.automata.kernels.mismatch import MismatchKernel, mismatch
 from ratkit.automata.kernels.ngram import NgramKernel, ngram
 from ratkit.automata.kernels.random_walk import RandomWalkKernel, random_walk
@@ -70,6 +71,7 @@ __all__ = [
     "from_spec",
     "to_spec",
     "load_spec",
+    "input_key",
     "SpecError",
     "SpecTypeError",
     "cosine",

@@ -30,6 +30,14 @@ block is in does the partial file become ``gram.npy`` (``os.replace``, the stamp
 first): an interrupted run never leaves a file that looks complete. ``resume=True`` checks
 the manifest against the request and computes only the blocks it does not list.
 
+One run writes a given file at a time: :func:`write_gram` holds the lock of
+:func:`ratkit._files.locked` on ``gram.npy`` from its check that the file may be written to
+the final rename, and a second run meanwhile raises OutputPathError naming the file and the
+first run's pid. A failed write (a full disk) raises :func:`ratkit._files.write_error`'s
+message; the blocks already in stay in the partial file for ``resume=True``. The finished
+file is never mapped by the writer: :func:`open_gram` maps it for ``gram(out=)``'s return
+value, and says which limit to raise when the address space cannot hold the map.
+
 When the kernel has an explicit feature map (:meth:`Kernel.gram_features`), the features
 are computed once, shipped to the workers once, and a block is a sparse product F_I G_Jᵀ;
 otherwise a block is ``kernel.gram(X_I, Y_J, **options)``, the in-memory call on fewer rows.
@@ -39,6 +47,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import functools
 import json
 import logging
@@ -56,14 +65,35 @@ import joblib
 import numpy as np
 import scipy.sparse as sp
 
-from ratkit._files import atomic_write, check_output_path
+from ratkit._files import UNCHANGED, atomic_write, check_output_path, locked, write_error
 from ratkit._memory import trim_heap
 from ratkit._parallel import UNPICKLABLE, Shared, parallel_map, runs_in_this_process, sequential
 from ratkit.automata.kernels._features import feature_memory
 from ratkit.automata.kernels._float_range import feature_sq_norms
-from ratkit.exceptions import DataFormatError, OutputPathError, ParameterError, ParameterTypeError
+from ratkit.exceptions import (
+    DataFormatError,
+    OutputPathError,
+    ParameterError,
+    ParameterTypeError,
+    RatkitError,
+    ResourceLimitError,
+)
+from ratkit.limits import format_bytes
 
-__all__ = ["blocked_gram", "check_gram_output", "DEFAULT_BLOCK_BYTES", "manifest_path", "partial_path"]
+try:
+    import resource
+except ImportError:  # pragma: no cover - Windows
+    resource = None  # type: ignore[assignment]
+
+__all__ = [
+    "blocked_gram",
+    "write_gram",
+    "open_gram",
+    "check_gram_output",
+    "DEFAULT_BLOCK_BYTES",
+    "manifest_path",
+    "partial_path",
+]
 
 log = logging.getLogger(__name__)
 
@@ -99,19 +129,112 @@ def blocked_gram(
     """K = [kernel(x_i, y_j)] (Y None: X against itself) computed in row blocks of at most
     ``block_bytes`` bytes over ``n_jobs`` processes or the active joblib backend.
 
-    With ``out`` (a path ending in ``.npy``) the matrix is written there and returned as a
-    read-only memory map; otherwise it is returned in memory. ``resume=True`` continues an
-    interrupted run (or returns a finished one) when its manifest matches this request;
-    ``overwrite=True`` recomputes and replaces an existing file, which stays intact until
-    the new one is complete. ``options`` go to the family's ``gram`` for every block.
+    With ``out`` (a path ending in ``.npy``) the matrix is written there (:func:`write_gram`)
+    and returned as a read-only memory map (:func:`open_gram`); otherwise it is returned in
+    memory. ``resume=True`` continues an interrupted run (or returns a finished one) when its
+    manifest matches this request; ``overwrite=True`` recomputes and replaces an existing
+    file, which stays intact until the new one is complete. ``options`` go to the family's
+    ``gram`` for every block.
     """
+    if out is not None:
+        written = write_gram(
+            kernel,
+            X,
+            Y,
+            out=out,
+            n_jobs=n_jobs,
+            block_bytes=block_bytes,
+            resume=resume,
+            overwrite=overwrite,
+            show_progress=show_progress,
+            **options,
+        )
+        return open_gram(written)
+    rows, cols, per_block = _request(kernel, X, Y, block_bytes, resume, overwrite, out)
+    matrix = _compute(kernel, rows, cols, Y is None, per_block, n_jobs, bool(show_progress), options, None, None)
+    assert matrix is not None  # without a target, the matrix is in memory
+    return matrix
+
+
+def write_gram(
+    kernel: Any,
+    X: list,
+    Y: list | None = None,
+    *,
+    out: str | os.PathLike,
+    n_jobs: int | None = None,
+    block_bytes: int | None = None,
+    resume: bool = False,
+    overwrite: bool = False,
+    show_progress: bool | None = None,
+    **options: Any,
+) -> Path:
+    """Write K = [kernel(x_i, y_j)] to the ``.npy`` file ``out`` block by block and return its
+    path, without mapping it: the file may be larger than the process's address space.
+
+    The target is locked (:func:`ratkit._files.locked`) from the check that it may be written
+    to the final rename: a second run on the same file meanwhile raises OutputPathError naming
+    it. A failed write (a full disk) raises OutputPathError naming the file; the blocks
+    written so far stay in the partial file, with their manifest, for ``resume=True``.
+    """
+    target = _gram_target(out)
+    rows, cols, per_block = _request(kernel, X, Y, block_bytes, resume, overwrite, out)
+    symmetric = Y is None
+    shape = (len(rows), len(cols))
+    show = True if show_progress is None else bool(show_progress)
+    with locked(target, "Gram matrix file"):
+        _refuse_existing(target, resume=resume, overwrite=overwrite)
+        fingerprint = _fingerprint(kernel, rows, None if symmetric else cols, options)
+        manifest: dict[str, Any] | None = None
+        try:
+            manifest = _open(target, shape, symmetric, per_block, block_bytes is not None, fingerprint, resume)
+            if manifest["complete"]:
+                return target
+            _compute(kernel, rows, cols, symmetric, manifest["rows_per_block"], n_jobs, show, options, target, manifest)
+            # the rename first: a manifest marked complete always means gram.npy is the new matrix
+            os.replace(partial_path(target), target)
+        except OSError as exc:
+            if isinstance(exc, RatkitError) and exc.errno is None:  # not a failed write: a refusal
+                raise
+            raise _gram_write_error(exc, target, manifest) from exc
+        manifest["complete"] = True
+        _write_manifest(target, manifest)
+    return target
+
+
+def open_gram(path: str | os.PathLike) -> np.ndarray:
+    """The Gram matrix file ``path`` as a read-only memory map, or a ResourceLimitError naming
+    the limit to raise when the process's address space cannot hold a map of the whole file."""
+    try:
+        return np.load(path, mmap_mode="r")
+    except OSError as exc:
+        if exc.errno != errno.ENOMEM:
+            raise
+        size = os.path.getsize(path)
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0] if resource is not None else -1
+        cap = (
+            f"its address space is capped at {format_bytes(soft)} (RLIMIT_AS, 'ulimit -v')"
+            if soft not in (-1, getattr(resource, "RLIM_INFINITY", -1))
+            else "it has no room for it"
+        )
+        raise ResourceLimitError(
+            f"The Gram matrix file {os.fspath(path)!r} is complete, but this process cannot map its "
+            f"{format_bytes(size)} into memory: {cap}. Raise that limit to open it whole, or read it in parts "
+            "in a process that has the room (np.load(path, mmap_mode='r')[rows]); 'ratkit gram -o' writes it "
+            "without opening it."
+        ) from exc
+
+
+def _request(
+    kernel: Any, X: Any, Y: Any, block_bytes: Any, resume: Any, overwrite: Any, out: Any
+) -> tuple[list, list, int]:
+    """(rows, columns, rows per block) of a checked request, the kernel having learned what it
+    infers from all the data."""
     from ratkit.automata.kernels.base import as_collection
 
     rows = as_collection(X, "X")
     cols = rows if Y is None else as_collection(Y, "Y")
-    symmetric = Y is None
-    shape = (len(rows), len(cols))
-    per_block = _rows_per_block(block_bytes, shape[1])
+    per_block = _rows_per_block(block_bytes, len(cols))
     for name, flag in (("resume", resume), ("overwrite", overwrite)):
         if not isinstance(flag, (bool, np.bool_)):
             raise ParameterTypeError(f"The {name!r} parameter of gram must be True or False. Got {flag!r} instead.")
@@ -123,17 +246,48 @@ def blocked_gram(
         )
     # what the kernel infers from data (an alphabet) is fixed from all of it, here, before
     # the blocks (each of which sees a part) and before the fingerprint (which records it)
-    kernel.learn(rows if symmetric else rows + cols)
-    show = bool(out is not None if show_progress is None else show_progress)
-    target = None if out is None else check_gram_output(out, resume=resume, overwrite=overwrite)
-    if target is not None:
-        fingerprint = _fingerprint(kernel, rows, None if symmetric else cols, options)
-        manifest = _open(target, shape, symmetric, per_block, block_bytes is not None, fingerprint, resume)
-        if manifest["complete"]:
-            return np.load(target, mmap_mode="r")
-        per_block = manifest["rows_per_block"]
+    kernel.learn(rows if Y is None else rows + cols)
+    return rows, cols, per_block
+
+
+def _gram_write_error(exc: OSError, target: Path, manifest: dict[str, Any] | None) -> OutputPathError:
+    """:func:`write_error` of a Gram file: what is kept for a resumed run, or, when no block was
+    written, the partial file and manifest removed."""
+    raw = exc.__cause__ if isinstance(exc, RatkitError) and isinstance(exc.__cause__, OSError) else exc
+    if manifest is not None and manifest["done"] and partial_path(target).exists():
+        done = manifest["done"]
+        n_blocks = -(-manifest["shape"][0] // manifest["rows_per_block"])
+        kept = (
+            f"The {len(done)} of {n_blocks} blocks written so far are kept in {partial_path(target).name!r} with "
+            f"its manifest {manifest_path(target).name!r}: make room, then run again with resume=True (ratkit "
+            f"gram --resume) to continue. {UNCHANGED}"
+        )
+    else:
+        for leftover in (partial_path(target), manifest_path(target)):
+            with contextlib.suppress(OSError):
+                leftover.unlink()
+        kept = UNCHANGED
+    return write_error(raw, target, "Gram matrix file", kept)
+
+
+def _compute(
+    kernel: Any,
+    rows: list,
+    cols: list,
+    symmetric: bool,
+    per_block: int,
+    n_jobs: int | None,
+    show: bool,
+    options: dict[str, Any],
+    target: Path | None,
+    manifest: dict[str, Any] | None,
+) -> np.ndarray | None:
+    """The blocks of K not yet listed in ``manifest``: written into ``target``'s partial file
+    (each recorded in the manifest as it is in; returns None), or, without a target, the
+    matrix in memory."""
+    shape = (len(rows), len(cols))
     blocks = [(a, min(a + per_block, shape[0])) for a in range(0, shape[0], per_block)]
-    done = set(manifest["done"]) if target is not None else set()
+    done = set(manifest["done"]) if manifest is not None else set()
     todo = [b for b in range(len(blocks)) if b not in done]
     memory = None
     with _destination(target, shape, in_process=runs_in_this_process(n_jobs)) as (sink, fd):
@@ -199,13 +353,7 @@ def blocked_gram(
             memory = _read_matrix(fd, sink)
         elif sink is not None:
             _blank_stamp(fd, sink)
-    if target is None:
-        return memory
-    # the rename first: a manifest marked complete always means gram.npy is the new matrix
-    os.replace(partial_path(target), target)
-    manifest["complete"] = True
-    _write_manifest(target, manifest)
-    return np.load(target, mmap_mode="r")
+    return memory
 
 
 def _rows_per_block(block_bytes: Any, n_cols: int) -> int:
@@ -225,6 +373,14 @@ def _rows_per_block(block_bytes: Any, n_cols: int) -> int:
 
 
 def check_gram_output(out: Any, *, resume: bool, overwrite: bool) -> Path:
+    """``out`` as the Path of a Gram matrix file that may be written: a ``.npy`` path in a
+    writable folder, not already there (nor its partial file) unless ``resume`` or ``overwrite``."""
+    target = _gram_target(out)
+    _refuse_existing(target, resume=resume, overwrite=overwrite)
+    return target
+
+
+def _gram_target(out: Any) -> Path:
     if not isinstance(out, (str, os.PathLike)):
         raise ParameterTypeError(f"The 'out' parameter of gram must be a path ending in .npy. Got {out!r} instead.")
     target = check_output_path(out, "Gram matrix file")
@@ -232,13 +388,16 @@ def check_gram_output(out: Any, *, resume: bool, overwrite: bool) -> Path:
         raise ParameterError(
             f"The 'out' parameter of gram must be a path ending in .npy (a NumPy array file). Got {str(out)!r} instead."
         )
+    return target
+
+
+def _refuse_existing(target: Path, *, resume: bool, overwrite: bool) -> None:
     exists = target.exists() or partial_path(target).exists()
     if exists and not (resume or overwrite):
         raise OutputPathError(
             f"The Gram matrix file {str(target)!r} (or its partial file) already exists. Pass resume=True to continue "
             "or reuse it, or overwrite=True to replace it; it is never overwritten silently."
         )
-    return target
 
 
 #: Parameters that say how a Gram is computed, not what it holds: a resumed run may change them.
@@ -354,16 +513,31 @@ def _read_manifest(path: Path) -> dict[str, Any]:
 
 
 def _check_partial(path: Path, shape: tuple[int, int]) -> None:
+    """Refuse a partial file that is not a float64 C-order ``.npy`` of ``shape`` and its full
+    size, from its header alone (a map of the whole file may exceed the address space)."""
     try:
-        matrix = np.load(path, mmap_mode="r")
+        with open(path, "rb") as fh:
+            version = np.lib.format.read_magic(fh)
+            read_header = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+            if version not in read_header:
+                raise ValueError(f"unexpected .npy format version {version}")
+            header = read_header[version](fh)  # (shape, fortran_order, dtype)
+            offset = fh.tell()
+        size = os.path.getsize(path)
     except (OSError, ValueError) as exc:
         raise DataFormatError(
             f"The partial Gram file {str(path)!r} cannot be read ({exc}); use overwrite=True."
         ) from exc
-    if matrix.shape != shape or matrix.dtype != np.float64:
+    found, fortran, dtype = header
+    if tuple(found) != shape or dtype != np.float64 or fortran:
         raise DataFormatError(
-            f"The partial Gram file {str(path)!r} holds a {matrix.dtype} array of shape {matrix.shape}, not the "
+            f"The partial Gram file {str(path)!r} holds a {dtype} array of shape {tuple(found)}, not the "
             f"float64 {shape} its manifest describes; use overwrite=True."
+        )
+    if size < offset + shape[0] * shape[1] * _ITEMSIZE:
+        raise DataFormatError(
+            f"The partial Gram file {str(path)!r} is {size} bytes, shorter than its header's {shape} float64 "
+            "matrix: it was truncated; use overwrite=True."
         )
 
 

@@ -356,8 +356,9 @@ class Kernel(BaseEstimator):
     - :meth:`feature_automata`: None, no feature automata Φ′_i;
     - :meth:`gram_features`: the feature map of :meth:`fit_features` when there is one,
       for Gram matrices computed block by block;
-    - the spec form, :attr:`_spec_required`, :meth:`_spec_keys`, :meth:`_spec_params` and
-      :meth:`_from_spec_params`: the ``__init__`` parameters as they are.
+    - the spec form, :attr:`_spec_required`, :attr:`_spec_file_keys`, :meth:`_spec_keys`,
+      :meth:`_spec_params` and :meth:`_from_spec_params`: the ``__init__`` parameters as
+      they are, none naming a file.
 
     **Every** ``gram`` — a family's own, a plugin's — also takes the keywords
     ``gram(X, Y=None, *, n_jobs=None, out=None, block_bytes=None, resume=False,
@@ -384,6 +385,10 @@ class Kernel(BaseEstimator):
     #: The parameters a spec must state (those whose default is no choice a spec should make
     #: silently); parameters without a default are required anyway.
     _spec_required: ClassVar[tuple[str, ...]] = ()
+    #: The spec keys whose value names a file the kernel reads (a transducer's ``path``):
+    #: :func:`~ratkit.automata.kernels.from_spec` with ``files=False`` (a spec read from a
+    #: model file, which never reaches outside itself) refuses a spec holding one of them.
+    _spec_file_keys: ClassVar[tuple[str, ...]] = ()
 
     def __repr__(self, N_CHAR_MAX: int = 700) -> str:
         """``Family(p=v, …)`` on one line: every positional-or-keyword parameter, and the

@@ -39,6 +39,7 @@ import inspect
 import json
 import numbers
 import os
+import re
 import tomllib
 import types
 import typing
@@ -49,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from ratkit._json import plain
+from ratkit._json import loads_strict, plain
 from ratkit.automata.kernels.base import Kernel, _init_parameters
 from ratkit.exceptions import (
     MissingDataError,
@@ -148,12 +149,25 @@ def load_spec(source: str | os.PathLike | Mapping[str, Any]) -> dict[str, Any]:
     return _parse(text, kind, str(path), f"{path}: not valid {kind}")
 
 
+def _overwritten_key(text: str, message: str) -> str:
+    """The clause ``: the key 'n' is given twice`` for tomllib's "Cannot overwrite a value (at
+    line 3, column 6)", which names no key (the key read from that line); else ""."""
+    found = re.match(r"Cannot overwrite a value \(at line (\d+),", message)
+    lines = text.splitlines()
+    if not found or not 0 < int(found[1]) <= len(lines):
+        return ""
+    key = lines[int(found[1]) - 1].partition("=")[0].strip()
+    return f": the key {key!r} is given twice" if key else ""
+
+
 def _parse(text: str, kind: str, name: str, invalid: str) -> dict[str, Any]:
     """The mapping of a JSON or TOML text; SpecError when it is not valid, nested too deep
     for the parser, or not an object."""
     try:
-        value = tomllib.loads(text) if kind == "TOML" else json.loads(text)
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
+        value = tomllib.loads(text) if kind == "TOML" else loads_strict(text, name, error=SpecError)
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(f"{invalid}: {exc}{_overwritten_key(text, str(exc))}") from exc
+    except json.JSONDecodeError as exc:
         raise SpecError(f"{invalid}: {exc}") from exc
     except RecursionError as exc:
         raise SpecError(
@@ -166,9 +180,21 @@ def _parse(text: str, kind: str, name: str, invalid: str) -> dict[str, Any]:
     return value
 
 
-def from_spec(spec: str | os.PathLike | Mapping[str, Any]) -> Kernel:
-    """Build the kernel a spec describes (see the module docstring for the format)."""
-    return _build(load_spec(spec), "spec", 1)
+def from_spec(spec: str | os.PathLike | Mapping[str, Any], *, files: bool = True) -> Kernel:
+    """Build the kernel a spec describes (see the module docstring for the format).
+
+    ``files=False`` builds a kernel that reads no file: ``spec`` must then be a mapping (not
+    a file name), and a spec naming a file anywhere inside (a key of a family's
+    ``_spec_file_keys``, such as a transducer's ``path``) or a family registered as a
+    function (which cannot declare such keys) raises SpecError. A model file is
+    read so: it never reaches outside itself (a transducer is kept in it as AT&T text).
+    """
+    if not files and not isinstance(spec, Mapping):
+        raise SpecTypeError(
+            f"The kernel spec must be a mapping here, where no file may be read; got {type(spec).__name__} "
+            f"{spec!r:.60}."
+        )
+    return _build(load_spec(spec), "spec", 1, files=files)
 
 
 def _families() -> list[str]:
@@ -239,14 +265,14 @@ def _is_spec(value: Any) -> bool:
     return isinstance(value, Mapping) and "family" in value
 
 
-def _value(value: Any, where: str, depth: int) -> Any:
+def _value(value: Any, where: str, depth: int, files: bool) -> Any:
     """A spec value as a parameter: a kernel spec (a mapping with 'family') built, a list
     holding one built item by item (each must then be a kernel spec), anything else as is."""
     if _is_spec(value):
-        return _build(value, where, depth + 1)
+        return _build(value, where, depth + 1, files=files)
     if isinstance(value, list) and any(_is_spec(v) for v in value):
         return [
-            _build(v, f"{where}[{i}]", depth + 1) if _is_spec(v) else _bad_item(v, f"{where}[{i}]")
+            _build(v, f"{where}[{i}]", depth + 1, files=files) if _is_spec(v) else _bad_item(v, f"{where}[{i}]")
             for i, v in enumerate(value)
         ]
     return value
@@ -394,7 +420,7 @@ def _check_kinds(spec: Mapping[str, Any], where: str, name: str, obj: Any) -> No
             raise SpecTypeError(f"{exc.path} must be {exc.expected}; got {got}{inside}.{hint_text}") from None
 
 
-def _build(spec: Mapping[str, Any], where: str, depth: int = 1) -> Kernel:
+def _build(spec: Mapping[str, Any], where: str, depth: int = 1, *, files: bool = True) -> Kernel:
     if not isinstance(spec, Mapping):
         raise SpecTypeError(f"{where} must be a mapping with a 'family' key; got {type(spec).__name__}.")
     if depth > MAX_SPEC_DEPTH:
@@ -409,14 +435,33 @@ def _build(spec: Mapping[str, Any], where: str, depth: int = 1) -> Kernel:
     if is_class:
         _keys(spec, where, name, family)
         _check_shapes(spec, where, name, family)
+        if not files:
+            _refuse_files(spec, where, name, family)
     _check_kinds(spec, where, name, family)
-    params = {key: _value(value, f"{where}.{key}", depth) for key, value in spec.items() if key != "family"}
+    if not is_class and not files:  # a function declares no _spec_file_keys: it might read any of its arguments
+        raise SpecError(
+            f"{where}.family: {name!r} is registered as a function, which a kernel spec may name only where files "
+            "may be read (a function cannot declare which of its keys name files). A model file names kernel "
+            "classes only; the file was edited or tampered with."
+        )
+    params = {key: _value(value, f"{where}.{key}", depth, files) for key, value in spec.items() if key != "family"}
     if not is_class:  # a registered factory function: its keywords as given
         return _call(where, lambda: family(**params))
     kernel = _call(where, lambda: family._from_spec_params(params))
     _call(where, kernel._validate_params)
     _call(where, kernel._validate_options)
     return kernel
+
+
+def _refuse_files(spec: Mapping[str, Any], where: str, name: str, cls: type[Kernel]) -> None:
+    """Refuse a spec key naming a file (the family's ``_spec_file_keys``) where no file may be read."""
+    for key in cls._spec_file_keys:
+        if key in spec:
+            raise SpecError(
+                f"{where}.{key} names the file {spec[key]!r:.80}, which a {name} kernel built here may not read: "
+                "a kernel spec inside a model file never reaches outside the file (a transducer is saved in it "
+                "as AT&T text, the key 'att'). The file was edited or tampered with; save the model again."
+            )
 
 
 def family_name(kernel: Kernel) -> str:

@@ -136,6 +136,8 @@ class TransducerKernel(RationalKernel):
         return self
 
     # -- the spec form: {"family": "transducer", "path": FILE | "att": TEXT, "pds", "semiring"} --
+    _spec_file_keys = ("path",)
+
     @classmethod
     def _spec_keys(cls) -> tuple[str, ...]:
         return ("path", "att", "pds", "semiring", "strategy", "n_jobs", "show_progress")

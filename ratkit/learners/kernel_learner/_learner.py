@@ -25,6 +25,7 @@ from ratkit._validation import check_int
 from ratkit.automata.kernels import CountBasedKernel, Kernel, count_based, from_spec
 from ratkit.automata.kernels.base import as_collection
 from ratkit.exceptions import TrainingDataError, UnsupportedKernelError
+from ratkit.fitted import Array, Fitted, Instance, Int, Real, Sequences, Text
 from ratkit.learners.kernel_learner._patterns import most_frequent_patterns, pattern_counts
 from ratkit.learners.kernel_learner._qp import KernelQPResult, check_labels, solve_kernel_qp
 from ratkit.plugins import register
@@ -49,6 +50,13 @@ def as_count_based(kernel: Any, owner: str = "KernelLearner") -> CountBasedKerne
         "{'family': 'count-based', 'patterns': [...]}, e.g. the most frequent bigrams: "
         "count_based(most_frequent_patterns(X, n=2, p=1000)); or leave kernel=None."
     )
+
+
+def _kernel_of_patterns(model: KernelLearner) -> str | None:
+    """The learned kernel counts the patterns ``patterns_`` lists, in that order."""
+    if [tuple(p) for p in model.kernel_.pattern_tuples()] != [tuple(p) for p in model.patterns_]:
+        return "kernel_ counts other patterns than patterns_ lists"
+    return None
 
 
 @register("learner", "kernel-learner", aliases=("kernel-qp",))
@@ -124,19 +132,25 @@ class KernelLearner(PersistenceMixin, BaseEstimator):
     (2, 2)
     """
 
-    _fitted_attributes: ClassVar[tuple[str, ...]] = (
-        "kernel_",
-        "weights_",
-        "patterns_",
-        "alpha_",
-        "t_",
-        "objective_",
-        "trace_",
-        "upper_",
-        "lower_",
-        "status_",
-        "solver_",
+    #: What ``fit`` sets (:mod:`ratkit.fitted`): one weight μ_k ≥ 0 and two multipliers per
+    #: pattern, one α per training sequence.
+    _fitted_schema: ClassVar[Fitted] = Fitted(
+        kernel_=Instance((CountBasedKernel,), "a count-based kernel"),
+        weights_=Array("f", ("n_patterns",), low=0.0),
+        patterns_=Sequences("n_patterns"),
+        alpha_=Array("f", ("n_samples",)),
+        t_=Real(),
+        objective_=Real(),
+        trace_=Real(low=0.0),
+        upper_=Array("f", ("n_patterns",)),
+        lower_=Array("f", ("n_patterns",)),
+        status_=Text(),
+        solver_=Text(),
+        solve_time_=Real(low=0.0, optional=True),
+        n_iter_=Int(low=0, nullable=True, optional=True),
+        rules=(_kernel_of_patterns,),
     )
+    _fitted_attributes: ClassVar[tuple[str, ...]] = _fitted_schema.required
 
     def __init__(
         self,

@@ -16,7 +16,6 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from ratkit._persistence import PersistenceMixin
 from ratkit._validation import check_bool, check_int, check_real
 from ratkit.exceptions import (
-    ModelFormatError,
     NotFittedError,
     ParameterError,
     ParameterTypeError,
@@ -24,6 +23,7 @@ from ratkit.exceptions import (
     SolverError,
     TrainingDataError,
 )
+from ratkit.fitted import Array, Bool, Derived, Fitted, Int, Json, Labels
 from ratkit.learners.dcd._epochs import inverse_diagonal
 from ratkit.learners.wprime import WPrime
 
@@ -37,7 +37,18 @@ class DualSVCBase(PersistenceMixin, ClassifierMixin, BaseEstimator):
     writes the fitted model (:func:`ratkit.save_model`); ``ratkit.load_model`` reads it.
     """
 
-    _fitted_attributes: ClassVar[tuple[str, ...]] = ("classes_", "alpha_", "intercept_", "n_iter_", "converged_")
+    #: What ``fit`` sets (:mod:`ratkit.fitted`): one row of α and one intercept per binary
+    #: problem (one for two classes, one per class for more), α within the box 0 ≤ α.
+    _fitted_schema: ClassVar[Fitted] = Fitted(
+        classes_=Labels(),
+        alpha_=Array("f", ("n_problems", "n_samples"), low=0.0),
+        intercept_=Array("f", ("n_problems",)),
+        n_iter_=Int(low=0),
+        converged_=Bool(),
+        convergence_=Json(optional=True),  # files of format version 2 lack it
+        dims={"n_problems": Derived(("classes_",), lambda classes: 1 if len(classes) == 2 else len(classes))},
+    )
+    _fitted_attributes: ClassVar[tuple[str, ...]] = _fitted_schema.required
 
     def _check_solver_params(self) -> tuple[float, float, int]:
         owner = type(self).__name__
@@ -217,27 +228,3 @@ class DualSVCBase(PersistenceMixin, ClassifierMixin, BaseEstimator):
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(int)]
         return self.classes_[np.argmax(scores, axis=1)]
-
-    # -- model files ----------------------------------------------------------------------
-    def _check_restored(self) -> None:
-        """The arrays read from a model file agree: one row of α and one intercept per binary
-        problem, W′ as wide as the vocabulary, one dual coefficient per support vector."""
-        n_problems = self.alpha_.shape[0] if np.ndim(self.alpha_) == 2 else -1
-        explicit = getattr(self, "coef_", None) is not None
-        checks = [(np.shape(self.intercept_) == (n_problems,), "intercept_", (n_problems,))]
-        if explicit:
-            checks.append(
-                (np.shape(self.coef_) == (n_problems, self._n_columns()), "coef_", (n_problems, self._n_columns()))
-            )
-        elif getattr(self, "dual_coef_", None) is not None:
-            shape = (n_problems, len(self.support_vectors_))
-            checks.append((np.shape(self.dual_coef_) == shape, "dual_coef_", shape))
-        for ok, key, shape in checks:
-            if not ok:
-                raise ModelFormatError(
-                    f"{key} has shape {np.shape(getattr(self, key))}, expected {shape}: the file is corrupted."
-                )
-
-    def _n_columns(self) -> int:
-        """The number of features W′ is defined on (the width of ``coef_``)."""
-        return int(self.n_features_in_)

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ratkit._validation import check_real
+from ratkit.fitted import Array, Fitted, Int
 from ratkit.learners.svm._base import DualSVCBase
 from ratkit.learners.wprime import TrainingSet, TrieWPrime
 from ratkit.plugins import register
@@ -107,7 +108,11 @@ class LinearDCDSVC(DualSVCBase):
     array([0, 1])
     """
 
-    _fitted_attributes: ClassVar[tuple[str, ...]] = (*DualSVCBase._fitted_attributes, "coef_", "n_features_in_")
+    _fitted_schema: ClassVar[Fitted] = DualSVCBase._fitted_schema.extend(
+        n_features_in_=Int(low=1),
+        coef_=Array("f", ("n_problems", "n_features_in_")),
+    )
+    _fitted_attributes: ClassVar[tuple[str, ...]] = _fitted_schema.required
 
     def __init__(
         self,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -18,9 +19,10 @@ import scipy.sparse as sp
 from sklearn.base import clone
 
 from ratkit._validation import check_real
-from ratkit.automata.kernels import Kernel, VocabularyError
+from ratkit.automata.kernels import Kernel, Vocabulary, VocabularyError
 from ratkit.automata.kernels.base import as_collection
 from ratkit.exceptions import ModelFormatError, NotPDSKernelError, ParameterError, ParameterTypeError, TrainingDataError
+from ratkit.fitted import Array, Derived, Fitted, Instance, Int, Json, Real, Samples, Text
 from ratkit.learners.svm import _kernel_view as view
 from ratkit.learners.svm._base import DualSVCBase
 from ratkit.learners.wprime import TrainingSet, WPrime, get_representation, wprime_sizes
@@ -36,6 +38,23 @@ _VOCABULARY_SAMPLE = 32
 #: The built-in representations; any name registered with
 #: :func:`ratkit.learners.wprime.register_representation` is accepted too.
 Representation = Literal["trie", "automaton", "naive", "rows"]
+
+
+def _one_form(model: RationalSVC) -> str | None:
+    """W′ on a vocabulary (``coef_``), or a kernel expansion (``dual_coef_`` on
+    ``support_vectors_``), complete."""
+    linear = isinstance(model.kernel_, str)
+    if model.coef_ is not None:
+        if model.feature_map_ is None and not linear:
+            return "coef_ (W′ on a vocabulary) is set but feature_map_ is None, which a kernel model needs"
+        if linear and getattr(model, "n_features_in_", None) is None:
+            return "coef_ (W′ of the 'linear' kernel) is set but n_features_in_ is missing"
+        return None
+    missing = [k for k in ("dual_coef_", "support_", "support_vectors_") if getattr(model, k) is None]
+    if missing:
+        verb = "is" if len(missing) == 1 else "are"
+        return f"coef_ is None (a kernel expansion) but {', '.join(missing)} {verb} None"
+    return None
 
 
 @register("learner", "rational-svc")
@@ -162,17 +181,29 @@ class RationalSVC(DualSVCBase):
     [1, 0]
     """
 
-    _fitted_attributes: ClassVar[tuple[str, ...]] = (
-        *DualSVCBase._fitted_attributes,
-        "kernel_",
-        "shift_",
-        "representation_",
-        "feature_map_",
-        "coef_",
-        "support_",
-        "support_vectors_",
-        "dual_coef_",
+    #: What ``fit`` sets (:mod:`ratkit.fitted`): W′ as ``coef_`` on the columns of
+    #: ``feature_map_`` (or of X for ``"linear"``), or the kernel expansion ``dual_coef_`` on
+    #: ``support_vectors_``; a subclass inherits it.
+    _fitted_schema: ClassVar[Fitted] = DualSVCBase._fitted_schema.extend(
+        kernel_=Instance((Kernel, Callable), "a ratkit kernel, 'linear' or a callable K(X, Y)", values=("linear",)),
+        shift_=Real(low=0.0),
+        representation_=Text(),
+        n_features_in_=Int(low=1, optional=True),  # the "linear" kernel only
+        feature_map_=Instance((Vocabulary,), "a vocabulary of patterns", nullable=True),
+        coef_=Array("f", ("n_problems", "n_columns"), nullable=True),
+        support_=Array("iu", ("n_support",), low=0, below="n_samples", unique=True, nullable=True),
+        support_vectors_=Samples("n_support", nullable=True),
+        dual_coef_=Array("f", ("n_problems", "n_support"), nullable=True),
+        wprime_size_=Json(optional=True),
+        fit_time_=Json(optional=True),
+        dims={
+            "n_columns": Derived(
+                ("feature_map_", "n_features_in_"), lambda fmap, n: n if fmap is None else fmap.n_features
+            )
+        },
+        rules=(_one_form,),
     )
+    _fitted_attributes: ClassVar[tuple[str, ...]] = _fitted_schema.required
 
     def __init__(
         self,
@@ -338,26 +369,14 @@ class RationalSVC(DualSVCBase):
         return wprime_sizes(np.asarray(codes, dtype=np.int64), base, self.coef_[problem])
 
     # -- model files ---------------------------------------------------------------------
-    def _n_columns(self) -> int:
-        fmap = self.feature_map_
-        return fmap.n_features if fmap is not None else int(getattr(self, "n_features_in_", self.coef_.shape[-1]))
-
     def _check_restored(self) -> None:
-        """The model's form is complete (W′ on a vocabulary, or a kernel expansion), its arrays
-        agree, and the saved kernel produces the saved vocabulary: patterns of non-zero weight,
-        a spread sample of them (:meth:`~ratkit.automata.kernels.Kernel.check_vocabulary`).
+        """The saved kernel produces the saved vocabulary: patterns of non-zero weight, a
+        spread sample of them (:meth:`~ratkit.automata.kernels.Kernel.check_vocabulary`).
+        (The form, dtypes and shapes were checked against ``_fitted_schema`` before.)
 
         A manifest whose kernel was changed (say n = 2 → 5 of an n-gram kernel) with the
         arrays left alone would otherwise load and score every sequence 0.
         """
-        if self.coef_ is not None:
-            need = [] if self.kernel_ == "linear" else ["feature_map_"]
-        else:
-            need = ["dual_coef_", "support_", "support_vectors_"]
-        missing = [k for k in need if getattr(self, k) is None]
-        if missing:
-            raise ModelFormatError(f"the model lacks {', '.join(missing)}: the file is incomplete.")
-        super()._check_restored()
         fmap, kernel = self.feature_map_, self.kernel_
         if fmap is None or self.coef_ is None or not isinstance(kernel, Kernel):
             return
