@@ -114,6 +114,15 @@ class KernelContract:
         X = self.make_inputs(4)
         self._close(k.diag(X), np.diag(self._gram(k, X)), "diag(X) against the diagonal of gram(X)")
 
+    def test_split_scale_keeps_the_values(self):
+        """K = e^s · K′ for (s, K′) = :meth:`~ratkit.automata.kernels.Kernel.split_scale`, the
+        common scale a cosine leaves out and a scaled kernel applies last."""
+        k = self.make_kernel()
+        s, unit = k.split_scale()
+        assert isinstance(unit, Kernel) and np.isfinite(s), f"{k!r}.split_scale() gave {(s, unit)!r:.80}"
+        X = self.make_inputs(5)
+        self._close(np.exp(s) * self._gram(unit, X), self._gram(k, X), "e^s · K′ of split_scale() against K")
+
     def test_pds_on_random_samples(self):
         k = self.make_kernel()
         if k.is_pds is not True:

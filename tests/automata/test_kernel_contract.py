@@ -126,6 +126,14 @@ class TestScale(KernelContract):
         return 2.5 * K.ngram(3)
 
 
+class TestScaledSumOfProductsWithACommonScale(KernelContract):
+    """split_scale() takes a common scale out of every level (issue 35)."""
+
+    def make_kernel(self):
+        small = K.count_based(["ab", "c"], [0.25, 0.125])
+        return 3.0 * (small * K.count_based(["a", "b"], [4.0, 8.0]) + 0.5 * small)
+
+
 class TestPolynomial(KernelContract):
     def make_kernel(self):
         return K.polynomial(K.ngram(2), degree=3, coef0=1.0, scale=0.5)

@@ -69,6 +69,7 @@ from ratkit._files import UNCHANGED, atomic_write, check_output_path, locked, wr
 from ratkit._memory import trim_heap
 from ratkit._parallel import UNPICKLABLE, Shared, parallel_map, runs_in_this_process, sequential
 from ratkit.automata.kernels._features import feature_memory
+from ratkit.automata.kernels._float_range import feature_sq_norms
 from ratkit.exceptions import (
     DataFormatError,
     OutputPathError,
@@ -862,6 +863,9 @@ def _block_work(
     if features is not None:
         trim_heap()
         F, G = features
+        # every ‖F_i‖², ‖G_j‖² finite: then no inner product of a block overflows (Cauchy–Schwarz)
+        for part in (F,) if G is F else (F, G):
+            feature_sq_norms(part, kernel)
         rows_shared = Shared(sp.csr_matrix(F))
         # one object when G is F: pickled (and scattered) once per task, not twice
         cols_shared = rows_shared if G is F else Shared(sp.csr_matrix(G))

@@ -16,6 +16,7 @@ product), Theorem 3 (NDS → PDS: exp(−tK) and K′ of eq. (14)).
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Mapping, Sequence
 from numbers import Number
 from typing import Any
@@ -33,13 +34,14 @@ from ratkit.automata.kernels._features import (
     VocabularyError,
     code_columns,
     coo_to_csr,
+    inner_products,
     inverse_norms,
-    row_sq_norms,
     tensor_rows,
     vocabulary_matrix,
 )
-from ratkit.automata.kernels.base import Kernel, as_collection
-from ratkit.exceptions import ParameterError, ParameterTypeError, WeightOverflowError
+from ratkit.automata.kernels._float_range import checked, times_exp, unit_rows
+from ratkit.automata.kernels.base import Kernel, as_collection, check_gram_bytes
+from ratkit.exceptions import ParameterError, ParameterTypeError
 from ratkit.plugins import register
 
 __all__ = [
@@ -57,6 +59,10 @@ __all__ = [
 ]
 
 
+#: ln of float64's largest value, less a margin: e^x is a float for |x| below it.
+_LN_FLOAT_MAX = 700.0
+
+
 def _check_kernel(k: Any, owner: str) -> Kernel:
     if not isinstance(k, Kernel):
         raise ParameterTypeError(f"{owner} combines ratkit kernels; got {type(k).__name__}.")
@@ -66,17 +72,13 @@ def _check_kernel(k: Any, owner: str) -> Kernel:
 def _finite(compute: Callable[[], np.ndarray], kernel: Kernel) -> np.ndarray:
     """The values ``compute()`` returns for a combination, or WeightOverflowError when one is
     not finite: a sum, product or power of float64 kernel values that overflowed (±∞, or
-    ∞·0 = NaN); numpy's overflow warnings are silenced, the error says it instead."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        values = np.asarray(compute(), dtype=np.float64)
-    bad = np.argwhere(~np.isfinite(values))
-    if bad.size:
-        where = tuple(int(v) for v in bad[0])
-        raise WeightOverflowError(
-            f"{kernel!r} has the non-finite value {float(values[where])!r} at {where}: the combination of its "
-            "parts' values overflows float64 (about 1.8e308). Normalise the parts (cosine) or lower the factors."
-        )
-    return values
+    ∞·0 = NaN)."""
+    return checked(
+        compute,
+        kernel,
+        "the combination of its parts' values overflows float64 (about 1.8e308). Normalise the parts (cosine) "
+        "or lower the factors.",
+    )
 
 
 def _scaled_rows(F: sp.spmatrix, factors: np.ndarray | float) -> sp.csr_matrix:
@@ -147,13 +149,40 @@ class SumKernel(_Combination):
         flags = [k.is_pds for k in self._parts()[0]]
         return True if all(f is True for f in flags) else None
 
-    def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+    def split_scale(self) -> tuple[float, Kernel]:
+        """(m, Σ_i e^{a_i − m} K′_i) with a_i = ln c_i + s_i over the parts' (s_i, K′_i): m brings
+        the a_i toward 0 without taking any across it (the largest when all are negative, the
+        smallest when all are positive, else 0); (0.0, self) when a weight e^{a_i − m} would
+        not be a float (parts farther apart than float64's range)."""
         ks, w = self._parts()
-        return _finite(lambda: sum(c * k.gram_with(X, Y, **options) for c, k in zip(w, ks)), self)
+        split = [k.split_scale() for k in ks]
+        if all(s == 0.0 for s, _ in split) and np.all((w == 0) | (w == 1)):
+            return 0.0, self
+        with np.errstate(divide="ignore"):
+            a = np.log(w) + np.array([s for s, _ in split])
+        finite = a[np.isfinite(a)]
+        if not finite.size:
+            return 0.0, self
+        lo, hi = float(finite.min()), float(finite.max())
+        middle = hi if hi < 0 else lo if lo > 0 else 0.0
+        if max(hi - middle, middle - lo) > _LN_FLOAT_MAX:
+            return 0.0, self
+        return middle, SumKernel([k for _, k in split], [float(v) for v in np.exp(a - middle)])
+
+    def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+        return _finite(lambda: self._combine(lambda k: k.gram_with(X, Y, **options)), self)
 
     def diag(self, X: Any) -> np.ndarray:
+        return _finite(lambda: self._combine(lambda k: k.diag(X)), self)
+
+    def _combine(self, values: Callable[[Kernel], np.ndarray]) -> np.ndarray:
+        """Σ_i c_i K_i from the parts' ``values``: of K′_i times e^{ln c_i + s_i} when a part
+        has a scale to take out (:meth:`split_scale`), else of K_i times c_i."""
         ks, w = self._parts()
-        return _finite(lambda: sum(c * k.diag(X) for c, k in zip(w, ks)), self)
+        split = [k.split_scale() for k in ks]
+        if all(s == 0.0 for s, _ in split):
+            return sum(c * values(k) for c, k in zip(w, ks))
+        return sum(times_exp(values(k), math.log(c) + s) if c > 0 else 0.0 * values(k) for c, (s, k) in zip(w, split))
 
     def fit_features(
         self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
@@ -228,13 +257,24 @@ class ProductKernel(_Combination):
     def is_pds(self) -> bool | None:  # type: ignore[override]
         return True if all(k.is_pds is True for k in self._parts()) else None
 
+    def split_scale(self) -> tuple[float, ProductKernel]:
+        """(Σ_i s_i, Π_i K′_i) over the parts' (s_i, K′_i)."""
+        split = [k.split_scale() for k in self._parts()]
+        return sum(s for s, _ in split), ProductKernel([k for _, k in split])
+
     def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
-        return _finite(
-            lambda: functools.reduce(np.multiply, [k.gram_with(X, Y, **options) for k in self._parts()]), self
-        )
+        return _finite(lambda: self._combine(lambda k: k.gram_with(X, Y, **options)), self)
 
     def diag(self, X: Any) -> np.ndarray:
-        return _finite(lambda: functools.reduce(np.multiply, [k.diag(X) for k in self._parts()]), self)
+        return _finite(lambda: self._combine(lambda k: k.diag(X)), self)
+
+    def _combine(self, values: Callable[[Kernel], np.ndarray]) -> np.ndarray:
+        """Π_i K_i from the parts' ``values``: Π_i K′_i times e^{Σ s_i} when a part has a scale
+        to take out (:meth:`split_scale`)."""
+        split = [k.split_scale() for k in self._parts()]
+        if all(s == 0.0 for s, _ in split):
+            return functools.reduce(np.multiply, [values(k) for k in self._parts()])
+        return times_exp(functools.reduce(np.multiply, [values(k) for _, k in split]), sum(s for s, _ in split))
 
     def fit_features(
         self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
@@ -316,11 +356,22 @@ class ScaledKernel(_Wrapper):
         self._c()
         super()._validate_params()
 
+    def split_scale(self) -> tuple[float, Kernel]:
+        """(ln c + s₀, K′₀) over K₀'s (s₀, K′₀)."""
+        s, k = self._base().split_scale()
+        return math.log(self._c()) + s, k
+
     def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
-        return _finite(lambda: self._c() * self.kernel.gram_with(X, Y, **options), self)
+        return _finite(lambda: self._scaled(lambda k: k.gram_with(X, Y, **options)), self)
 
     def diag(self, X: Any) -> np.ndarray:
-        return _finite(lambda: self._c() * self.kernel.diag(X), self)
+        return _finite(lambda: self._scaled(lambda k: k.diag(X)), self)
+
+    def _scaled(self, values: Callable[[Kernel], np.ndarray]) -> np.ndarray:
+        """c · K₀ from ``values``: of K′₀ times e^{ln c + s₀} when K₀ has a scale to take out."""
+        c = self._c()
+        s, k = self._base().split_scale()
+        return c * values(self.kernel) if s == 0.0 else times_exp(values(k), math.log(c) + s)
 
     def fit_features(
         self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
@@ -371,46 +422,87 @@ class CosineKernel(_Wrapper):
     """K(x, y) = K₀(x, y) / √(K₀(x, x) K₀(y, y)), and 0 when either norm is 0.
 
     Its feature map is K₀'s with each row divided by its full norm √K₀(x, x): features
-    outside the vocabulary count in the norm of a new sequence.
+    outside the vocabulary count in the norm of a new sequence. Where K₀ has a feature map
+    (:meth:`~ratkit.automata.kernels.Kernel.gram_features`), the Gram matrix is computed from
+    those rows normalised, each divided by its largest entry before any square is formed, not
+    from K₀'s values; and K₀'s common scale (:meth:`~ratkit.automata.kernels.Kernel.split_scale`)
+    is left out first. The cosine is invariant to both, so weights whose squares leave
+    float64's range (1e200, 1e-170) give the cosine of weights 1, not ∞, NaN or 0.
     """
 
     def __init__(self, kernel: Kernel | None = None) -> None:
         self.kernel = kernel
 
     def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
-        k = self._base()
-        X = as_collection(X)
+        k = self._unit_base()
+        X = as_collection(X, "X")
+        Y = None if Y is None else as_collection(Y, "Y")
+        check_gram_bytes(len(X), len(X if Y is None else Y), self)
+        rows = self._unit_features(k, X, Y, options)
+        if rows is not None:
+            F, G = rows
+            if G is not None:
+                return inner_products(F, G)
+            K = inner_products(F)
+            np.fill_diagonal(K, np.diff(F.indptr) > 0)  # ⟨F_i, F_i⟩ = 1 up to rounding: exactly 1
+            return K
         G = k.gram_with(X, None if Y is None else Y, **options)
         dx = np.diag(G).copy() if Y is None else k.diag(X)
         dy = dx if Y is None else k.diag(Y)
         return _normalise(G, dx, dy)
 
+    def _unit_base(self) -> Kernel:
+        """K₀ with its common scale taken out (:meth:`~ratkit.automata.kernels.Kernel.split_scale`):
+        the cosine of e^s K′₀ is the cosine of K′₀."""
+        return self._base().split_scale()[1]
+
+    def _unit_features(
+        self, k: Kernel, X: list, Y: Any, options: dict[str, Any]
+    ) -> tuple[sp.csr_matrix, sp.csr_matrix | None] | None:
+        """(X's rows, Y's rows or None when Y is None) of K₀'s feature map normalised to unit
+        norm; None when K₀ has none, or when ``options`` ask for more than ``n_jobs`` and
+        ``show_progress`` (a ``strategy`` other than "auto": K₀'s Gram computes it as asked)."""
+        if set(options) - {"n_jobs", "show_progress", "strategy"} or options.get("strategy", "auto") != "auto":
+            return None
+        features = k.gram_features(X, Y, n_jobs=options.get("n_jobs"), show_progress=options.get("show_progress"))
+        if features is None:
+            return None
+        F, G = features
+        return unit_rows(F, self), None if Y is None else unit_rows(G, self)
+
     def diag(self, X: Any) -> np.ndarray:
-        d = self._base().diag(X)
-        return (d > 0).astype(np.float64)
+        """1 where K₀(x, x) > 0 (read off K₀'s feature rows where it has them), else 0."""
+        k = self._unit_base()
+        features = k.gram_features(as_collection(X))
+        if features is not None:
+            F = unit_rows(features[0], self)
+            return (np.diff(F.indptr) > 0).astype(np.float64)
+        return (k.diag(X) > 0).astype(np.float64)
 
     def fit_features(
         self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
     ) -> tuple[Vocabulary, sp.csr_matrix]:
         """F₀ with rows of unit norm: the vocabulary is X's own, so ‖F₀_i‖² = K₀(x_i, x_i)."""
-        vocabulary, F = self._base().fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
-        return vocabulary, _scaled_rows(F, inverse_norms(row_sq_norms(F)))
+        vocabulary, F = self._unit_base().fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
+        return vocabulary, unit_rows(F, self)
 
     def transform_features(
         self, vocabulary: Vocabulary, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
     ) -> sp.csr_matrix:
-        """F₀ on the vocabulary, each row divided by the full norm √K₀(x, x), unseen features included."""
-        k = self._base()
+        """F₀ on the vocabulary, each row divided by the full norm √K₀(x, x), unseen features
+        included: the norm of X's rows of F₀ on their own vocabulary."""
+        k = self._unit_base()
         X = as_collection(X)
         F = k.transform_features(vocabulary, X, n_jobs=n_jobs, show_progress=show_progress)
-        return _scaled_rows(F, inverse_norms(k.diag(X)))
+        _, full = k.fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
+        return unit_rows(F, self, full)
 
     def check_vocabulary(self, vocabulary: Vocabulary, columns: np.ndarray) -> None:
         self._base().check_vocabulary(vocabulary, columns)
 
     def feature_automata(self, X: Any) -> tuple[list[pynini.Fst], bool] | None:
         """K₀'s feature automata, to be normalised."""
-        found = self._base().feature_automata(X)
+        found = self._unit_base().feature_automata(X)
         return None if found is None else (found[0], True)
 
 

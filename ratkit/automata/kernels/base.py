@@ -55,10 +55,9 @@ from ratkit.automata.kernels._features import (
     VocabularyError,
     chunked_vocabulary_matrix,
     feature_memory_bound,
-    inner_products,
-    row_sq_norms,
     vocabulary_matrix,
 )
+from ratkit.automata.kernels._float_range import feature_products, feature_sq_norms, rescaled
 from ratkit.automata.kernels._paths import TooManyPaths, enumerate_paths
 from ratkit.automata.operations import compose, invert
 from ratkit.automata.semirings import PROBABILITY, Semiring, get_semiring
@@ -344,6 +343,7 @@ class Kernel(BaseEstimator):
 
     - :meth:`gram_with` ``(X, Y, **options)``: ``gram(X, Y)``, the options ignored;
     - :meth:`value`, :meth:`diag`: from :meth:`gram`;
+    - :meth:`split_scale`: (0.0, self), no common scale of the weights to take out;
     - :attr:`is_pds`: None (unknown);
     - :attr:`is_nds`: None (unknown), whether K is negative definite symmetric (Definition 6),
       which decides whether :func:`~ratkit.automata.kernels.exp_kernel` of it is PDS;
@@ -446,6 +446,17 @@ class Kernel(BaseEstimator):
     def diag(self, X: Any) -> np.ndarray:
         """[K(x, x) for x in X]."""
         return np.array([self.value(x, x) for x in as_collection(X)], dtype=np.float64)
+
+    def split_scale(self) -> tuple[float, Kernel]:
+        """(s, K′) with K = e^s · K′: the kernel's common scale taken out of its weights, as a
+        logarithm, and the kernel of the weights divided by it (brought toward 1).
+
+        A cosine normalisation is invariant to that scale and computes with K′; a scaled,
+        summed or multiplied kernel computes K′'s values and applies e^s last, so that weights
+        whose squares or products leave float64's range (1e200, 1e-170) give every value that
+        is itself a float. The default: (0.0, self), no scale to take out.
+        """
+        return 0.0, self
 
     # -- parameters --------------------------------------------------------------------
     def _validate_params(self) -> None:
@@ -1090,6 +1101,12 @@ class RationalKernel(Kernel):
         check_gram_bytes(len(X), len(Ys), self)
         if not X or not Ys:
             return np.zeros((len(X), len(Ys)))
+        scale, unit = self.split_scale()
+        if scale != 0.0:  # K = e^s K′: K′'s values, e^s applied last (see split_scale)
+            values = unit.gram(
+                X, None if Y is None else Ys, strategy=strategy, n_jobs=n_jobs, show_progress=show_progress
+            )
+            return rescaled(values, scale, self)
         both = X if Y is None else X + Ys
         alphabet = self.alphabet_for(both)
         if strategy in ("auto", "specialized") and not any(map(_is_lattice, both)):
@@ -1108,8 +1125,8 @@ class RationalKernel(Kernel):
             else:
                 _, F = vocabulary_matrix(rows, codes, vals, len(both), overwrite_codes=True)
                 if Y is None:
-                    return self._psi_features(inner_products(F))
-                return self._psi_features(inner_products(F[: len(X)], F[len(X) :]))
+                    return self._psi_features(feature_products(self, F))
+                return self._psi_features(feature_products(self, F[: len(X)], F[len(X) :]))
         if strategy in ("auto", "intersection") and self.factor(alphabet) is not None:
             return self._gram_pairwise(X, Ys, Y is None, alphabet, "intersection", n_jobs, show_progress)
         return self._gram_pairwise(X, Ys, Y is None, alphabet, "composition", n_jobs, show_progress)
@@ -1125,6 +1142,9 @@ class RationalKernel(Kernel):
         strategy, n_jobs, _ = self._options(strategy, n_jobs, False)
         if not X:
             return np.zeros(0)
+        scale, unit = self.split_scale()
+        if scale != 0.0:
+            return rescaled(unit.diag(X, strategy=strategy, n_jobs=n_jobs), scale, self)
         alphabet = self.alphabet_for(X)
         if strategy in ("auto", "specialized") and not any(map(_is_lattice, X)):
             special = self._specialized_diag(X, alphabet)
@@ -1137,7 +1157,7 @@ class RationalKernel(Kernel):
                 pass
             else:
                 _, F = vocabulary_matrix(rows, codes, vals, len(X), overwrite_codes=True)
-                return self._psi_features(row_sq_norms(F))
+                return self._psi_features(feature_sq_norms(F, self))
         return np.array([self.gram([x], [x], strategy=strategy, n_jobs=1)[0, 0] for x in X])
 
     def _psi_features(self, G: np.ndarray) -> np.ndarray:
@@ -1167,7 +1187,10 @@ class RationalKernel(Kernel):
         native = pair_matrix(
             total, left, right, symmetric=symmetric, n_jobs=n_jobs, show_progress=show_progress, desc=f"Gram by {how}"
         )
-        return self._psi(native)
+        try:
+            return self._psi(native)
+        except WeightOverflowError as exc:  # the semiring's message does not name the kernel
+            raise WeightOverflowError(f"{self!r} by {how}: {exc}") from None
 
 
 def _specialized_block(

@@ -10,6 +10,7 @@ A. Ghose, *Rational kernels: a survey*, §VI-1, eq. (55).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from numbers import Real
 from typing import Any
@@ -135,6 +136,28 @@ class CountBasedKernel(RationalKernel):
 
     def _validate_params(self) -> None:
         self.weight_array()
+
+    def split_scale(self) -> tuple[float, CountBasedKernel]:
+        """(2k ln 2, the kernel of the weights w / 2^k) (K is quadratic in the weights): 2^k
+        brings the non-zero weights toward 1 without taking any of them across it — the
+        largest to (½, 1] when all are below 1, the smallest to [1, 2) when all are above, k = 0
+        when they straddle 1 — so that no value of the new kernel leaves float64's range
+        where K's value does not, and no weight is lost (an exact division by 2^k)."""
+        w = self.weight_array()
+        positive = w[w > 0]
+        if not positive.size:
+            return 0.0, self
+        lo, hi = float(positive.min()), float(positive.max())
+        k = math.ceil(math.log2(hi)) if hi < 1.0 else math.floor(math.log2(lo)) if lo > 1.0 else 0
+        if k == 0:
+            return 0.0, self
+        # kept, so that the unit kernel's transducers are built once (keyed by the parameters)
+        key = self._params_key()
+        cached = self.__dict__.get("_split_cache")
+        if cached is None or cached[0] != key:
+            params = {**self.get_params(deep=False), "weights": [float(v) for v in np.ldexp(w, -k)]}
+            cached = self.__dict__["_split_cache"] = (key, (2 * k) * math.log(2.0), type(self)(**params))
+        return cached[1], cached[2]
 
     def _spec_params(self, *, inline: bool = False) -> dict[str, Any]:
         """The patterns as strings (tuples of tokens as lists) and the weights as floats."""

@@ -27,7 +27,6 @@ from ratkit._jit import njit
 from ratkit.automata._fstbytes import FstArrays, arrays_to_fst, fst_to_arrays
 from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.distance import total_native
-from ratkit.automata.kernels._features import inverse_norms
 from ratkit.automata.semirings import PROBABILITY
 from ratkit.automata.transducer import Transducer
 from ratkit.exceptions import ParameterError
@@ -35,7 +34,7 @@ from ratkit.learners.dcd._epochs import epoch_python
 from ratkit.learners.svm import _kernel_view as view
 from ratkit.learners.wprime._protocol import Epoch, EpochResult, TrainingSet, dual_solution, register_representation
 
-__all__ = ["NaiveUnion", "NaiveWPrime", "dot_native", "naive_epoch"]
+__all__ = ["NaiveUnion", "NaiveWPrime", "dot_native", "naive_epoch", "unit_automaton"]
 
 _EMPTY = Alphabet(())
 
@@ -65,6 +64,28 @@ def dot_native(a: pynini.Fst, b: pynini.Fst) -> float:
         return float(np.exp(-total_native(Transducer(f, PROBABILITY, _EMPTY, check=False))))
     t = fst_to_arrays(f)
     return float(_topsorted_total(t.start, t.final, t.src, t.weight, t.dst))
+
+
+def unit_automaton(phi: pynini.Fst) -> pynini.Fst:
+    """Φ / ‖Φ‖ with ‖Φ‖² = D(Φ ⋄ Φ) for a log64 acceptor: ‖Φ‖² summed in the log domain (its
+    native weight −ln ‖Φ‖² is finite where ‖Φ‖² itself is beyond float64, above or below),
+    and −ln ‖Φ‖ taken off every final weight. Φ unchanged when it accepts nothing."""
+    f = pynini.intersect(phi, phi)
+    if f.start() < 0:
+        return phi
+    native = total_native(Transducer(f, PROBABILITY, _EMPTY, check=False))  # −ln ‖Φ‖²
+    if not np.isfinite(native):
+        return phi
+    # pushed to the initial state, every other arc holds a probability ≤ 1; the scale then goes
+    # on the arcs out of the start (each accepting path takes one), so no partial product of
+    # D(Φ ⋄ Ψ) in float64 leaves the range (a start on a cycle takes it on its final weights)
+    a = fst_to_arrays(pynini.push(phi, push_weights=True, reweight_type="to_initial"))
+    if np.any(a.dst == a.start):
+        a.final = a.final - native / 2  # +∞ (not final) stays +∞
+    else:
+        a.weight[a.src == a.start] -= native / 2
+        a.final[a.start] -= native / 2
+    return pynini.arcsort(arrays_to_fst(a), sort_type="olabel")
 
 
 class NaiveUnion:
@@ -181,11 +202,12 @@ class NaiveWPrime:
     stage: str
 
     def __init__(self, data: TrainingSet, phis: list[pynini.Fst], cosine: bool) -> None:
-        self.data, self.phis = data, phis
-        # K(x_i, x_i) = D(Φ′_i ⋄ Φ′_i); c_i = 1/√K(x_i, x_i) for a cosine kernel
-        raw = view.check_finite([dot_native(f, f) for f in phis], data.kernel, "kernel values K(x, x)")
-        self.scale = inverse_norms(raw) if cosine else np.ones(len(phis))
-        self.diagonal = raw * self.scale * self.scale + data.shift
+        # a cosine kernel's Φ′_i / ‖Φ′_i‖, scaled in the log domain: K(x_i, x_i) = D(Φ′_i ⋄ Φ′_i)
+        # itself may be beyond float64 (weights 1e160) or below it (1e-170), its cosine is not
+        self.data, self.phis = data, [unit_automaton(f) for f in phis] if cosine else phis
+        raw = view.check_finite([dot_native(f, f) for f in self.phis], data.kernel, "kernel values K(x, x)")
+        self.scale = np.ones(len(phis))
+        self.diagonal = raw + data.shift
         self.states = 0
 
     @classmethod
