@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -154,13 +155,19 @@ def lock_path(path: str | os.PathLike) -> Path:
     return p.with_name(p.name + ".lock")
 
 
-def _holder(fd: int) -> str:
-    """Who holds the lock open at ``fd``, as recorded in the lock file ("pid N")."""
-    with suppress(OSError, ValueError):
-        text = os.pread(fd, 64, 0).decode("ascii").strip()
-        if text.isdigit():
-            return f" (pid {int(text)})"
-    return ""
+def _holder(fd: int, wait: float = 0.5) -> str:
+    """Who holds the lock open at ``fd``, as recorded in the lock file ("pid N"). The holder
+    writes its pid just after taking the lock, so a writer refused in between waits up to
+    ``wait`` seconds for it; then the holder goes unnamed."""
+    deadline = time.monotonic() + wait
+    while True:
+        with suppress(OSError, ValueError):
+            text = os.pread(fd, 64, 0).decode("ascii").strip()
+            if text.isdigit():
+                return f" (pid {int(text)})"
+        if time.monotonic() >= deadline:
+            return ""
+        time.sleep(0.01)
 
 
 @contextmanager
