@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -105,10 +106,32 @@ def output_file(text: str) -> str:
     return text
 
 
+def utf8_text(value: str) -> str:
+    """An argparse type: an argument that is text (a sequence, symbols, an inline JSON spec),
+    not a path. Text is UTF-8 whatever the locale: where Python decoded the command line with
+    another encoding (a C locale with ``PYTHONUTF8=0``), the bytes it could not decode arrive
+    as surrogate escapes ("é" as two symbols '\\udcc3\\udca9'), and are read as UTF-8 here,
+    as ratkit reads files. Paths are left as they are: the file system takes them in its own
+    encoding."""
+    if not any("\udc80" <= c <= "\udcff" for c in value):
+        return value
+    try:
+        return os.fsencode(value).decode("utf-8")
+    except UnicodeError:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not UTF-8 text; give the argument in UTF-8 (or set PYTHONUTF8=1)"
+        ) from None
+
+
+def spec_or_path(value: str) -> str:
+    """An argparse type: a kernel spec given inline (JSON, read as :func:`utf8_text`) or a file path."""
+    return utf8_text(value) if value.lstrip().startswith("{") else value
+
+
 def key_value(text: str) -> tuple[str, Any]:
     """An argparse type: ``KEY=VALUE`` with a JSON value (a bare word is a string):
     ``loss=hinge`` → ("loss", "hinge"), ``n_factors=16`` → ("n_factors", 16)."""
-    key, sep, raw = text.partition("=")
+    key, sep, raw = utf8_text(text).partition("=")
     if not sep or not key.strip() or not key.strip().isidentifier():
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE with KEY a parameter name, got {text!r}")
     try:

@@ -13,6 +13,7 @@ import math
 import time
 from typing import Any
 
+from ratkit.cli._argtypes import spec_or_path
 from ratkit.cli._common import DEFAULT_SPEC, SEQUENCE_FORMATS, add_format, add_output, add_plot, resolve_format
 from ratkit.cli._compute import add_compute_arguments, compute_context
 
@@ -42,6 +43,7 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
     gram.add_argument(
         "--kernel",
         metavar="SPEC",
+        type=spec_or_path,
         default=None,
         help=f"kernel spec: a JSON object or a .json/.toml file (default: {json.dumps(DEFAULT_SPEC)}; "
         "see 'ratkit kernels list')",

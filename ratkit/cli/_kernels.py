@@ -14,7 +14,7 @@ import inspect
 import json
 from typing import TYPE_CHECKING
 
-from ratkit.cli._argtypes import positive
+from ratkit.cli._argtypes import positive, spec_or_path, utf8_text
 from ratkit.cli._common import add_plot
 
 if TYPE_CHECKING:
@@ -46,8 +46,8 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
 
     ev = sub.add_parser("eval", help="Print K(x, y) for a kernel spec and two strings.")
     _add_kernel(ev)
-    ev.add_argument("x", metavar="X", help="the first string (one symbol per character)")
-    ev.add_argument("y", metavar="Y", help="the second string")
+    ev.add_argument("x", metavar="X", type=utf8_text, help="the first string (one symbol per character)")
+    ev.add_argument("y", metavar="Y", type=utf8_text, help="the second string")
     ev.set_defaults(func=_eval)
 
     pds = sub.add_parser(
@@ -59,7 +59,7 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
         "Gram matrices. M_n has |alphabet|^n rows (Σ_{m≤n} |alphabet|^m with --up-to).",
     )
     _add_kernel(pds)
-    pds.add_argument("--alphabet", default="ab", help="the symbols, one per character")
+    pds.add_argument("--alphabet", type=utf8_text, default="ab", help="the symbols, one per character")
     pds.add_argument("--max-len", metavar="N", type=positive(int), default=6, help="the largest length n")
     pds.add_argument(
         "--up-to", action="store_true", help="strings of every length ≤ n, ε included (default: of length exactly n)"
@@ -72,6 +72,7 @@ def _add_kernel(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--kernel",
         metavar="SPEC",
+        type=spec_or_path,
         required=True,
         help="kernel spec: a JSON object or a .json/.toml file (see 'ratkit kernels list' and 'ratkit kernels show')",
     )

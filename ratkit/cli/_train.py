@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from ratkit.cli._argtypes import fraction, key_value, positive
+from ratkit.cli._argtypes import fraction, key_value, positive, spec_or_path
 from ratkit.cli._common import (
     DEFAULT_LEARNER,
     DEFAULT_SPEC,
@@ -57,6 +57,7 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument(
         "--kernel",
         metavar="SPEC",
+        type=spec_or_path,
         default=None,
         help=f"kernel spec: a JSON object or a .json/.toml file (default: {json.dumps(DEFAULT_SPEC)}; "
         "see 'ratkit kernels list')",

@@ -104,3 +104,30 @@ def test_kernels_eval_on_an_ascii_terminal(folder):
     )
     assert done.returncode == 0, done.stderr
     assert float(_ascii(done.stdout)) == 2.0
+
+
+def test_text_arguments_are_utf8_whatever_the_locale(folder):
+    """A C locale without UTF-8 mode decodes the command line as ASCII with surrogate escapes,
+    so "é" arrived as two symbols and K was silently wrong; sequences, symbols and inline
+    specs are read as UTF-8, as files are. Unigram counts: é·δ + δ·δ = 1·0 + 1·2 = 2."""
+    done = _ratkit("kernels", "eval", "--kernel", '{"family": "ngram", "n": 1}', "éδ", "δδ", cwd=folder)
+    assert done.returncode == 0, done.stderr
+    assert float(_ascii(done.stdout)) == 2.0
+    # a non-ASCII symbol inside an inline spec: count_based over the pattern "é" (weight 1)
+    spec = '{"family": "count-based", "patterns": ["é"]}'
+    done = _ratkit("kernels", "eval", "--kernel", spec, "éé", "aé", cwd=folder)
+    assert done.returncode == 0, done.stderr
+    assert float(_ascii(done.stdout)) == 2.0  # |x|_é |y|_é = 2 · 1
+    # bytes that are not UTF-8 are refused by name, not read as other symbols
+    bad = subprocess.run(
+        [sys.executable, "-c", _CLI, "kernels", "eval", "--kernel", '{"family": "ngram", "n": 1}', b"\xff", "a"],
+        cwd=folder,
+        env={
+            **{k: v for k, v in os.environ.items() if not k.startswith(("RATKIT_", "LC_"))},
+            **ASCII_TERMINAL,
+            "PYTHONPATH": os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]),
+        },
+        capture_output=True,
+        timeout=600,
+    )
+    assert bad.returncode == 2 and b"is not UTF-8 text" in bad.stderr, bad.stderr
