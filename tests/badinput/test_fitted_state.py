@@ -16,7 +16,6 @@ import re
 
 import numpy as np
 import pytest
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from ratkit import load_model, save_model
 from ratkit.automata import kernels
@@ -26,6 +25,7 @@ from ratkit.learners import LinearDCDSVC, RationalSVC
 from ratkit.plugins import registry
 from tests.cli._helpers import run
 from tests.modelfiles import edit_model
+from tests.test_plain_learner_plugin import _SOURCE as _PLAIN_PLUGIN_SOURCE
 
 X_NUM = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, 2.0], [2.0, 0.0], [0.5, 2.5], [2.5, 0.5]])
 Y_NUM = [0, 1, 0, 1, 0, 1]
@@ -145,24 +145,11 @@ def test_a_subclass_of_rational_svc_inherits_its_description(tmp_path, monkeypat
     assert load_model(edited).margins_.dtype == np.complex128  # a plugin may hold complex numbers
 
 
-class NearestMean(ClassifierMixin, BaseEstimator):
-    """A plain scikit-learn estimator (no ratkit base class, no description): the class whose
-    training sequences have the largest mean kernel value."""
-
-    _fitted_attributes = ("classes_", "kernel_", "X_", "y_")
-
-    def __init__(self, kernel=None):
-        self.kernel = kernel
-
-    def fit(self, X, y):
-        self.kernel_ = clone(self.kernel)
-        self.X_, self.y_ = list(X), np.asarray(y)
-        self.classes_ = np.unique(self.y_)
-        return self
-
-    def predict(self, X):
-        G = self.kernel_.gram(list(X), self.X_)
-        return self.classes_[np.stack([G[:, self.y_ == c].mean(axis=1) for c in self.classes_], axis=1).argmax(axis=1)]
+# A plain scikit-learn estimator (no ratkit base class, no description): the third-party plugin
+# of test_plain_learner_plugin, the same source.
+_plugin: dict = {}
+exec(_PLAIN_PLUGIN_SOURCE, _plugin)
+NearestMean = _plugin["NearestMean"]
 
 
 def test_a_learner_without_a_description_still_loads_and_is_checked_generically(tmp_path, monkeypatch):
