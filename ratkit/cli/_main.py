@@ -14,6 +14,7 @@ import codecs
 import contextlib
 import importlib
 import os
+import stat
 import sys
 import traceback
 import warnings
@@ -36,6 +37,15 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "ratkit.cli._kernel_learner",
     "ratkit.cli._kernels",
 )
+
+
+def _stdout_is_a_pipe() -> bool:
+    """Whether standard output is a pipe (or socket) whose reader may go away."""
+    try:
+        mode = os.fstat(sys.stdout.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (captured output)
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
@@ -116,10 +126,19 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         with warnings.catch_warnings():  # restores the caller's warning display on return
             warnings.showwarning = _warning_printer(command)
-            return int(args.func(args) or 0)
+            status = int(args.func(args) or 0)
+            sys.stdout.flush()  # a closed pipe shows here, not at the interpreter's exit
+            return status
     except KeyboardInterrupt:
         print(f"ratkit {command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        if not _stdout_is_a_pipe():
+            raise
+        # the reader of standard output went away (`ratkit predict … | head`): stop quietly, as
+        # Unix tools do on SIGPIPE, with nothing more written to the closed pipe
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, the status of a Unix tool killed by it
     except _user_errors() as exc:
         if _traceback_wanted():
             traceback.print_exc()
