@@ -164,4 +164,6 @@ def test_tasks_cancelled_because_a_worker_died_with_their_data_raise_a_distribut
 
     monkeypatch.setattr(layer.joblib, "Parallel", CancellingParallel)
     with pytest.raises(DistributedError, match="A worker process died while running the map"):
-        list(parallel_map(_add, [(i,) for i in range(3)], shared=(Shared(1),), n_jobs=2, ordered=ordered, desc="the map"))
+        list(
+            parallel_map(_add, [(i,) for i in range(3)], shared=(Shared(1),), n_jobs=2, ordered=ordered, desc="the map")
+        )

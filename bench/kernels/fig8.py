@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.perf_counter() - start
     print("Fig. 8: smallest eigenvalue of M_n = exp(-d_e(x_i, x_j)), x over {a,b}^n")
     for n, lam in eig.items():
-        print(f"  n = {n}: {2 ** n:4d} strings, lambda_min = {lam:+.6f}")
+        print(f"  n = {n}: {2**n:4d} strings, lambda_min = {lam:+.6f}")
     negative = [n for n, lam in eig.items() if lam < 0]
     first = negative[0] if negative else None
     print(f"first n with a negative eigenvalue: {first} (survey: 6); {elapsed:.1f} s")
@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     ax.axhline(0.0, color="grey", lw=0.8)
     ax.set_xlabel("n (strings of length n over {a, b})")
     ax.set_ylabel(r"$\lambda_{\min}(M_n)$")
-    ax.set_title(r"$M_n = \exp(-d_e(x_i, x_j))$ is not PSD from n = %s" % first)
+    ax.set_title(rf"$M_n = \exp(-d_e(x_i, x_j))$ is not PSD from n = {first}")
     fig.tight_layout()
     fig.savefig(out, dpi=120)
     print(f"plot: {out}")

@@ -59,10 +59,14 @@ def _sparse_gram(rows: list[Counter]) -> np.ndarray:
 
 def ngram_section(docs: list[str], ns: tuple[int, ...], n_jobs: int, pairs: int, repeat: int) -> None:
     print(f"\n## n-gram Gram matrix, {len(docs)} Reuters bodies (mean {np.mean([len(d) for d in docs]):.0f} chars)")
-    print("| n | reference s | ngram s | ratio | equal | from_transducer s (n_jobs) | ratio | per-pair composition s (extrapolated) | speed-up vs from_transducer |")
+    print(
+        "| n | reference s | ngram s | ratio | equal | from_transducer s (n_jobs) | ratio "
+        "| per-pair composition s (extrapolated) | speed-up vs from_transducer |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     rng = random.Random(0)
     for n in ns:
+
         def reference():
             F = CountVectorizer(analyzer="char", ngram_range=(n, n), lowercase=False).fit_transform(docs)
             return (F @ F.T).toarray()
@@ -89,13 +93,17 @@ def ngram_section(docs: list[str], ns: tuple[int, ...], n_jobs: int, pairs: int,
                 refused += 1
         if refused:
             print(f"(n={n}: {refused} sampled pairs beyond the composition limit were redrawn; lower bound)")
-        vals, t_pairs = _timed(lambda: [user.gram([docs[i]], [docs[j]], strategy="composition")[0, 0] for i, j in sample])
+        vals, t_pairs = _timed(
+            lambda: [user.gram([docs[i]], [docs[j]], strategy="composition")[0, 0] for i, j in sample]
+        )
         assert all(abs(v - G0[i, j]) <= 1e-9 * max(1.0, G0[i, j]) for v, (i, j) in zip(vals, sample))
         n_pairs = len(docs) * (len(docs) + 1) // 2
         t_all_pairs = t_pairs / pairs * n_pairs
-        print(f"| {n} | {t_ref:.2f} | {t_ours:.2f} | {t_ours / t_ref:.2f}× | {np.array_equal(G0, G1)} "
-              f"| {t_user:.2f} ({n_jobs}) | {t_user / t_ref:.1f}× | {t_all_pairs:,.0f} ({pairs} pairs × {n_pairs:,}) "
-              f"| {t_all_pairs / t_user:,.0f}× |")
+        print(
+            f"| {n} | {t_ref:.2f} | {t_ours:.2f} | {t_ours / t_ref:.2f}× | {np.array_equal(G0, G1)} "
+            f"| {t_user:.2f} ({n_jobs}) | {t_user / t_ref:.1f}× | {t_all_pairs:,.0f} ({pairs} pairs × {n_pairs:,}) "
+            f"| {t_all_pairs / t_user:,.0f}× |"
+        )
         if not np.allclose(G0, G2, rtol=1e-12, atol=0):
             print(f"   from_transducer differs from the reference: max |Δ| = {np.abs(G0 - G2).max()}")
 
@@ -131,6 +139,7 @@ def _mismatch_rows(seqs: list[str], k: int, m: int, alphabet: str) -> list[Count
 
 def _subsequence_pair(x: str, y: str) -> int:
     """Distinct common subsequences, by counting paths of the product of the subsequence DFAs."""
+
     def nxt(s):
         table = [dict() for _ in range(len(s) + 1)]
         for p in range(len(s) - 1, -1, -1):
@@ -154,13 +163,18 @@ def other_families(reuters: list[str], splice: list[str], gappy_docs: int, sub_n
     docs = reuters[:gappy_docs]
     G1, t1 = _timed(lambda: gappy(2, 0.5).gram(docs))
     G0, t0 = _timed(lambda: _sparse_gram(_gappy_rows(docs, 0.5)))
-    print(f"| gappy n=2 λ=0.5 | {len(docs)} Reuters bodies | {t1:.2f} | {t0:.2f} (enumerate i<j pairs) | {t0 / t1:.0f}× "
-          f"| {np.max(np.abs(G1 - G0) / np.maximum(np.abs(G0), 1e-300)):.1e} |")
+    print(
+        f"| gappy n=2 λ=0.5 | {len(docs)} Reuters bodies | {t1:.2f} | {t0:.2f} (enumerate i<j pairs) | {t0 / t1:.0f}× "
+        f"| {np.max(np.abs(G1 - G0) / np.maximum(np.abs(G0), 1e-300)):.1e} |"
+    )
     alphabet = "".join(sorted(set("".join(splice))))
     G1, t1 = _timed(lambda: mismatch(5, 1, alphabet).gram(splice))
     G0, t0 = _timed(lambda: _sparse_gram(_mismatch_rows(splice, 5, 1, alphabet)))
-    print(f"| mismatch k=5 m=1 | {len(splice)} splice sequences (60 nt, Σ = {alphabet}) | {t1:.2f} | {t0:.2f} (Counter of neighbours) "
-          f"| {t0 / t1:.0f}× | {np.max(np.abs(G1 - G0) / np.maximum(np.abs(G0), 1e-300)):.1e} |")
+    print(
+        f"| mismatch k=5 m=1 | {len(splice)} splice sequences (60 nt, Σ = {alphabet}) | {t1:.2f} "
+        f"| {t0:.2f} (Counter of neighbours) "
+        f"| {t0 / t1:.0f}× | {np.max(np.abs(G1 - G0) / np.maximum(np.abs(G0), 1e-300)):.1e} |"
+    )
     seqs = [s[:40] for s in splice[:sub_n]]
     G1, t1 = _timed(lambda: subsequence().gram(seqs))
     rng = random.Random(1)
@@ -168,8 +182,11 @@ def other_families(reuters: list[str], splice: list[str], gappy_docs: int, sub_n
     vals, t0 = _timed(lambda: [_subsequence_pair(seqs[i], seqs[j]) for i, j in sample])
     t_full = t0 / sub_pairs * (sub_n * (sub_n + 1) // 2)
     rel = max(abs(G1[i, j] - v) / v for v, (i, j) in zip(vals, sample))
-    print(f"| subsequence | {sub_n} splice prefixes of 40 nt | {t1:.2f} | {t_full:.2f} (memoised DP, {sub_pairs} pairs extrapolated) "
-          f"| {t_full / t1:.0f}× | {rel:.1e} |")
+    print(
+        f"| subsequence | {sub_n} splice prefixes of 40 nt | {t1:.2f} "
+        f"| {t_full:.2f} (memoised DP, {sub_pairs} pairs extrapolated) "
+        f"| {t_full / t1:.0f}× | {rel:.1e} |"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -284,7 +284,9 @@ def test_a_call_that_outlives_its_client_closes_quietly():
     and left its progress bar on screen."""
     from ratkit._parallel import Shared, parallel_map
 
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    ) as cluster:
         own = distributed.Client(cluster)
         with joblib.parallel_config(backend="dask", client=own):
             results = parallel_map(_sum_after_a_pause, [(i,) for i in range(3)], shared=(Shared(np.ones(500)),) * 2)

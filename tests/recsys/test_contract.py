@@ -56,7 +56,6 @@ class TestDCFContract(RecommenderContract):
         return DCF(n_bits=16, random_state=0)
 
 
-
 class TestFISMContract(RecommenderContract):
     def make_model(self):
         return FISM(n_factors=8, n_epochs=20, learning_rate=0.05, random_state=0)
