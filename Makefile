@@ -48,3 +48,17 @@ $(DOCS_STAMP): pyproject.toml $(STAMP)
 docs: venv $(DOCS_STAMP)
 	$(VENV)/bin/sphinx-build -W --keep-going -b html docs docs/_build/html
 	$(VENV)/bin/sphinx-build -W --keep-going -b doctest docs docs/_build/doctest
+
+# The lint checks of CONTRIBUTING.md on the whole repository: ruff's rules and its format
+# (Python files; Markdown pages keep their own layout). Installs the `lint` extra into .venv.
+LINT_STAMP := $(VENV)/.ratkit-lint-installed
+
+$(LINT_STAMP): pyproject.toml $(STAMP)
+	@echo "make: installing the lint extra (ruff) into $(VENV)"
+	$(PY) -m pip install --progress-bar on -e '.[lint]'
+	@touch $(LINT_STAMP)
+
+.PHONY: lint
+lint: venv $(LINT_STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
