@@ -26,7 +26,7 @@ from ratkit.exceptions import (
     UnknownSymbolError,
 )
 
-__all__ = ["Alphabet", "SequenceLike", "EPSILON", "as_symbols"]
+__all__ = ["Alphabet", "SequenceLike", "EPSILON", "as_symbols", "symbol_listing"]
 
 EPSILON = ""
 _EPS_NAME = "<eps>"
@@ -75,8 +75,16 @@ def _shown(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 5] + " ...>"
 
 
-def _listing(symbols: Iterable[str]) -> str:
-    items = sorted(symbols)
+def symbol_listing(symbols: Iterable[str], *, sort: bool = True) -> str:
+    """The symbols as a message shows them: their reprs, comma-separated, sorted unless
+    ``sort=False`` (an alphabet in its own order), the first few then the count.
+
+    >>> symbol_listing("cab"), symbol_listing("cab", sort=False)
+    ("'a', 'b', 'c'", "'c', 'a', 'b'")
+    >>> symbol_listing(f"s{i:02d}" for i in range(40))[-29:]
+    "'s08', 's09', ... (40 in all)"
+    """
+    items = sorted(symbols) if sort else list(symbols)
     shown = ", ".join(map(repr, items[:_MAX_LISTED]))
     return shown + (f", ... ({len(items)} in all)" if len(items) > _MAX_LISTED else "")
 
@@ -208,7 +216,7 @@ class Alphabet:
             return self._index[symbol] + 1
         except KeyError:
             raise UnknownSymbolError(
-                f"Symbol {symbol!r} is not in the alphabet {{{_listing(self._symbols)}}}."
+                f"Symbol {symbol!r} is not in the alphabet {{{symbol_listing(self._symbols)}}}."
             ) from None
 
     def symbol(self, label: int) -> str:
@@ -238,7 +246,7 @@ class Alphabet:
             if j is None:
                 raise UnknownSymbolError(
                     f"Symbol {s!r} at position {i} of the {what} is not in the alphabet "
-                    f"{{{_listing(self._symbols)}}}. Use symbols of the alphabet, or declare "
+                    f"{{{symbol_listing(self._symbols)}}}. Use symbols of the alphabet, or declare "
                     "a larger alphabet when building the transducer."
                 )
             out[i] = j + 1
@@ -281,8 +289,8 @@ class Alphabet:
             return self
         if self.closed:
             raise AlphabetMismatchError(
-                f"Symbols {{{_listing(new)}}} are not in the declared alphabet "
-                f"{{{_listing(self._symbols)}}}. Declare an alphabet that contains them."
+                f"Symbols {{{symbol_listing(new)}}} are not in the declared alphabet "
+                f"{{{symbol_listing(self._symbols)}}}. Declare an alphabet that contains them."
             )
         return Alphabet(self._symbols + tuple(new), closed=False)
 
@@ -297,13 +305,13 @@ class Alphabet:
         extra_self = [s for s in self._symbols if s not in other._index]
         if self.closed and extra_other:
             raise AlphabetMismatchError(
-                f"The operands' alphabets do not match: symbols {{{_listing(extra_other)}}} "
-                f"are not in the declared alphabet {{{_listing(self._symbols)}}}."
+                f"The operands' alphabets do not match: symbols {{{symbol_listing(extra_other)}}} "
+                f"are not in the declared alphabet {{{symbol_listing(self._symbols)}}}."
             )
         if other.closed and extra_self:
             raise AlphabetMismatchError(
-                f"The operands' alphabets do not match: symbols {{{_listing(extra_self)}}} "
-                f"are not in the declared alphabet {{{_listing(other._symbols)}}}."
+                f"The operands' alphabets do not match: symbols {{{symbol_listing(extra_self)}}} "
+                f"are not in the declared alphabet {{{symbol_listing(other._symbols)}}}."
             )
         return Alphabet(self._symbols + tuple(extra_other), closed=self.closed or other.closed)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ratkit.automata.alphabet import Alphabet, SequenceLike, as_symbols
+from ratkit.automata.alphabet import Alphabet, SequenceLike, as_symbols, symbol_listing
 from ratkit.automata.pt.errors import EmptyAlphabetError
 from ratkit.exceptions import ParameterTypeError, UnknownSymbolError
 
@@ -17,8 +17,6 @@ __all__ = ["Word", "Shown", "as_sigma", "as_word", "show", "shows_as_str", "subs
 
 Word = tuple[str, ...]
 Shown = str | Word
-
-_MAX_LISTED = 10
 
 
 def as_sigma(alphabet: Any) -> Alphabet:
@@ -37,12 +35,6 @@ def as_sigma(alphabet: Any) -> Alphabet:
     return Alphabet(symbols, closed=True)
 
 
-def _listing(symbols: Iterable[str]) -> str:
-    items = list(symbols)
-    shown = ", ".join(map(repr, items[:_MAX_LISTED]))
-    return shown + (f", ... ({len(items)} in all)" if len(items) > _MAX_LISTED else "")
-
-
 def as_word(x: SequenceLike, sigma: Alphabet | None = None, what: str = "string") -> Word:
     """x as a tuple of symbols; with Σ given, a symbol outside Σ raises UnknownSymbolError."""
     word = as_symbols(x, what)
@@ -51,7 +43,7 @@ def as_word(x: SequenceLike, sigma: Alphabet | None = None, what: str = "string"
             if s not in sigma:
                 raise UnknownSymbolError(
                     f"Symbol {s!r} at position {i} of the {what} = {x!r} is not in the alphabet "
-                    f"Σ = {{{_listing(sigma)}}}. Use strings over Σ, or declare a Σ that "
+                    f"Σ = {{{symbol_listing(sigma, sort=False)}}}. Use strings over Σ, or declare a Σ that "
                     "contains every symbol you need."
                 )
     return word

@@ -18,7 +18,7 @@ import pynini
 import scipy.sparse as sp
 
 from ratkit._sparse import float64_csr
-from ratkit.automata.alphabet import _listing
+from ratkit.automata.alphabet import symbol_listing
 from ratkit.automata.kernels import Kernel, TooManyPaths, Vocabulary
 from ratkit.automata.kernels._features import row_sq_norms
 from ratkit.exceptions import SolverError
@@ -97,10 +97,10 @@ def warn_if_foreign(symbols: Sequence[str], X: list) -> None:
     if not seen or not seen.isdisjoint(symbols):
         return
     warnings.warn(
-        f"None of the symbols of the {len(X)} input(s) ({_listing(seen)}) occurs in the model's training alphabet "
-        f"({_listing(symbols)}): every pattern is unseen and every input gets the same score. The inputs are not in "
-        "the form the model was trained on: a model of positional tokens (ratkit train --positional, the demo) "
-        "needs them tokenised as in training; 'ratkit predict' does it.",
+        f"None of the symbols of the {len(X)} input(s) ({symbol_listing(seen)}) occurs in the model's training "
+        f"alphabet ({symbol_listing(symbols)}): every pattern is unseen and every input gets the same score. The "
+        "inputs are not in the form the model was trained on: a model of positional tokens (ratkit train "
+        "--positional, the demo) needs them tokenised as in training; 'ratkit predict' does it.",
         UserWarning,
         stacklevel=4,
     )
