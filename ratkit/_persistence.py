@@ -101,10 +101,8 @@ from ratkit.exceptions import (
     MissingDataError,
     ModelFormatError,
     NotFittedError,
-    OutputPathError,
     ParameterTypeError,
     PathIsFolderError,
-    RatkitError,
     UnknownPluginError,
 )
 
@@ -513,20 +511,15 @@ def save_model(model: Any, path: str | os.PathLike, metadata: Mapping[str, Any] 
         raw = json.dumps(manifest, indent=1, sort_keys=True, allow_nan=False).encode("utf-8")
     except (TypeError, ValueError) as exc:
         raise ModelFormatError(f"Cannot save the model to {str(path)!r}: {exc}") from None
-    # every byte is ready before the target is touched; the rename makes the write all-or-nothing
-    try:
-        with atomic_write(target, "wb", encoding=None, what="model file") as fh:
-            with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-                zf.writestr(_MANIFEST, raw)
-                zf.writestr(_MANIFEST_SUM, hashlib.sha256(raw).hexdigest())
-                for member, data in out.blobs.items():
-                    zf.writestr(member, data)
-    except OSError as exc:  # a full disk, a folder made read-only meanwhile; the old file is kept
-        if isinstance(exc, RatkitError):
-            raise
-        raise OutputPathError(
-            f"Cannot write the model file {str(path)!r}: {exc.strerror or exc}. Any file that was there is unchanged."
-        ) from exc
+    # every byte is ready before the target is touched; the rename makes the write all-or-nothing,
+    # and a failed write (a full disk, a folder made read-only meanwhile) is atomic_write's one
+    # error: "Cannot write the model file '…': <reason>. Any file that was there is unchanged."
+    with atomic_write(target, "wb", encoding=None, what="model file") as fh:
+        with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+            zf.writestr(_MANIFEST, raw)
+            zf.writestr(_MANIFEST_SUM, hashlib.sha256(raw).hexdigest())
+            for member, data in out.blobs.items():
+                zf.writestr(member, data)
     return target
 
 
