@@ -54,6 +54,18 @@ __all__ = [
     "format_bytes",
     "available_memory",
     "rows_within",
+    "MAX_PATHS",
+    "MAX_PHI_ARCS",
+    "MAX_COMPOSED_STATES",
+    "MAX_FACTOR_ARCS",
+    "MAX_FEATURE_ENTRIES",
+    "MAX_KEY_PATHS",
+    "MAX_SPEC_DEPTH",
+    "MAX_CLOSURE_ENTRIES",
+    "MAX_HYPOTHESES",
+    "MAX_DENSE_CELLS",
+    "MAX_BACKWARD_CELLS",
+    "MAX_EXPANSION",
 ]
 
 _FALLBACK_PHYSICAL = 8 * 2**30
@@ -269,3 +281,51 @@ def _refuse(estimate: str, limit: str, name: str, what: str, hint: str) -> None:
         f"{what} {estimate}, more than the limit of {limit} (ratkit.limits.{name}).{advice} To allow it, raise "
         f"the limit: ratkit.limits.set_limits({name}=...) or the RATKIT_{name.upper()} environment variable."
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Fixed bounds of single algorithms. Unlike max_bytes and max_states they are not settings:
+# each caps a structure whose cost per element was measured, so that an input too large for the
+# algorithm is refused with a ResourceLimitError naming the bound instead of exhausting memory.
+# They live here, in one place, and the modules that enforce them import them.
+
+# Rational kernels (ratkit.automata.kernels).
+#: Bound on the path prefixes enumerated per feature automaton before falling back to pairwise
+#: intersection (e.g. the subsequence kernel has 2^|x| features).
+MAX_PATHS = 2_000_000
+#: The most arcs the ε-removed feature automata Φ_x of one Gram matrix may hold, by the family's
+#: estimate: ε-removal and reading Φ_x into arrays cost about 120 bytes an arc (measured: 0.6 GB
+#: for 5·10⁶ arcs).
+MAX_PHI_ARCS = 5_000_000
+#: The most states X ∘ S ∘ Y may have for one pair on the ``"composition"`` path, estimated as
+#: (|x| + 1)·|Q_S|·(|y| + 1).
+MAX_COMPOSED_STATES = 5_000_000
+#: The most arcs a family's transducer T may have (checked before it is built): its arcs pass
+#: through Python tuples at about 550 bytes an arc (measured: 0.8 GB and 3.9 s for 1.44·10⁶ arcs),
+#: so T stays under ≈ 2.8 GB.
+MAX_FACTOR_ARCS = 5_000_000
+#: The most (row, feature) entries of one mismatch feature matrix: about 31 bytes a triplet
+#: (measured: 7.4·10⁷ triplets, mismatch(5, 2) over 20 letters, peak 2.5 GB), so ≈ 3 GB here.
+MAX_FEATURE_ENTRIES = 100_000_000
+#: The most path prefixes enumerated to find the weighted language of one lattice.
+MAX_KEY_PATHS = 100_000
+#: The deepest nesting of kernel specs ``from_spec`` builds; a deeper spec is refused with a
+#: SpecError instead of exhausting Python's recursion limit. Real combinations nest a few levels.
+MAX_SPEC_DEPTH = 64
+
+# The compiled transducer evaluator (ratkit.automata.kernels).
+#: The most closure entries (ε-input paths summed by end state and output) an export holds.
+MAX_CLOSURE_ENTRIES = 1_000_000
+#: The most hypotheses (state, output prefix) held at one position of one sequence.
+MAX_HYPOTHESES = 1_000_000
+#: The most (state, input label) cells of the dense table of arcs (beyond: binary search).
+MAX_DENSE_CELLS = 1 << 22
+#: The most (position, reachable state) cells of the backward table β of one sequence.
+MAX_BACKWARD_CELLS = 50_000_000
+
+# Model files (ratkit.persistence).
+#: The most a model file may expand when read (``load_model``'s default ``max_expansion``): its
+#: members' declared uncompressed sizes may sum to at most this multiple of the file's size, plus
+#: a floor of 256 MiB. A file declaring more is a corrupted file or a zip bomb, refused before
+#: anything is decompressed.
+MAX_EXPANSION = 200
