@@ -1,9 +1,10 @@
-"""ratkit.recsys: recommenders on one-class feedback, their data, protocol and metrics.
+"""ratkit.recsys: recommenders on one-class feedback, their protocol and metrics.
 
 Every model follows :class:`~ratkit.recsys.base.Recommender` (users as rows of a CSR
 matrix) and registers itself as a ``"recommender"`` plugin: ``mfauc``, ``popularity``,
 ``puresvd``, ``cccf``, ``dcf`` (CCCF and DCF learn from explicit ratings), ``tjsl``, ``fism``
-(preferred and examined items).
+(preferred and examined items). The data loaders, :class:`~ratkit.datasets.Interactions` among
+them, are in :mod:`ratkit.datasets`.
 """
 
 from typing import Any
