@@ -22,6 +22,7 @@ import scipy.sparse as sp
 
 from ratkit import load_model, plugins
 from ratkit.automata import kernels
+from ratkit.datasets import Interactions
 from ratkit.exceptions import DataFormatError, ModelFormatError
 from ratkit.fitted import (
     Array,
@@ -43,7 +44,6 @@ from ratkit.fitted import (
 )
 from ratkit.learners import KernelLearner, LinearDCDSVC, RationalSVC
 from ratkit.recsys import CCCF, DCF, FISM, MFAUC, TJSL, Popularity, PureSVD
-from ratkit.recsys.datasets import Interactions
 from tests.modelfiles import edit_model, manifest_of
 
 # -- the checker -----------------------------------------------------------------------------------

@@ -14,7 +14,6 @@ def _cases():
     from ratkit.automata.io import to_att
     from ratkit.automata.pt.sampling import sample
     from ratkit.recsys import MFAUC
-    from ratkit.recsys import datasets as rdatasets
 
     t = kernels.ngram(2).factor("ab")
     return {
@@ -32,7 +31,11 @@ def _cases():
             "'min_len' parameter",
         ),
         "reuters split": (lambda: datasets.reuters_modapte(".", "dev"), ParameterError, "'split' parameter"),
-        "load_csv header": (lambda: rdatasets.load_csv("x.csv", header="yes"), ParameterError, "'header' parameter"),
+        "load_interactions_csv header": (
+            lambda: datasets.load_interactions_csv("x.csv", header="yes"),
+            ParameterError,
+            "'header' parameter",
+        ),
         "mfauc beta": (lambda: MFAUC(beta=[]).fit(_matrix()), ParameterError, "'beta' parameter of MFAUC"),
         "mfauc lam": (lambda: MFAUC(lam=-1.0).fit(_matrix()), ParameterError, "'lam' parameter of MFAUC"),
         "mfauc schedule": (lambda: MFAUC(beta=[1.0, 2.0], loss="hinge").fit(_matrix()), ParameterError, "schedule"),

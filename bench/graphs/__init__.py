@@ -45,9 +45,9 @@ _TU_FILES = ("NAME_A.txt", "NAME_graph_indicator.txt", "NAME_graph_labels.txt", 
 
 
 def load_dataset(data: str | Path, name: str) -> tuple[list, np.ndarray]:
-    """The graphs and labels of ``<data>/tudataset/<name>`` via ``ratkit.automata.graphs.load_tu``;
+    """The graphs and labels of ``<data>/tudataset/<name>`` via ``ratkit.datasets.load_tu``;
     SystemExit naming the expected files when the folder is missing."""
-    from ratkit.automata.graphs import load_tu
+    from ratkit.datasets import load_tu
 
     folder = Path(data) / "tudataset" / name
     if not folder.is_dir():

@@ -2,7 +2,7 @@
 
 Protocol (every method sees the same folds and grids):
 
-* 188 MUTAG graphs (``ratkit.automata.graphs.load_tu``), y ∈ {−1, +1}.
+* 188 MUTAG graphs (``ratkit.datasets.load_tu``), y ∈ {−1, +1}.
 * Outer: ``StratifiedKFold(--folds, shuffle=True, random_state=--seed)``. Inner, on each
   training fold: ``StratifiedKFold(--inner, shuffle=True, random_state=--seed + 1 + fold)``;
   (λ, C) maximises the mean inner accuracy (ties: the smaller λ, then the smaller C), then

@@ -55,10 +55,10 @@ import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 from bench.recsys._splits import split_by_rank
+from ratkit.datasets import load_movielens
 from ratkit.recsys import CCCF, DCF, MFAUC, FactorRecommender, Popularity, PureSVD
 from ratkit.recsys._component_weights import pretrain_factors
 from ratkit.recsys._packed_codes import integer_weights, item_table, packed_scores, table_scores, top_k_rows
-from ratkit.recsys.datasets import load_movielens
 from ratkit.recsys.evaluation import evaluate, prepare_leave_k_out
 
 DEFAULT_DATA = os.path.join("..", "shared", "data", "movielens-100k", "ml-100k")

@@ -32,8 +32,8 @@ from threadpoolctl import threadpool_limits
 
 from bench.recsys.cccf import DEFAULT_DATA, machine, say, split_half
 from bench.recsys.cccf_validated import ndcg10, summary
+from ratkit.datasets import load_movielens
 from ratkit.recsys import CCCF, DCF
-from ratkit.recsys.datasets import load_movielens
 
 #: DCF's code length: CCCF's default G·r
 DCF_BITS = 64

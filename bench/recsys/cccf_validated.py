@@ -52,8 +52,8 @@ from bench.recsys.cccf import (
     split_half,
     weight_nnz,
 )
+from ratkit.datasets import load_movielens
 from ratkit.recsys import CCCF, DCF
-from ratkit.recsys.datasets import load_movielens
 
 
 def ndcg10(model: Any, test: sp.csr_matrix) -> float:

@@ -44,9 +44,9 @@ from bench.recsys.ml100k import (
     implicit_available,
     score,
 )
+from ratkit.datasets import load_movielens
 from ratkit.recsys import MFAUC
 from ratkit.recsys._mfauc_sgd import Problem, run_sgd
-from ratkit.recsys.datasets import load_movielens
 from ratkit.recsys.evaluation import prepare_leave_k_out
 
 ENGINES = ("numpy", "compiled")

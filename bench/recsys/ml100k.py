@@ -33,8 +33,8 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
+from ratkit.datasets import load_movielens
 from ratkit.recsys import MFAUC, FactorRecommender, Popularity, PureSVD
-from ratkit.recsys.datasets import load_movielens
 from ratkit.recsys.evaluation import leave_k_out, prepare_leave_k_out, ranking_metrics
 
 DEFAULT_DATA = os.path.join("..", "shared", "data", "movielens-100k", "ml-100k")

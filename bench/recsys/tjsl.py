@@ -53,10 +53,10 @@ import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 from bench.recsys._splits import split_by_rank
+from ratkit.datasets import load_lastfm, load_movielens
 from ratkit.recsys import FISM, TJSL, Popularity
 from ratkit.recsys._tjsl_sgd import sample_negatives, sgd_epoch
 from ratkit.recsys.base import Recommender
-from ratkit.recsys.datasets import load_lastfm, load_movielens
 from ratkit.recsys.evaluation import Protocol, evaluate
 from ratkit.recsys.feedback import to_heterogeneous
 

@@ -28,8 +28,8 @@ from ratkit.cli._compute import add_compute_arguments, compute_context
 if TYPE_CHECKING:
     import numpy as np
 
+    from ratkit.datasets import Interactions
     from ratkit.recsys.base import Recommender
-    from ratkit.recsys.datasets import Interactions
 
 __all__ = ["register_commands", "load_data", "recommender_class", "FORMATS", "DEFAULT_MODEL"]
 
@@ -40,7 +40,7 @@ DEFAULT_MODEL = "mfauc"
 
 def load_data(path: str, fmt: str) -> Interactions:
     """Load ``path`` in one of :data:`FORMATS`."""
-    from ratkit.recsys.datasets import load_csv, load_lastfm, load_movielens
+    from ratkit.datasets import load_interactions_csv, load_lastfm, load_movielens
 
     if fmt == "movielens100k":
         return load_movielens(path, variant="100k")
@@ -48,7 +48,7 @@ def load_data(path: str, fmt: str) -> Interactions:
         return load_movielens(path, variant="1m")
     if fmt == "lastfm":
         return load_lastfm(path)
-    return load_csv(path)
+    return load_interactions_csv(path)
 
 
 def recommender_class(name: str) -> type[Recommender]:

@@ -27,6 +27,7 @@ from sklearn.base import BaseEstimator
 
 from ratkit._persistence import PersistenceMixin
 from ratkit._validation import check_int
+from ratkit.datasets import Interactions
 from ratkit.exceptions import (
     DataFormatError,
     MissingDataError,
@@ -40,7 +41,6 @@ from ratkit.limits import check_bytes, rows_within
 from ratkit.recsys._linalg import row_products
 from ratkit.recsys._ranking import exclude_rows, top_n
 from ratkit.recsys._validation import check_ids, check_shape_matches, check_user_items
-from ratkit.recsys.datasets import Interactions
 
 __all__ = ["Recommender", "FactorRecommender"]
 
@@ -124,7 +124,7 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         user_items : scipy.sparse matrix or Interactions
             Row ``u`` holds user ``u``'s interactions. Users or items without any
             interaction are allowed; what a model does with them is documented on the
-            model. From an :class:`~ratkit.recsys.datasets.Interactions` the model also
+            model. From an :class:`~ratkit.datasets.Interactions` the model also
             keeps the data's raw ids and its training interactions (see below); from a bare
             matrix it keeps none.
         show_progress : bool or None

@@ -20,12 +20,12 @@ import scipy.sparse as sp
 
 from ratkit._parallel import Shared, effective_jobs, parallel_map
 from ratkit._validation import check_choice, check_int, check_random_state, check_real
+from ratkit.datasets import Interactions
 from ratkit.exceptions import DataFormatError, ParameterError, ParameterTypeError, SolverError
 from ratkit.limits import rows_within
 from ratkit.recsys._ranking import exclude_rows, top_n
 from ratkit.recsys._validation import check_shape_matches, check_user_items
 from ratkit.recsys.base import Recommender
-from ratkit.recsys.datasets import Interactions
 from ratkit.recsys.feedback import keep_users_with, to_one_class, users_with
 from ratkit.recsys.metrics import RANKING_METRICS, auc_rows, ranking_scores
 
@@ -386,7 +386,7 @@ def prepare_leave_k_out(
     otherwise it is their remaining positives.
 
     ``train`` and ``test`` are CSR matrices whose rows are the kept users; with
-    ``as_interactions=True`` they are :class:`~ratkit.recsys.datasets.Interactions` carrying
+    ``as_interactions=True`` they are :class:`~ratkit.datasets.Interactions` carrying
     the kept users' and the items' raw ids, so that a model fitted on ``train`` keeps them
     (``user_ids_``, ``item_ids_``, ``user_items_``: what ``ratkit recsys recommend`` reads).
     """

@@ -1,6 +1,6 @@
 """Feedback conversions: explicit ratings → one-class, preferred/examined, user filters.
 
-Each function takes an :class:`~ratkit.recsys.datasets.Interactions` (and returns one,
+Each function takes an :class:`~ratkit.datasets.Interactions` (and returns one,
 keeping the id maps aligned) or a bare sparse users × items matrix (and returns a CSR
 matrix). Rows and columns are never reordered; items that end up without any
 interaction keep their column, so the ranking stays over the full catalogue.
@@ -14,8 +14,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ratkit._validation import check_choice, check_int, check_real
+from ratkit.datasets import Interactions
 from ratkit.recsys._validation import check_user_items
-from ratkit.recsys.datasets import Interactions
 
 __all__ = ["to_one_class", "preferred_examined", "to_heterogeneous", "keep_users_with", "users_with"]
 

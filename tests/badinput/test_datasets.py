@@ -1,6 +1,6 @@
-"""Bad inputs of the data loaders (issue 21): ratkit.recsys.datasets (MovieLens, Last.fm, CSV,
-from_triples, Interactions) and ratkit.datasets (labelled sequences: TSV, lines, UCI splice,
-Reuters-21578, load_sequences).
+"""Bad inputs of the data loaders (issue 21), all in ratkit.datasets: interactions (MovieLens, Last.fm, CSV,
+from_triples, Interactions) and labelled sequences (TSV, lines, UCI splice, Reuters-21578,
+load_sequences).
 
 Each case asserts the ratkit exception class (a missing file: MissingDataError, a
 FileNotFoundError; a folder where a file belongs: PathIsFolderError, an IsADirectoryError;
@@ -17,7 +17,19 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from ratkit.datasets import load_lines, load_reuters, load_sequences, load_splice, load_tsv, write_tsv
+from ratkit.datasets import (
+    Interactions,
+    from_triples,
+    load_interactions_csv,
+    load_lastfm,
+    load_lines,
+    load_movielens,
+    load_reuters,
+    load_sequences,
+    load_splice,
+    load_tsv,
+    write_tsv,
+)
 from ratkit.exceptions import (
     DataFormatError,
     MissingDataError,
@@ -27,7 +39,6 @@ from ratkit.exceptions import (
     ParameterTypeError,
     PathIsFolderError,
 )
-from ratkit.recsys.datasets import Interactions, from_triples, load_csv, load_lastfm, load_movielens
 
 GOOD_UDATA = b"1\t1\t5\t0\n1\t2\t3\t0\n2\t1\t4\t0\n"
 
@@ -160,21 +171,66 @@ CSV_FILES = [
 def test_malformed_csv_files(tmp_path, case, content, match):
     path = _write(tmp_path, "ok.csv", content)
     with pytest.raises(DataFormatError, match=match):
-        load_csv(path)
+        load_interactions_csv(path)
 
 
 CSV_CALLS = [
-    ("missing", lambda t: load_csv(t / "nope.csv"), MissingDataError, r"CSV file '.*nope\.csv' not found"),
-    ("folder", lambda t: load_csv(t), PathIsFolderError, r"CSV file '.*' is a folder, not a file"),
-    ("none", lambda t: load_csv(None), ParameterTypeError, r"CSV path must be a str or os\.PathLike; got NoneType"),
-    ("delim-empty", lambda t: load_csv(t / "ok.csv", delimiter=""), ParameterError, r"'delimiter' .*Got ''"),
-    ("delim-long", lambda t: load_csv(t / "ok.csv", delimiter=",,"), ParameterError, r"'delimiter' .*Got ',,'"),
-    ("delim-quote", lambda t: load_csv(t / "ok.csv", delimiter='"'), ParameterError, r"'delimiter' .*a quote"),
-    ("delim-newline", lambda t: load_csv(t / "ok.csv", delimiter="\n"), ParameterError, r"'delimiter' .*line break"),
-    ("delim-letter", lambda t: load_csv(t / "ok.csv", delimiter="a"), ParameterError, r"'delimiter' .*Got 'a'"),
-    ("delim-int", lambda t: load_csv(t / "ok.csv", delimiter=5), ParameterTypeError, r"'delimiter' .*Got 5"),
-    ("header", lambda t: load_csv(t / "ok.csv", header="yes"), ParameterError, r"'header' parameter .*'yes'"),
-    ("duplicates", lambda t: load_csv(t / "ok.csv", duplicates="max"), ParameterError, r"'duplicates' .*'max'"),
+    ("missing", lambda t: load_interactions_csv(t / "nope.csv"), MissingDataError, r"CSV file '.*nope\.csv' not found"),
+    ("folder", lambda t: load_interactions_csv(t), PathIsFolderError, r"CSV file '.*' is a folder, not a file"),
+    (
+        "none",
+        lambda t: load_interactions_csv(None),
+        ParameterTypeError,
+        r"CSV path must be a str or os\.PathLike; got NoneType",
+    ),
+    (
+        "delim-empty",
+        lambda t: load_interactions_csv(t / "ok.csv", delimiter=""),
+        ParameterError,
+        r"'delimiter' .*Got ''",
+    ),
+    (
+        "delim-long",
+        lambda t: load_interactions_csv(t / "ok.csv", delimiter=",,"),
+        ParameterError,
+        r"'delimiter' .*Got ',,'",
+    ),
+    (
+        "delim-quote",
+        lambda t: load_interactions_csv(t / "ok.csv", delimiter='"'),
+        ParameterError,
+        r"'delimiter' .*a quote",
+    ),
+    (
+        "delim-newline",
+        lambda t: load_interactions_csv(t / "ok.csv", delimiter="\n"),
+        ParameterError,
+        r"'delimiter' .*line break",
+    ),
+    (
+        "delim-letter",
+        lambda t: load_interactions_csv(t / "ok.csv", delimiter="a"),
+        ParameterError,
+        r"'delimiter' .*Got 'a'",
+    ),
+    (
+        "delim-int",
+        lambda t: load_interactions_csv(t / "ok.csv", delimiter=5),
+        ParameterTypeError,
+        r"'delimiter' .*Got 5",
+    ),
+    (
+        "header",
+        lambda t: load_interactions_csv(t / "ok.csv", header="yes"),
+        ParameterError,
+        r"'header' parameter .*'yes'",
+    ),
+    (
+        "duplicates",
+        lambda t: load_interactions_csv(t / "ok.csv", duplicates="max"),
+        ParameterError,
+        r"'duplicates' .*'max'",
+    ),
 ]
 
 
@@ -186,7 +242,7 @@ def test_csv_calls(tmp_path, case, call, error, match):
 
 
 def test_csv_tab_delimiter_still_works(tmp_path):
-    data = load_csv(_write(tmp_path, "t.tsv", b"a\tx\t2\nb\ty\t3\n"), delimiter="\t")
+    data = load_interactions_csv(_write(tmp_path, "t.tsv", b"a\tx\t2\nb\ty\t3\n"), delimiter="\t")
     np.testing.assert_array_equal(data.matrix.toarray(), [[2, 0], [0, 3]])
 
 

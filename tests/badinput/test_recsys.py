@@ -18,6 +18,7 @@ import scipy.sparse as sp
 
 from ratkit import limits
 from ratkit._persistence import load_model, save_model
+from ratkit.datasets import Interactions
 from ratkit.exceptions import (
     DataFormatError,
     IdOutOfRangeError,
@@ -31,7 +32,6 @@ from ratkit.exceptions import (
     UnsupportedOperationError,
 )
 from ratkit.recsys import CCCF, DCF, FISM, MFAUC, TJSL, Popularity, PureSVD, evaluation, feedback, metrics
-from ratkit.recsys.datasets import Interactions
 
 from ..recsys.synthetic import random_one_class
 

@@ -9,8 +9,8 @@ import pytest
 import scipy.sparse as sp
 
 from ratkit import load_model
+from ratkit.datasets import load_movielens
 from ratkit.recsys import PureSVD
-from ratkit.recsys.datasets import load_movielens
 from ratkit.recsys.evaluation import prepare_leave_k_out
 from tests.cli._helpers import run
 

@@ -7,8 +7,8 @@ import pytest
 
 from ratkit import plugins
 from ratkit.cli._main import main
+from ratkit.datasets import load_movielens
 from ratkit.recsys import PureSVD
-from ratkit.recsys.datasets import load_movielens
 from ratkit.recsys.evaluation import prepare_leave_k_out
 from ratkit.recsys.metrics import RANKING_METRICS
 

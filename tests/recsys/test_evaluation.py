@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from ratkit.datasets import Interactions, from_triples
 from ratkit.exceptions import DataFormatError, NotFittedError
 from ratkit.recsys import Popularity, PureSVD
-from ratkit.recsys.datasets import Interactions, from_triples
 from ratkit.recsys.evaluation import (
     Protocol,
     evaluate,

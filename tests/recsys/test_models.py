@@ -153,7 +153,7 @@ def test_mfauc_single_row_steps_as_in_the_paper():
 
 
 def test_fit_accepts_interactions_with_id_maps():
-    from ratkit.recsys.datasets import Interactions
+    from ratkit.datasets import Interactions
 
     data = Interactions(X, np.arange(100, 115), np.arange(10))
     model = Popularity().fit(data)

@@ -112,7 +112,7 @@ class TestDampedPopularityContract(RecommenderContract):
 
 def test_evaluate_runs_the_third_party_model_and_load_model_restores_it(distribution, events_file, tmp_path, capsys):
     from ratkit import load_model
-    from ratkit.recsys.datasets import load_csv
+    from ratkit.datasets import load_interactions_csv
     from ratkit.recsys.evaluation import prepare_leave_k_out
 
     target = tmp_path / "damped.zip"
@@ -126,7 +126,9 @@ def test_evaluate_runs_the_third_party_model_and_load_model_restores_it(distribu
 
     loaded = load_model(written)
     assert type(loaded).__name__ == "DampedPopularity" and loaded.damping == 3
-    train, _, _ = prepare_leave_k_out(load_csv(events_file), threshold=None, min_positives=3, n_test=1, random_state=4)
+    train, _, _ = prepare_leave_k_out(
+        load_interactions_csv(events_file), threshold=None, min_positives=3, n_test=1, random_state=4
+    )
     users, items = np.meshgrid(np.arange(train.shape[0]), np.arange(train.shape[1]), indexing="ij")
     np.testing.assert_allclose(loaded.score(users, items), np.tile(_oracle(train, 3.0), (train.shape[0], 1)))
 

@@ -180,7 +180,7 @@ def test_to_heterogeneous_by_threshold_and_by_user_median():
 
 
 def test_review_regressions_ids_init_scale_full_matrix_and_duplicate_ratings():
-    from ratkit.recsys.datasets import from_triples
+    from ratkit.datasets import from_triples
 
     rng = np.random.default_rng(0)
     users, items = np.repeat(np.arange(6), 4), np.tile(np.arange(4), 6)

@@ -1,4 +1,4 @@
-"""Labelled sequence data sets: the bundled UCI splice-junction set and file readers.
+"""Sequence data sets: the bundled UCI splice-junction set, Reuters-21578 and file readers.
 
 Every loader takes a path and returns a :class:`SequenceDataset`; a missing or
 malformed file raises an error that names the file and the expected format.
@@ -32,11 +32,11 @@ import re
 from collections import Counter
 from collections.abc import Sized
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Literal
 
 from ratkit._files import atomic_write
+from ratkit.datasets._bundled import BUNDLED_SPLICE
 from ratkit.exceptions import (
     DataFormatError,
     MissingDataError,
@@ -58,11 +58,7 @@ __all__ = [
     "load_lines",
     "load_sequences",
     "DataFormat",
-    "BUNDLED_SPLICE",
 ]
-
-#: The bundled copy of UCI's ``splice.data`` (CC BY 4.0, see ratkit/data/splice/ATTRIBUTION.md).
-BUNDLED_SPLICE = resources.files("ratkit") / "data" / "splice" / "splice.data"
 
 log = logging.getLogger(__name__)
 
@@ -166,7 +162,9 @@ def load_splice(path: str | os.PathLike | None = None) -> SequenceDataset:
         f"UCI splice-junction file {str(file)!r} not found; expected 'splice.data' with "
         "lines 'CLASS, NAME, SEQUENCE' (UCI data set 69).",
     )
-    seqs, labels, names = [], [], []
+    seqs: list[str] = []
+    labels: list[str] = []
+    names: list[str] = []
     for lineno, line in enumerate(_read_lines(file, "ascii", "lines 'CLASS, NAME, SEQUENCE'"), 1):
         if not line.strip():
             continue

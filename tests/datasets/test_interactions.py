@@ -1,4 +1,4 @@
-"""Loaders and feedback conversions on generated files (the real data is never needed)."""
+"""ratkit.datasets.interactions: the loaders on generated files (the real data is never needed)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from ratkit.datasets import Interactions, load_interactions_csv, load_lastfm, load_movielens
 from ratkit.exceptions import DataFormatError, MissingDataError
-from ratkit.recsys.datasets import Interactions, load_csv, load_lastfm, load_movielens
-from ratkit.recsys.feedback import keep_users_with, preferred_examined, to_one_class
 
 
 def test_movielens_100k_folder_and_file(tmp_path):
@@ -62,18 +61,18 @@ def test_lastfm_crlf_with_header(tmp_path):
 def test_csv_triples_pairs_and_errors(tmp_path):
     path = tmp_path / "events.csv"
     path.write_text("user,item,value\nalice,x,2\nbob,y,1\nalice,x,1\n")
-    data = load_csv(path, header=True)
+    data = load_interactions_csv(path, header=True)
     assert data.user_ids.tolist() == ["alice", "bob"]
     np.testing.assert_array_equal(data.matrix.toarray(), [[3, 0], [0, 1]])  # duplicates summed
     pairs = tmp_path / "pairs.csv"
     pairs.write_text("a,b\nc,b\n")
-    assert load_csv(pairs).matrix.sum() == 2
+    assert load_interactions_csv(pairs).matrix.sum() == 2
     bad = tmp_path / "bad.csv"
     bad.write_text("a,b,1\nc,d,notanumber\n")
     with pytest.raises(DataFormatError, match=r"bad.csv, line 2: expected a ','-separated"):
-        load_csv(bad)
+        load_interactions_csv(bad)
     with pytest.raises(DataFormatError, match="more than once"):
-        load_csv(path, header=True, duplicates="error")
+        load_interactions_csv(path, header=True, duplicates="error")
 
 
 def _dense(rows, users, items):
@@ -99,7 +98,7 @@ def test_csv_header_is_detected_from_its_content(tmp_path, head):
     lines = [",".join([u, i, str(v)] if with_value else [u, i]) for u, i, v in body]
     path = tmp_path / "h.csv"
     path.write_text(head + "\n" + "\n".join(lines) + "\n")
-    data = load_csv(path)
+    data = load_interactions_csv(path)
     assert data.user_ids.tolist() == ["1", "2"] and data.item_ids.tolist() == ["10", "30"]
     want = _dense([(u, i, v if with_value else 1.0) for u, i, v in body], ["1", "2"], ["10", "30"])
     np.testing.assert_array_equal(data.matrix.toarray(), want)
@@ -108,8 +107,8 @@ def test_csv_header_is_detected_from_its_content(tmp_path, head):
 def test_csv_string_ids_with_a_two_column_header(tmp_path, caplog):
     path = tmp_path / "pairs.csv"
     path.write_text("user,item\nalice,book\nbob,book\nalice,pen\n")
-    with caplog.at_level(logging.INFO, logger="ratkit.recsys.datasets"):
-        data = load_csv(path)
+    with caplog.at_level(logging.INFO, logger="ratkit.datasets"):
+        data = load_interactions_csv(path)
     assert "pairs.csv, line 1: 'user,item' taken for a header: its cells are the usual column names" in caplog.text
     assert data.user_ids.tolist() == ["alice", "bob"] and data.item_ids.tolist() == ["book", "pen"]
     np.testing.assert_array_equal(data.matrix.toarray(), [[1, 1], [1, 0]])
@@ -123,8 +122,8 @@ def test_csv_first_data_row_is_kept(tmp_path, text):
     path = tmp_path / "d.csv"
     path.write_text(text)
     rows = [line.split(",") for line in text.splitlines()]
-    assert load_csv(path).matrix.nnz == len(rows)
-    assert load_csv(path, header=False).matrix.nnz == len(rows)
+    assert load_interactions_csv(path).matrix.nnz == len(rows)
+    assert load_interactions_csv(path, header=False).matrix.nnz == len(rows)
 
 
 def test_csv_header_false_refuses_a_header(tmp_path):
@@ -135,20 +134,20 @@ def test_csv_header_false_refuses_a_header(tmp_path):
         match=r"h.csv, line 1: 'user,item' looks like a header \(its cells are the usual column names\), "
         r"but header=False says the file has none. Pass header=True",
     ):
-        load_csv(path, header=False)
+        load_interactions_csv(path, header=False)
     path.write_text("a,b,notanumber\n")
     with pytest.raises(DataFormatError, match=r"line 1: 'a,b,notanumber' looks like a header \(its value cell"):
-        load_csv(path, header=False)
+        load_interactions_csv(path, header=False)
     path.write_text("\nbuyer,sku\n1,2\n3,4\n")  # known only once the other rows are read
     with pytest.raises(
         DataFormatError,
         match=r"h.csv, line 2: 'buyer,sku' looks like a header \(its user cell 'buyer' is not a number, unlike that "
         r"of every other row\), but header=False",
     ):
-        load_csv(path, header=False)
+        load_interactions_csv(path, header=False)
     path.write_text("a,b,c,d\nx\n")  # the first bad line is the one named
     with pytest.raises(DataFormatError, match=r"h.csv, line 1: expected a ','-separated .* got 'a,b,c,d'"):
-        load_csv(path)
+        load_interactions_csv(path)
 
 
 def test_csv_header_true_refuses_a_data_row(tmp_path):
@@ -159,37 +158,41 @@ def test_csv_header_true_refuses_a_data_row(tmp_path):
         match=r"d.csv, line 1: '1,2' is a data row \(its user and item cells are numbers\), "
         r"but header=True says it is a header. Pass header=False",
     ):
-        load_csv(path, header=True)
+        load_interactions_csv(path, header=True)
     path.write_text("alice,x,2\nbob,y,1\n")
     with pytest.raises(DataFormatError, match=r"line 1: 'alice,x,2' is a data row \(its value cell '2' is a number"):
-        load_csv(path, header=True)
+        load_interactions_csv(path, header=True)
     path.write_text("alice,x\nbob,y\n")  # undecidable from the content: header=True is believed
-    assert load_csv(path, header=True).user_ids.tolist() == ["bob"]
+    assert load_interactions_csv(path, header=True).user_ids.tolist() == ["bob"]
 
 
 def test_csv_with_only_a_header_and_bad_options(tmp_path):
     path = tmp_path / "h.csv"
     path.write_text("user,item,rating\n")
     with pytest.raises(DataFormatError, match=r"h.csv holds no data row after its header line 1 'user,item,rating'"):
-        load_csv(path)
-    with pytest.raises(ValueError, match=r"'header' parameter of load_csv must be None, True or False. Got 'yes'"):
-        load_csv(path, header="yes")
+        load_interactions_csv(path)
+    with pytest.raises(
+        ValueError, match=r"'header' parameter of load_interactions_csv must be None, True or False. Got 'yes'"
+    ):
+        load_interactions_csv(path, header="yes")
     path.write_text("a,b\n")
-    with pytest.raises(ValueError, match=r"'duplicates' parameter of load_csv must be 'sum' or 'error'. Got 'max'"):
-        load_csv(path, duplicates="max")
+    with pytest.raises(
+        ValueError, match=r"'duplicates' parameter of load_interactions_csv must be 'sum' or 'error'. Got 'max'"
+    ):
+        load_interactions_csv(path, duplicates="max")
 
 
 def test_csv_byte_order_mark_is_not_part_of_the_first_id(tmp_path):
     path = tmp_path / "excel.csv"
     path.write_bytes(b"\xef\xbb\xbf" + b"7,x\n7,y\n")  # Excel's "CSV UTF-8" starts with a BOM
-    data = load_csv(path)
+    data = load_interactions_csv(path)
     assert data.user_ids.tolist() == ["7"] and data.item_ids.tolist() == ["x", "y"]
     path.write_bytes(b"u,\xe9\n")
     with pytest.raises(DataFormatError, match=r"excel.csv: not UTF-8 text .*; expected a ','-separated file"):
-        load_csv(path)
+        load_interactions_csv(path)
     path.write_text("u,i\nv," + "j" * 200_000 + "\n")
     with pytest.raises(DataFormatError, match=r"excel.csv, line 2: field larger than field limit.*; expected a ','"):
-        load_csv(path)
+        load_interactions_csv(path)
 
 
 def test_lastfm_without_header_keeps_the_first_row(tmp_path):
@@ -241,36 +244,10 @@ def test_interactions_reject_a_transposed_matrix():
         Interactions(sp.csr_matrix(np.ones((3, 2))), np.arange(2), np.arange(3))
 
 
-RATINGS = sp.csr_matrix(np.array([[5, 3, 0, 4], [1, 0, 2, 0], [4, 4, 5, 0]], dtype=float))
-
-
-def test_to_one_class_keeps_ratings_at_or_above_threshold():
-    np.testing.assert_array_equal(to_one_class(RATINGS, 4).toarray(), [[1, 0, 0, 1], [0, 0, 0, 0], [1, 1, 1, 0]])
-
-
-def test_preferred_and_examined_partition_the_rated_items():
-    preferred, examined = preferred_examined(RATINGS, 5)
-    np.testing.assert_array_equal(preferred.toarray(), [[1, 0, 0, 0], [0, 0, 0, 0], [0, 0, 1, 0]])
-    np.testing.assert_array_equal(examined.toarray(), [[0, 1, 0, 1], [1, 0, 1, 0], [1, 1, 0, 0]])
-
-
-def test_keep_users_with_cuts_the_id_map_too():
-    data = Interactions(RATINGS, np.array([10, 20, 30]), np.arange(4), "toy")
-    kept = keep_users_with(to_one_class(data, 4), 2)
-    assert kept.user_ids.tolist() == [10, 30] and kept.shape == (2, 4)
-
-
-def test_conversions_reject_nan():
-    bad = RATINGS.copy()
-    bad.data[0] = np.nan
-    with pytest.raises(DataFormatError, match=r"NaN .*the first at user 0, item 0"):
-        to_one_class(bad, 4)
-
-
 def test_describe_counts_interactions_as_the_models_do(tmp_path):
     """Reported by an audit: a CSV row of value 0 is a stored zero, which fitting and the
     metrics drop, but describe() counted it as an interaction."""
     path = tmp_path / "events.csv"
     path.write_text("u1,i1,1\nu2,i2,0\nu2,i1,3\n")
-    data = load_csv(path)
+    data = load_interactions_csv(path)
     assert "2 users × 2 items, 2 interactions (density 0.5000)" in data.describe()

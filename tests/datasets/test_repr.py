@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ratkit.datasets import ReutersDocument, SequenceDataset, load_splice
-from ratkit.recsys.datasets import from_triples
+from ratkit.datasets import ReutersDocument, SequenceDataset, from_triples, load_splice
 
 
 def test_bundled_splice_prints_one_line_of_counts():

@@ -1,4 +1,15 @@
-"""Loader of the TU Dortmund graph benchmark text format (Morris et al. 2020)."""
+"""Graph data sets: the TU Dortmund graph benchmark text format (Morris et al. 2020).
+
+:func:`load_tu` reads one data set folder (``NAME_A.txt``, ``NAME_graph_indicator.txt``,
+``NAME_graph_labels.txt`` and the optional label files) into a list of
+:class:`~ratkit.automata.graphs.Graph` and the array of graph labels.
+
+References
+----------
+C. Morris, N. M. Kriege, F. Bause, K. Kersting, P. Mutzel and M. Neumann. TUDataset: a
+collection of benchmark datasets for learning with graphs. ICML 2020 Workshop on Graph
+Representation Learning and Beyond.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +17,15 @@ import functools
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
-from ratkit.automata.graphs._graph import Graph, SelfLoops
 from ratkit.exceptions import DataFormatError, MissingDataError, NotAFolderError, ParameterTypeError
+
+if TYPE_CHECKING:  # imported by load_tu when called: the recommenders that import ratkit.datasets need no pynini
+    from ratkit.automata.graphs import Graph, SelfLoops
 
 __all__ = ["load_tu"]
 
@@ -34,9 +48,9 @@ def _read_ints(path: Path, fields: int) -> np.ndarray:
     try:
         text = raw.decode("utf-8").rstrip("\n\r ")
     except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
+        lineno = raw.count(b"\n", 0, exc.start) + 1
         raise DataFormatError(
-            f"{path.name}, line {line}: byte {raw[exc.start]:#04x} is not UTF-8 text; expected {fields} "
+            f"{path.name}, line {lineno}: byte {raw[exc.start]:#04x} is not UTF-8 text; expected {fields} "
             "comma-separated integer(s) per line."
         ) from exc
     if not text:
@@ -71,8 +85,10 @@ def load_tu(folder: str | os.PathLike, *, self_loops: SelfLoops = "error") -> tu
     ``NAME_graph_labels.txt`` and, when present, ``NAME_node_labels.txt`` and
     ``NAME_edge_labels.txt`` (one integer per line of A). NAME is taken from the one
     ``*_A.txt`` file of the folder. Every edge has weight 1; nodes keep their order within
-    their graph. Returns the list of :class:`Graph` and the array y of graph labels.
+    their graph. Returns the list of :class:`~ratkit.automata.graphs.Graph` and the array y of graph labels.
     """
+    from ratkit.automata.graphs import Graph
+
     if not isinstance(folder, (str, os.PathLike)):
         raise ParameterTypeError(
             f"load_tu expects the path of a TU data set folder (a str or path); got {type(folder).__name__}."
