@@ -149,12 +149,12 @@ def _main(argv: Sequence[str] | None) -> int:
             traceback.print_exc()
         plugin = _raising_plugin(exc)
         if plugin is not None:
-            from ratkit.plugins.registry import _describe
+            from ratkit.plugins.registry import qualified_name
 
             provider = plugin.distribution or "its authors"
             print(
                 f"ratkit {command}: error in the third-party {plugin.kind} plugin {plugin.name!r} "
-                f"({_describe(plugin.obj)}, from {provider}): {_one_line(exc)} — a defect of that plugin, not of "
+                f"({qualified_name(plugin.obj)}, from {provider}): {_one_line(exc)} — a defect of that plugin, not of "
                 f"ratkit; please report it to {provider} (RATKIT_TRACEBACK=1 shows the traceback).",
                 file=sys.stderr,
             )
