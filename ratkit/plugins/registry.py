@@ -19,7 +19,7 @@ import logging
 import re
 import sys
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any, Literal, TypeVar, get_args
@@ -59,7 +59,7 @@ _registry: dict[str, dict[str, Any]] = {kind: {} for kind in KINDS}
 # entry points loaded by _discover, per kind: name → PluginInfo (None until the first scan)
 _discovered: dict[str, dict[str, PluginInfo]] | None = None
 # top-level import name → distribution names, from importlib.metadata (None until first needed)
-_package_distributions: dict[str, list[str]] | None = None
+_package_distributions: Mapping[str, list[str]] | None = None
 # former name → current name, per kind (see register's ``aliases``)
 _aliases: dict[str, dict[str, str]] = {kind: {} for kind in KINDS}
 

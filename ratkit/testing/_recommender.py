@@ -102,7 +102,9 @@ class RecommenderContract:
         training rows) matches the class's ``_fitted_schema``: dtypes, shapes, finite values."""
         check_fitted(fitted)
         m, n = planted.matrix.shape
-        data = Interactions(planted.matrix.copy(), 1000 + np.arange(m), [f"i{j}" for j in range(n)], "planted")
+        data = Interactions(
+            planted.matrix.copy(), 1000 + np.arange(m), np.array([f"i{j}" for j in range(n)]), "planted"
+        )
         check_fitted(self.make_model().fit(data))
 
     def test_use_before_fit_is_an_error(self, fitted, planted):
@@ -149,7 +151,7 @@ class RecommenderContract:
             if deterministic:
                 np.testing.assert_array_equal(_all_scores(model), reference[0])
         with pytest.raises(TypeError, match="'show_progress' argument .* must be a bool or None. Got 'yes'"):
-            self.make_model().fit(planted.matrix, show_progress="yes")
+            self.make_model().fit(planted.matrix, show_progress="yes")  # type: ignore[arg-type]  # the wrong type on purpose
 
     def test_fit_on_interactions_keeps_raw_ids_and_training_rows(self, planted, tmp_path):
         """Fitted on an Interactions, a model keeps its raw ids (``user_ids_``, ``item_ids_``)
