@@ -49,12 +49,14 @@ docs: venv $(DOCS_STAMP)
 	$(VENV)/bin/sphinx-build -W --keep-going -b html docs docs/_build/html
 	$(VENV)/bin/sphinx-build -W --keep-going -b doctest docs docs/_build/doctest
 
-# The lint checks of CONTRIBUTING.md on the whole repository: ruff's rules and its format
-# (Python files; Markdown pages keep their own layout). Installs the `lint` extra into .venv.
+# The checks of CONTRIBUTING.md: ruff's rules and its format on the whole repository (Python
+# files; Markdown pages keep their own layout), mypy on the package (config in pyproject.toml),
+# and the import contracts (layers, no private crossings; the custom contract type is in .ci/).
+# Installs the `lint` extra into .venv.
 LINT_STAMP := $(VENV)/.ratkit-lint-installed
 
 $(LINT_STAMP): pyproject.toml $(STAMP)
-	@echo "make: installing the lint extra (ruff) into $(VENV)"
+	@echo "make: installing the lint extra (ruff, mypy, import-linter) into $(VENV)"
 	$(PY) -m pip install --progress-bar on -e '.[lint]'
 	@touch $(LINT_STAMP)
 
@@ -62,3 +64,5 @@ $(LINT_STAMP): pyproject.toml $(STAMP)
 lint: venv $(LINT_STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+	PYTHONPATH=.ci $(VENV)/bin/lint-imports

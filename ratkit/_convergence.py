@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from types import FrameType
 
 from sklearn.exceptions import ConvergenceWarning
 
@@ -38,7 +39,7 @@ def warn_not_converged(owner: str, max_iter: int, unit: str, state: str, advice:
 def _outside_ratkit() -> int:
     """The ``stacklevel`` of the first frame, from :func:`warn_not_converged` outwards, whose
     code is not in the ratkit package."""
-    frame = sys._getframe(1)  # warn_not_converged: stacklevel 1
+    frame: FrameType | None = sys._getframe(1)  # warn_not_converged: stacklevel 1
     level = 1
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
         frame = frame.f_back

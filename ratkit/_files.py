@@ -271,6 +271,6 @@ def atomic_write(
     if mode not in ("w", "wb"):
         raise ParameterError(f"atomic_write opens files for writing only ('w' or 'wb'); got mode {mode!r}.")
     with atomic_path(path, what) as tmp:
-        kwargs = {"encoding": encoding, "newline": ""} if mode == "w" else {}
+        kwargs: dict[str, Any] = {"encoding": encoding, "newline": ""} if mode == "w" else {}
         with open(tmp, mode, **kwargs) as fh:
             yield fh

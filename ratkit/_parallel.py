@@ -450,8 +450,11 @@ def compute_on(*, scheduler: str | None = None, client: Any = None, n_jobs: int 
             f"The 'client' parameter of compute_on must be a distributed.Client; got {client!r:.60} of type "
             f"{type(client).__name__}. Pass scheduler='tcp://host:8786' to connect to an address instead."
         )
-    own = client is None
-    active = connect(scheduler) if own else client
+    own = scheduler is not None  # a client of our own, closed on exit (not both: refused above)
+    if scheduler is not None:
+        active = connect(scheduler)
+    else:
+        active = client
     try:
         with joblib.parallel_config(backend="dask", client=active):
             yield active

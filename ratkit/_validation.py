@@ -93,10 +93,10 @@ def check_random_state(random_state: Any) -> np.random.Generator:
     """A NumPy ``Generator`` from ``None``, an int seed or an existing Generator."""
     if isinstance(random_state, np.random.Generator):
         return random_state
-    if random_state is None or (
-        isinstance(random_state, Integral) and not isinstance(random_state, bool) and random_state >= 0
-    ):
-        return np.random.default_rng(random_state)
+    if random_state is None:
+        return np.random.default_rng()
+    if isinstance(random_state, Integral) and not isinstance(random_state, bool) and int(random_state) >= 0:
+        return np.random.default_rng(int(random_state))
     wrong_type = not isinstance(random_state, Integral) or isinstance(random_state, bool)
     raise (ParameterTypeError if wrong_type else ParameterError)(
         f"random_state must be None, a non-negative int seed or a numpy Generator. Got {random_state!r} instead."

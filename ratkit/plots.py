@@ -35,6 +35,7 @@ from ratkit.exceptions import MissingDependencyError, ParameterError, ParameterT
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
+    from matplotlib.typing import RcKeyType
 
 __all__ = [
     "FIGSIZE",
@@ -52,7 +53,7 @@ FIGSIZE: tuple[float, float] = (6.4, 4.8)
 DPI: int = 100
 
 #: Font sizes and line widths that stay readable at 640 × 480.
-_STYLE = {
+_STYLE: dict[RcKeyType, Any] = {
     "font.size": 10,
     "axes.titlesize": 11,
     "axes.labelsize": 10,
@@ -427,7 +428,9 @@ def plot_metrics_at_k(
     return {"models": models, "metrics": metrics, "curves": data}
 
 
-def plot_min_eigenvalue(curve: Mapping[float, float], path: str | os.PathLike, *, xlabel: str = "n") -> dict[str, Any]:
+def plot_min_eigenvalue(
+    curve: Mapping[int, float] | Mapping[float, float], path: str | os.PathLike, *, xlabel: str = "n"
+) -> dict[str, Any]:
     """λ_min of a Gram matrix against x (survey Fig. 8: the kernel over all strings up to
     length n), with the zero line: a kernel is not PDS where the curve goes below it.
 
@@ -451,7 +454,7 @@ def plot_min_eigenvalue(curve: Mapping[float, float], path: str | os.PathLike, *
     if not isinstance(xlabel, str):
         raise ParameterTypeError(f"{owner}: xlabel must be a str; got {xlabel!r}.")
     xs = _vector(list(curve), "the x values (keys) of curve", owner)
-    ys = _vector([curve[k] for k in curve], "the eigenvalues of curve", owner)
+    ys = _vector(list(curve.values()), "the eigenvalues of curve", owner)
     order = np.argsort(xs, kind="stable")
     xs, ys = xs[order], ys[order]
     if all(isinstance(k, Integral) and not isinstance(k, bool) for k in curve):

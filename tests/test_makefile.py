@@ -46,3 +46,31 @@ def test_creating_the_environment_is_announced(tmp_path):
     venv = tmp_path / "fresh"
     (creating,) = [line for line in _dry_run(".ratkit-installed", venv) if "-m venv" in line]
     assert "echo" in creating and "creating" in creating
+
+
+def test_lint_runs_ruff_then_mypy_then_the_import_contracts(tmp_path):
+    """``make lint`` (run by .ci/run): ruff's rules and format on the repository, mypy with its
+    pyproject configuration, then lint-imports with the folder of the custom contract type on the
+    path, given relative to the repository (a clean clone anywhere runs it)."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    venv = tmp_path / "fresh"
+    done = subprocess.run(
+        ["make", "-n", "--no-print-directory", f"VENV={venv}", "lint"],
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.replace("\\\n", " ").splitlines()
+    runs = [shlex.split(line) for line in lines if line.startswith(("PYTHONPATH=", f"{venv}/bin/"))]
+    checks = [run for run in runs if run[0] != f"{venv}/bin/python"]  # not the installs
+    assert checks == [
+        [f"{venv}/bin/ruff", "check", "."],
+        [f"{venv}/bin/ruff", "format", "--check", "."],
+        [f"{venv}/bin/mypy"],
+        ["PYTHONPATH=.ci", f"{venv}/bin/lint-imports"],
+    ], lines
+    assert (REPOSITORY / ".ci" / "import_contracts.py").is_file()
+    install = next(line for line in lines if "pip install" in line and ".[lint]" in line)
+    assert "--quiet" not in shlex.split(install)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
+import inspect
 import pkgutil
 
 import pytest
@@ -64,3 +66,78 @@ def test_load_model_is_at_the_top_level_and_import_ratkit_stays_light():
     assert out.stdout.strip() == "[]"
     with pytest.raises(AttributeError, match="module 'ratkit' has no attribute 'load_modle'"):
         ratkit.load_modle  # noqa: B018
+
+
+#: Public callables still missing annotations, in modules other issue-36 branches are rewriting
+#: (the kernels' ``gram`` is rewritten at class creation until ``Kernel.gram`` becomes one concrete
+#: method). The list only shrinks: a new offender fails the test, and so does an entry that is no
+#: longer one (delete it). Empty it when those branches land.
+UNTYPED_FOR_NOW = frozenset(
+    {
+        "ratkit.automata.kernels.algebra:CenteredNDSKernel.gram",
+        "ratkit.automata.kernels.algebra:CosineKernel.gram",
+        "ratkit.automata.kernels.algebra:ExpKernel.gram",
+        "ratkit.automata.kernels.algebra:PolynomialKernel.gram",
+        "ratkit.automata.kernels.algebra:ProductKernel.gram",
+        "ratkit.automata.kernels.algebra:ScaledKernel.gram",
+        "ratkit.automata.kernels.algebra:SumKernel.gram",
+        "ratkit.automata.kernels.base:RationalKernel.gram",
+        "ratkit.automata.kernels.random_walk:RandomWalkKernel.gram",
+        "ratkit.automata.kernels.user:TransducerKernel.semiring",
+        "ratkit.automata.pairwise:PairwiseKernel.gram",
+    }
+)
+
+
+def _functions(obj):
+    """(qualified name, function, is a method) of a public function, or of a public class's own
+    public methods (with ``__init__`` and ``__call__``), properties and cached properties."""
+    if inspect.isfunction(obj):
+        yield obj.__qualname__, obj, False
+        return
+    for name, attr in vars(obj).items():
+        if name.startswith("_") and name not in ("__init__", "__call__"):
+            continue
+        where = f"{obj.__qualname__}.{name}"
+        if isinstance(attr, staticmethod):
+            yield where, attr.__func__, False
+        elif isinstance(attr, classmethod):
+            yield where, attr.__func__, True
+        elif isinstance(attr, property):
+            yield from ((where, f, True) for f in (attr.fget, attr.fset) if f is not None)
+        elif isinstance(attr, functools.cached_property):
+            yield where, attr.func, True
+        elif inspect.isfunction(attr):
+            yield where, attr, True
+
+
+def _missing_annotations(func, method: bool) -> list[str]:
+    signature = inspect.signature(func)
+    params = list(signature.parameters.values())[1 if method else 0 :]
+    missing = [p.name for p in params if p.annotation is inspect.Parameter.empty]
+    if signature.return_annotation is inspect.Signature.empty and func.__name__ != "__init__":
+        missing.append("return")
+    return missing
+
+
+def test_the_public_api_is_fully_typed():
+    """Every function named in an ``__all__`` of a public module, and every public method of a
+    public class named there, annotates all its parameters and its return (the package ships
+    py.typed; mypy checks the bodies). Compiled numba kernels are not Python functions: skipped."""
+    untyped = {}
+    for name in ["ratkit", *(m for m in MODULES if not any(part.startswith("_") for part in m.split(".")))]:
+        module = importlib.import_module(name)
+        for attr in getattr(module, "__all__", []):
+            obj = getattr(module, attr)
+            if not (inspect.isfunction(obj) or inspect.isclass(obj)):
+                continue
+            for where, func, method in _functions(obj):
+                if not func.__module__.startswith("ratkit"):  # inherited from typing, sklearn, …
+                    continue
+                missing = _missing_annotations(func, method)
+                if missing:
+                    untyped[f"{func.__module__}:{where}"] = missing
+    new = {k: v for k, v in untyped.items() if k not in UNTYPED_FOR_NOW}
+    assert not new, "annotate these parameters (and 'return'): " + "; ".join(f"{k} {v}" for k, v in sorted(new.items()))
+    gone = sorted(UNTYPED_FOR_NOW - untyped.keys())
+    assert not gone, f"now fully typed (or gone): delete from UNTYPED_FOR_NOW: {gone}"

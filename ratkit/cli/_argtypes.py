@@ -15,7 +15,10 @@ import json
 import math
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sklearn.base import BaseEstimator
 
 __all__ = [
     "parse_params",
@@ -178,6 +181,6 @@ def parse_params(pairs: list[str | tuple[str, Any]], model_cls: type | None = No
     return params
 
 
-def _param_names(model_cls: type) -> list[str]:
+def _param_names(model_cls: type[BaseEstimator]) -> list[str]:
     """The constructor parameters of an estimator class (what ``get_params`` returns), sorted."""
     return list(model_cls._get_param_names())

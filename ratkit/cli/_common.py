@@ -86,7 +86,9 @@ class _DeprecatedAlias(argparse.Action):
         self.current = current
         super().__init__(option_strings, dest, **kwargs)
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option: Any = None):
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option: Any = None
+    ) -> None:
         print(f"{parser.prog}: note: {option} is deprecated; use {self.current}.", file=sys.stderr)
         setattr(namespace, self.dest, values)
 

@@ -18,7 +18,7 @@ import stat
 import sys
 import traceback
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ratkit import __version__
@@ -149,12 +149,12 @@ def _main(argv: Sequence[str] | None) -> int:
             traceback.print_exc()
         plugin = _raising_plugin(exc)
         if plugin is not None:
-            from ratkit.plugins.registry import _describe
+            from ratkit.plugins.registry import qualified_name
 
             provider = plugin.distribution or "its authors"
             print(
                 f"ratkit {command}: error in the third-party {plugin.kind} plugin {plugin.name!r} "
-                f"({_describe(plugin.obj)}, from {provider}): {_one_line(exc)} — a defect of that plugin, not of "
+                f"({qualified_name(plugin.obj)}, from {provider}): {_one_line(exc)} — a defect of that plugin, not of "
                 f"ratkit; please report it to {provider} (RATKIT_TRACEBACK=1 shows the traceback).",
                 file=sys.stderr,
             )
@@ -177,7 +177,7 @@ def _tolerant_streams() -> Any:
     ``surrogateescape`` too: it fails on any non-ASCII character but an undecodable byte). Without
     this, a command with non-ASCII labels or ids did its work, then failed with "'ascii' codec
     can't encode character" when it printed the result."""
-    changed = []
+    changed: list[tuple[Callable[..., Any], Any]] = []
     for stream in (sys.stdout, sys.stderr):
         encoding = getattr(stream, "encoding", None)
         reconfigure = getattr(stream, "reconfigure", None)
@@ -192,13 +192,13 @@ def _tolerant_streams() -> Any:
             reconfigure(errors="backslashreplace")
         except (LookupError, ValueError, OSError):  # an unknown codec, a closed stream: leave it
             continue
-        changed.append((stream, errors))
+        changed.append((reconfigure, errors))
     try:
         yield
     finally:
-        for stream, errors in changed:
+        for reconfigure, errors in changed:
             with contextlib.suppress(ValueError, OSError):
-                stream.reconfigure(errors=errors)
+                reconfigure(errors=errors)
 
 
 def _environment_error() -> str | None:
@@ -255,8 +255,7 @@ def _output_over_input(args: argparse.Namespace) -> str | None:
     spec, ...) or another of its outputs: writing it would destroy what it read, or what it
     wrote first; None when no path is shared. Every other argument naming an existing file
     counts as an input."""
-    outputs = [(name, getattr(args, name, None)) for name in _OUTPUTS]
-    outputs = [(name, value) for name, value in outputs if isinstance(value, str) and value]
+    outputs = [(name, value) for name in _OUTPUTS if isinstance(value := getattr(args, name, None), str) and value]
     if not outputs:
         return None
     for i, (name, value) in enumerate(outputs):

@@ -19,7 +19,7 @@ import logging
 import re
 import sys
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any, Literal, TypeVar, get_args
@@ -37,6 +37,7 @@ __all__ = [
     "get",
     "describe",
     "describe_all",
+    "qualified_name",
     "refresh",
 ]
 
@@ -58,7 +59,7 @@ _registry: dict[str, dict[str, Any]] = {kind: {} for kind in KINDS}
 # entry points loaded by _discover, per kind: name → PluginInfo (None until the first scan)
 _discovered: dict[str, dict[str, PluginInfo]] | None = None
 # top-level import name → distribution names, from importlib.metadata (None until first needed)
-_package_distributions: dict[str, list[str]] | None = None
+_package_distributions: Mapping[str, list[str]] | None = None
 # former name → current name, per kind (see register's ``aliases``)
 _aliases: dict[str, dict[str, str]] = {kind: {} for kind in KINDS}
 
@@ -125,29 +126,30 @@ def register(kind: PluginKind, name: str, *, aliases: Iterable[str] = ()) -> Cal
             current = _aliases[kind][name]
             raise DuplicatePluginError(
                 f"The {kind} plugin name {name!r} is reserved: it is a former name of "
-                f"{_describe(_registry[kind][current])} ({current!r}), which specs and model files written with it "
-                f"still mean; choose another name for {_describe(obj)}."
+                f"{qualified_name(_registry[kind][current])} ({current!r}), which specs and model files written with "
+                f"it still mean; choose another name for {qualified_name(obj)}."
             )
         installed = None if _discovered is None else _discovered[kind].get(name)
         if taken is None and installed is not None and installed.obj is not obj:
             raise DuplicatePluginError(
-                f"The {kind} plugin name {name!r} is already taken by {_describe(installed.obj)}, installed by "
-                f"{installed.distribution or 'an unknown distribution'}; choose another name for {_describe(obj)}."
+                f"The {kind} plugin name {name!r} is already taken by {qualified_name(installed.obj)}, installed by "
+                f"{installed.distribution or 'an unknown distribution'}; choose another name for {qualified_name(obj)}."
             )
         if taken is not None and builtin and not _is_builtin(taken):
             # registered before the built-ins could load (e.g. while they were importing): the
             # built-in keeps its name, and the plugin's author is told to rename theirs
             warnings.warn(
-                f"The {kind} plugin {_describe(taken)} was registered under {name!r}, the name of ratkit's "
-                f"built-in {_describe(obj)}, which replaces it; register {_describe(taken)} under another name.",
+                f"The {kind} plugin {qualified_name(taken)} was registered under {name!r}, the name of ratkit's "
+                f"built-in {qualified_name(obj)}, which replaces it; register {qualified_name(taken)} under another "
+                "name.",
                 PluginLoadWarning,
                 stacklevel=2,
             )
         elif taken is not None:
             ours = " (a ratkit built-in: its name is reserved)" if _is_builtin(taken) else ""
             raise DuplicatePluginError(
-                f"The {kind} plugin name {name!r} is already taken by {_describe(taken)}{ours}; "
-                f"choose another name for {_describe(obj)}."
+                f"The {kind} plugin name {name!r} is already taken by {qualified_name(taken)}{ours}; "
+                f"choose another name for {qualified_name(obj)}."
             )
         _registry[kind][name] = obj
         for alias in aliases:
@@ -177,7 +179,13 @@ def _redefinition(old: Any, new: Any) -> bool:
     return bound is old
 
 
-def _describe(obj: Any) -> str:
+def qualified_name(obj: Any) -> str:
+    """``module.qualname`` of a plugin object (its ``repr`` when it has neither), as messages name it.
+
+    >>> from ratkit.plugins import get
+    >>> qualified_name(get("kernel", "ngram"))
+    'ratkit.automata.kernels.ngram.NgramKernel'
+    """
     module = getattr(obj, "__module__", None)
     qualname = getattr(obj, "__qualname__", None)
     return f"{module}.{qualname}" if module and qualname else repr(obj)
@@ -240,12 +248,12 @@ def _holder(kind: str, name: str, found: dict[str, PluginInfo]) -> str | None:
     plugin, a former name of one (reserved), or an entry point of another distribution
     ``found`` earlier in this scan."""
     if name in _registry[kind]:
-        return _describe(_registry[kind][name])
+        return qualified_name(_registry[kind][name])
     if name in _aliases[kind]:
         current = _aliases[kind][name]
-        return f"{_describe(_registry[kind][current])}, whose former name it is ({current!r})"
+        return f"{qualified_name(_registry[kind][current])}, whose former name it is ({current!r})"
     if name in found:
-        return f"{_describe(found[name].obj)} from {found[name].distribution or 'an unknown distribution'}"
+        return f"{qualified_name(found[name].obj)} from {found[name].distribution or 'an unknown distribution'}"
     return None
 
 

@@ -81,14 +81,14 @@ class KernelContract:
         return G
 
     # -- the contract ------------------------------------------------------------------------
-    def test_is_a_kernel_family(self):
+    def test_is_a_kernel_family(self) -> None:
         k = self.make_kernel()
         assert isinstance(k, Kernel)
         text = repr(k)
         assert "\n" not in text and text.startswith(type(k).__name__ + "(")
         k._validate_params()
 
-    def test_gram_is_symmetric_with_the_shapes_asked_for(self):
+    def test_gram_is_symmetric_with_the_shapes_asked_for(self) -> None:
         k = self.make_kernel()
         X, Y = self.make_inputs(0), self.make_inputs(1, 4)
         G = self._gram(k, X)
@@ -96,7 +96,7 @@ class KernelContract:
         self._close(G, G.T, "gram(X) against its transpose")
         self._close(self._gram(k, X, Y), self._gram(k, X + Y)[: len(X), len(X) :], "gram(X, Y) against gram(X + Y)")
 
-    def test_gram_equals_pairwise_calls(self):
+    def test_gram_equals_pairwise_calls(self) -> None:
         k = self.make_kernel()
         X, Y = self.make_inputs(2, 5), self.make_inputs(3, 4)
         collections = [x for x in X + Y if not _one_input(x)]
@@ -109,12 +109,12 @@ class KernelContract:
         pairwise = np.array(values, dtype=np.float64)
         self._close(self._gram(k, X, Y), pairwise, "gram(X, Y) against k(x, y) pair by pair")
 
-    def test_diag_equals_the_gram_diagonal(self):
+    def test_diag_equals_the_gram_diagonal(self) -> None:
         k = self.make_kernel()
         X = self.make_inputs(4)
         self._close(k.diag(X), np.diag(self._gram(k, X)), "diag(X) against the diagonal of gram(X)")
 
-    def test_split_scale_keeps_the_values(self):
+    def test_split_scale_keeps_the_values(self) -> None:
         """K = e^s · K′ for (s, K′) = :meth:`~ratkit.automata.kernels.Kernel.split_scale`, the
         common scale a cosine leaves out and a scaled kernel applies last."""
         k = self.make_kernel()
@@ -123,7 +123,7 @@ class KernelContract:
         X = self.make_inputs(5)
         self._close(np.exp(s) * self._gram(unit, X), self._gram(k, X), "e^s · K′ of split_scale() against K")
 
-    def test_pds_on_random_samples(self):
+    def test_pds_on_random_samples(self) -> None:
         k = self.make_kernel()
         if k.is_pds is not True:
             pytest.skip(f"{k!r} is not flagged PDS (is_pds is {k.is_pds!r})")
@@ -134,7 +134,7 @@ class KernelContract:
                 f"{k!r} is flagged PDS but a Gram matrix has the eigenvalue {lam[0]!r}"
             )
 
-    def test_specialised_paths_equal_the_transducer_path(self):
+    def test_specialised_paths_equal_the_transducer_path(self) -> None:
         k = self.make_kernel()
         if type(k).gram_with is Kernel.gram_with:
             pytest.skip(f"{k!r} has one way to compute its Gram matrix (no strategies)")
@@ -153,7 +153,7 @@ class KernelContract:
             compared.append(name)
         assert compared, f"no strategy of {names} ran for {k!r}"
 
-    def test_explicit_features_reproduce_gram(self):
+    def test_explicit_features_reproduce_gram(self) -> None:
         k = self.make_kernel()
         X, Y = self.make_inputs(6), self.make_inputs(7, 5)
         try:
@@ -173,7 +173,7 @@ class KernelContract:
         self._close(k.transform_features(again, Y).toarray(), FY.toarray(), "the vocabulary rebuilt from its state")
         k.check_vocabulary(again, np.arange(again.n_features))
 
-    def test_spec_round_trip(self):
+    def test_spec_round_trip(self) -> None:
         k = self.make_kernel()
         X = self.make_inputs(8)
         G = self._gram(k, X)  # first: a family may fix parameters from the data it sees
@@ -183,14 +183,14 @@ class KernelContract:
         assert to_spec(again) == spec
         self._close(self._gram(again, X), G, "the kernel rebuilt from its spec")
 
-    def test_clone_gives_an_equal_independent_kernel(self):
+    def test_clone_gives_an_equal_independent_kernel(self) -> None:
         k = self.make_kernel()
         X = self.make_inputs(9)
         c = clone(k)
         assert c is not k and type(c) is type(k) and repr(c) == repr(k)
         self._close(self._gram(c, X), self._gram(k, X), "a clone")
 
-    def test_pickle_round_trip(self):
+    def test_pickle_round_trip(self) -> None:
         k = self.make_kernel()
         X = self.make_inputs(10)
         G = self._gram(k, X)

@@ -92,20 +92,22 @@ class RecommenderContract:
         return cls().make_model().fit(planted.matrix)
 
     # ------------------------------------------------------------- estimator
-    def test_fit_returns_self_with_shape(self, planted):
+    def test_fit_returns_self_with_shape(self, planted: Planted) -> None:
         model = self.make_model()
         assert model.fit(planted.matrix) is model
         assert (model.n_users_, model.n_items_) == planted.matrix.shape
 
-    def test_fitted_state_matches_its_description(self, fitted, planted):
+    def test_fitted_state_matches_its_description(self, fitted: Recommender, planted: Planted) -> None:
         """What ``fit`` sets (on a matrix, and on an Interactions, which adds the raw ids and
         training rows) matches the class's ``_fitted_schema``: dtypes, shapes, finite values."""
         check_fitted(fitted)
         m, n = planted.matrix.shape
-        data = Interactions(planted.matrix.copy(), 1000 + np.arange(m), [f"i{j}" for j in range(n)], "planted")
+        data = Interactions(
+            planted.matrix.copy(), 1000 + np.arange(m), np.array([f"i{j}" for j in range(n)]), "planted"
+        )
         check_fitted(self.make_model().fit(data))
 
-    def test_use_before_fit_is_an_error(self, fitted, planted):
+    def test_use_before_fit_is_an_error(self, fitted: Recommender, planted: Planted) -> None:
         model = self.make_model()
         with pytest.raises(sklearn.exceptions.NotFittedError, match="not fitted yet.*Call 'fit'"):
             model.recommend(0, planted.matrix[0])
@@ -115,13 +117,13 @@ class RecommenderContract:
             check_is_fitted(model)
         check_is_fitted(fitted)
 
-    def test_registered_as_plugin(self):
+    def test_registered_as_plugin(self) -> None:
         model = self.make_model()
         assert isinstance(model, Recommender)
         names = [name for name in available("recommender") if get("recommender", name) is type(model)]
         assert names, f"{type(model).__name__} is not registered as a 'recommender' plugin (see ratkit.plugins)"
 
-    def test_clone_is_unfitted_with_equal_params(self, fitted):
+    def test_clone_is_unfitted_with_equal_params(self, fitted: Recommender) -> None:
         copy = clone(fitted)
         assert type(copy) is type(fitted) and copy is not fitted
         assert not copy.is_fitted()
@@ -129,7 +131,9 @@ class RecommenderContract:
         with pytest.raises(sklearn.exceptions.NotFittedError):
             copy.score([0], [0])
 
-    def test_fit_takes_show_progress_for_that_fit_only(self, planted, capsys):
+    def test_fit_takes_show_progress_for_that_fit_only(
+        self, planted: Planted, capsys: pytest.CaptureFixture[str]
+    ) -> None:
         """``fit(X, show_progress=...)`` (implicit's keyword) on every model: it returns the
         model, learns the same thing, and leaves ``get_params`` as it was; False silences a
         model whose own ``show_progress`` parameter is True."""
@@ -149,9 +153,9 @@ class RecommenderContract:
             if deterministic:
                 np.testing.assert_array_equal(_all_scores(model), reference[0])
         with pytest.raises(TypeError, match="'show_progress' argument .* must be a bool or None. Got 'yes'"):
-            self.make_model().fit(planted.matrix, show_progress="yes")
+            self.make_model().fit(planted.matrix, show_progress="yes")  # type: ignore[arg-type]  # the wrong type on purpose
 
-    def test_fit_on_interactions_keeps_raw_ids_and_training_rows(self, planted, tmp_path):
+    def test_fit_on_interactions_keeps_raw_ids_and_training_rows(self, planted: Planted, tmp_path: Path) -> None:
         """Fitted on an Interactions, a model keeps its raw ids (``user_ids_``, ``item_ids_``)
         and training rows (``user_items_``, unmodified by the fit) in memory and in its file;
         a refit on a bare matrix drops them."""
@@ -173,7 +177,7 @@ class RecommenderContract:
         model.fit(planted.matrix)
         assert not any(hasattr(model, name) for name in ("user_ids_", "item_ids_", "user_items_"))
 
-    def test_set_params_round_trip(self):
+    def test_set_params_round_trip(self) -> None:
         model = self.make_model()
         params = model.get_params(deep=True)
         assert model.set_params(**params) is model
@@ -182,7 +186,7 @@ class RecommenderContract:
         model.set_params(**changed)
         assert same_params({key: model.get_params()[key] for key in changed}, changed)
 
-    def test_set_params_after_fit_changes_nothing_until_refit(self, planted):
+    def test_set_params_after_fit_changes_nothing_until_refit(self, planted: Planted) -> None:
         changed = self.changed_params()
         if not changed:
             pytest.skip("changed_params() names no change")
@@ -195,7 +199,7 @@ class RecommenderContract:
         np.testing.assert_array_equal(top_after[0], top_before[0])
         np.testing.assert_array_equal(top_after[1], top_before[1])
 
-    def test_refit_uses_the_new_params_and_the_new_data_only(self, fitted, planted):
+    def test_refit_uses_the_new_params_and_the_new_data_only(self, fitted: Recommender, planted: Planted) -> None:
         """Fitting again (after set_params, on other data) equals fitting a fresh model."""
         other = sp.csr_matrix(planted.matrix[::-1][:, ::-1])  # same sizes, other users and items
         reused = copy.deepcopy(fitted)
@@ -207,7 +211,7 @@ class RecommenderContract:
         np.testing.assert_array_equal(_all_scores(reused), _all_scores(fresh[0]))
 
     # ------------------------------------------------------------ recommending
-    def test_recommend_leaves_out_liked_items_best_first(self, fitted, planted):
+    def test_recommend_leaves_out_liked_items_best_first(self, fitted: Recommender, planted: Planted) -> None:
         X = planted.matrix
         for user in range(X.shape[0]):
             ids, scores = fitted.recommend(user, X[user], N=5)
@@ -216,12 +220,12 @@ class RecommenderContract:
             assert np.all(np.diff(scores) <= 0)
             np.testing.assert_allclose(scores, fitted.score(np.full(5, user), ids))
 
-    def test_without_filter_liked_items_may_come_back(self, fitted, planted):
+    def test_without_filter_liked_items_may_come_back(self, fitted: Recommender, planted: Planted) -> None:
         X = planted.matrix
         ids, _ = fitted.recommend(planted.solo_user, N=X.shape[1], filter_already_liked_items=False)
         assert sorted(ids) == list(range(X.shape[1]))
 
-    def test_batch_equals_one_by_one(self, fitted, planted):
+    def test_batch_equals_one_by_one(self, fitted: Recommender, planted: Planted) -> None:
         users = np.array([3, 0, 45, 59])
         ids, scores = fitted.recommend(users, planted.matrix[users], N=4)
         assert ids.shape == scores.shape == (4, 4)
@@ -230,7 +234,7 @@ class RecommenderContract:
             np.testing.assert_array_equal(ids[row], one_ids)
             np.testing.assert_allclose(scores[row], one_scores)
 
-    def test_follows_implicits_calling_convention(self, fitted, planted):
+    def test_follows_implicits_calling_convention(self, fitted: Recommender, planted: Planted) -> None:
         """recommend(userid, user_items[userid], N=..., filter_items=..., items=...) as implicit
         calls it: int32 ids, 1-D for one user and (len(userid), N) for an array."""
         X = planted.matrix
@@ -251,11 +255,11 @@ class RecommenderContract:
             assert set(chosen[row][: len(best)]) <= set(candidates)
             np.testing.assert_allclose(values[row][: len(best)], best, rtol=1e-9, atol=1e-12)
 
-    def test_only_unseen_positive_ranks_first(self, fitted, planted):
+    def test_only_unseen_positive_ranks_first(self, fitted: Recommender, planted: Planted) -> None:
         ids, _ = fitted.recommend(planted.solo_user, planted.matrix[planted.solo_user], N=1)
         assert ids.tolist() == [planted.solo_item]
 
-    def test_unseen_block_items_beat_items_nobody_has(self, fitted, planted):
+    def test_unseen_block_items_beat_items_nobody_has(self, fitted: Recommender, planted: Planted) -> None:
         X = planted.matrix
         for users, items in ((planted.big_users, planted.big_items), (planted.small_users, planted.small_items)):
             for user in users:
@@ -266,7 +270,7 @@ class RecommenderContract:
                 best_cold = fitted.score(np.full(len(planted.cold_items), user), planted.cold_items).max()
                 assert worst_block > best_cold, f"user {user}"
 
-    def test_personal_block_items_fill_the_top(self, fitted, planted):
+    def test_personal_block_items_fill_the_top(self, fitted: Recommender, planted: Planted) -> None:
         if not self.personalised:
             pytest.skip("scores every user alike")
         X = planted.matrix
@@ -275,7 +279,7 @@ class RecommenderContract:
             ids, _ = fitted.recommend(int(user), X[int(user)], N=len(unseen))
             assert set(ids) == set(unseen), f"user {user}"
 
-    def test_ranking_metrics_on_a_held_out_split(self, planted):
+    def test_ranking_metrics_on_a_held_out_split(self, planted: Planted) -> None:
         _, test = leave_k_out(planted.liked_matrix(), 1, random_state=0)  # a liked item held out per user
         train = planted.matrix - planted.matrix.multiply(test > 0)
         train.eliminate_zeros()
@@ -290,7 +294,7 @@ class RecommenderContract:
         floor = 0.9 if type(self.make_model()).feedback == "implicit" else 0.8
         assert metrics["auc"] > (floor if self.personalised else 0.6)
 
-    def test_empty_user_and_item_are_allowed(self, planted):
+    def test_empty_user_and_item_are_allowed(self, planted: Planted) -> None:
         X = planted.matrix.tolil()
         X[5, :] = 0  # a user without interactions
         model = self.make_model().fit(sp.csr_matrix(X))
@@ -298,7 +302,9 @@ class RecommenderContract:
         assert len(ids) == 4 and np.isfinite(scores).all()
 
     # -------------------------------------------------------------- model files
-    def test_save_then_load_model_gives_the_same_scores(self, fitted, planted, tmp_path):
+    def test_save_then_load_model_gives_the_same_scores(
+        self, fitted: Recommender, planted: Planted, tmp_path: Path
+    ) -> None:
         from ratkit import load_model
 
         target = Path(tmp_path) / "model.zip"
