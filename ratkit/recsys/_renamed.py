@@ -1,22 +1,24 @@
 """Renamed recommender parameters: the old spelling is kept one release, scikit-learn style.
 
-A renamed parameter stays in ``__init__`` under its old name with the default None, so
-``get_params``, ``set_params`` and :func:`sklearn.base.clone` keep working on code and
-model files that use it. :func:`resolve` gives the value to use — the old spelling's
-when it was given, else the new one's — and :func:`warn_renamed`, called by
-``_validate_params`` (hence by ``fit``), warns once per fit for every old spelling in use.
+A model lists its renamed parameters in ``_renamed`` (former spelling → current one,
+declared on :class:`~ratkit.recsys.base.Recommender`). The former spelling stays in
+``__init__`` with the default None, so ``get_params``, ``set_params``,
+:func:`sklearn.base.clone` and model files that use it keep working. :func:`resolve` gives
+the value to use — the former spelling's when it was given, else the current one's — and
+:func:`warn_renamed`, called by ``_validate_params`` (hence by ``fit``), warns for every
+former spelling in use.
 """
 
 from __future__ import annotations
 
 import inspect
 import warnings
-from collections.abc import Mapping
 from typing import Any
 
+from ratkit._convergence import _outside_ratkit
 from ratkit.exceptions import ParameterError
 
-__all__ = ["resolve", "warn_renamed", "renamed_in_use"]
+__all__ = ["resolve", "given_as", "renamed_in_use", "warn_renamed"]
 
 
 def resolve(model: Any, new: str, old: str) -> Any:
@@ -26,14 +28,20 @@ def resolve(model: Any, new: str, old: str) -> Any:
     return getattr(model, new) if value is None else value
 
 
-def renamed_in_use(model: Any, renamed: Mapping[str, str]) -> dict[str, str]:
-    """``{old: new}`` for the deprecated spellings (keys of ``renamed``, values the new
-    names) that ``model`` has set; ParameterError when a new spelling is set too, away from
-    its default (which of the two to use would be a guess)."""
+def given_as(model: Any, new: str, old: str) -> str:
+    """The name under which ``model`` was given parameter ``new``: ``old`` when its deprecated
+    spelling is set, else ``new`` (what an error about the value should name)."""
+    return new if getattr(model, old) is None else old
+
+
+def renamed_in_use(model: Any) -> dict[str, str]:
+    """``{old: new}`` for the deprecated spellings in ``model._renamed`` that ``model`` has set;
+    ParameterError when the current spelling is set too, away from its default (which of
+    the two to use would be a guess)."""
     defaults = inspect.signature(type(model).__init__).parameters
     owner = type(model).__name__
     used = {}
-    for old, new in renamed.items():
+    for old, new in model._renamed.items():
         if getattr(model, old) is None:
             continue
         if getattr(model, new) != defaults[new].default:
@@ -45,13 +53,13 @@ def renamed_in_use(model: Any, renamed: Mapping[str, str]) -> dict[str, str]:
     return used
 
 
-def warn_renamed(model: Any, renamed: Mapping[str, str], stacklevel: int = 4) -> None:
+def warn_renamed(model: Any) -> None:
     """A DeprecationWarning for every deprecated spelling ``model`` uses (see :func:`renamed_in_use`)."""
     owner = type(model).__name__
-    for old, new in renamed_in_use(model, renamed).items():
+    for old, new in renamed_in_use(model).items():
         warnings.warn(
             f"The '{old}' parameter of {owner} is deprecated and will be removed in the next release; use "
             f"'{new}', which means the same ({owner}({new}={getattr(model, old)!r})).",
             DeprecationWarning,
-            stacklevel=stacklevel,
+            stacklevel=_outside_ratkit(),
         )

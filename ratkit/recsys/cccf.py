@@ -68,7 +68,7 @@ from __future__ import annotations
 
 import abc
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -89,15 +89,13 @@ from ratkit.recsys._packed_codes import (
     top_k_rows,
     unpack_codes,
 )
-from ratkit.recsys._renamed import resolve, warn_renamed
+from ratkit.recsys._renamed import given_as, resolve, warn_renamed
 from ratkit.recsys.base import Recommender
 
 __all__ = ["CCCF", "DCF"]
 
 ANCHORS = ANCHOR_METHODS
 INITS = ("relaxed", "random", "identical")
-#: CCCF's renamed parameters, old spelling → new (the old one is accepted for one release).
-_CCCF_RENAMED = {"kernel": "smoothing", "pretrain_reg": "pretrain_regularization"}
 
 
 def __getattr__(name: str) -> Any:
@@ -373,6 +371,8 @@ class CCCF(_CompositionalCodes):
         The rating scale used.
     """
 
+    _renamed: ClassVar[Mapping[str, str]] = {"kernel": "smoothing", "pretrain_reg": "pretrain_regularization"}
+
     def __init__(
         self,
         n_components: int = 8,
@@ -419,24 +419,26 @@ class CCCF(_CompositionalCodes):
         self.pretrain_reg = pretrain_reg
 
     def _validate_params(self) -> None:
-        warn_renamed(self, _CCCF_RENAMED)
+        warn_renamed(self)
         self._settings()
 
     def _settings(self) -> Settings:
         owner = "CCCF"
         G = check_int(self.n_components, "n_components", owner, low=1)
-        # a deprecated spelling is checked under the name it was given by
-        smoothing = "kernel" if self.kernel is not None else "smoothing"
-        pretrain = "pretrain_reg" if self.pretrain_reg is not None else "pretrain_regularization"
         return Settings(
             n_components=G,
             uniform_weights=G == 1,  # one component: every normalised weight is 1
             bandwidth=check_real(self.bandwidth, "bandwidth", owner, low=0.0, low_open=True),
-            smoothing=check_choice(resolve(self, "smoothing", "kernel"), smoothing, owner, SMOOTHING_KERNELS),
+            smoothing=check_choice(
+                resolve(self, "smoothing", "kernel"), given_as(self, "smoothing", "kernel"), owner, SMOOTHING_KERNELS
+            ),
             anchors=check_choice(self.anchors, "anchors", owner, ANCHORS),
             pretrain_iter=check_int(self.pretrain_iter, "pretrain_iter", owner, low=1),
             pretrain_regularization=check_real(
-                resolve(self, "pretrain_regularization", "pretrain_reg"), pretrain, owner, low=0.0
+                resolve(self, "pretrain_regularization", "pretrain_reg"),
+                given_as(self, "pretrain_regularization", "pretrain_reg"),
+                owner,
+                low=0.0,
             ),
             **_common(self, owner),
             weight_scale=(
