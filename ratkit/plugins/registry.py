@@ -21,7 +21,7 @@ import logging
 import re
 import sys
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any, Literal, TypeVar, get_args
@@ -64,7 +64,7 @@ _registry: dict[str, dict[str, Any]] = {kind: {} for kind in KINDS}
 # entry points loaded by _discover, per kind: name → PluginInfo (None until the first scan)
 _discovered: dict[str, dict[str, PluginInfo]] | None = None
 # top-level import name → distribution names, from importlib.metadata (None until first needed)
-_package_distributions: dict[str, list[str]] | None = None
+_package_distributions: Mapping[str, list[str]] | None = None
 # former name → current name, per kind (see register's ``aliases``)
 _aliases: dict[str, dict[str, str]] = {kind: {} for kind in KINDS}
 
@@ -315,9 +315,10 @@ def _distribution_of(obj: Any) -> str | None:
     top = module.partition(".")[0]
     if top == "ratkit":
         return "ratkit"
-    if _package_distributions is None:
-        _package_distributions = metadata.packages_distributions()
-    names = _package_distributions.get(top)
+    known = _package_distributions
+    if known is None:
+        known = _package_distributions = metadata.packages_distributions()
+    names = known.get(top)
     return names[0] if names else None
 
 

@@ -161,28 +161,48 @@ def fit_codes(
 class Problem:
     """The observed entries (both orders), targets, weights and settings of one fit."""
 
-    def __init__(self, indptr, indices, item_ptr, item_users, item_pos, target, eta, xi, s: Settings) -> None:
+    def __init__(
+        self,
+        indptr: np.ndarray,
+        indices: np.ndarray,
+        item_ptr: np.ndarray,
+        item_users: np.ndarray,
+        item_pos: np.ndarray,
+        target: np.ndarray,
+        eta: np.ndarray,
+        xi: np.ndarray,
+        s: Settings,
+    ) -> None:
         self.indptr, self.indices = indptr, indices
         self.item_ptr, self.item_users, self.item_pos = item_ptr, item_users, item_pos
         self.user_pos = np.arange(indices.size)
         self.target, self.eta, self.xi, self.s = target, eta, xi, s
         self.m, self.n = eta.shape[0], xi.shape[0]
 
-    def _side(self, by_user: bool) -> tuple:
+    def _side(self, by_user: bool) -> tuple[Any, ...]:
         """(row pointers, column ids, CSR positions, own weights, other weights, α) of the users
         (their rows of the ratings) or of the items (the item-major view)."""
         if by_user:
             return self.indptr, self.indices, self.user_pos, self.eta, self.xi, self.s.alpha_user
         return self.item_ptr, self.item_users, self.item_pos, self.xi, self.eta, self.s.alpha_item
 
-    def _update(self, by_user: bool, k, rows, cols, aux, pred, relaxed: bool):
+    def _update(
+        self,
+        by_user: bool,
+        k: int,
+        rows: np.ndarray,
+        cols: np.ndarray,
+        aux: np.ndarray,
+        pred: np.ndarray,
+        relaxed: bool,
+    ) -> Any:
         """Component k of the users' (or items') codes against the other side's: the relaxed
         ridge step, or bitwise DCD (returns the bits flipped)."""
         ptr, idx, pos, w_rows, w_cols, alpha = self._side(by_user)
         args = (k, ptr, idx, pos, rows, cols, w_rows, w_cols, aux, alpha, self.target, pred)
         return relax_rows(*args) if relaxed else update_codes(*args, self.s.n_sweeps)
 
-    def initialise(self, rng: np.random.Generator):
+    def initialise(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(B, D, X, Y): relaxed real U, V (ridge towards X, Y) then sign, random signs, or
         identical codes (:meth:`identical_codes`)."""
         G, r = self.s.n_components, self.s.n_bits
@@ -230,7 +250,7 @@ class Problem:
         D[:, :, :p] = 1
         return B, D
 
-    def iterate(self, B, D, X, Y, rng: np.random.Generator) -> int:
+    def iterate(self, B: np.ndarray, D: np.ndarray, X: np.ndarray, Y: np.ndarray, rng: np.random.Generator) -> int:
         """One outer iteration over the components; returns the bits flipped."""
         flips = 0
         for k in range(self.s.n_components):
@@ -240,13 +260,15 @@ class Problem:
             Y[k] = balanced_orthogonal(D[k].astype(np.float64), rng)
         return flips
 
-    def objective(self, B, D, X, Y) -> float:
+    def objective(self, B: np.ndarray, D: np.ndarray, X: np.ndarray, Y: np.ndarray) -> float:
         """Σ_observed (r − r̂)² + α₁ Σ_k ‖B^(k) − X^(k)‖² + α₂ Σ_k ‖D^(k) − Y^(k)‖²."""
         loss = float(np.sum((self.target - self.pred) ** 2))
         return loss + self.s.alpha_user * float(np.sum((B - X) ** 2)) + self.s.alpha_item * float(np.sum((D - Y) ** 2))
 
 
-def choose_anchors(U: np.ndarray, V: np.ndarray, G: int, rng: np.random.Generator, method: str):
+def choose_anchors(
+    U: np.ndarray, V: np.ndarray, G: int, rng: np.random.Generator, method: str
+) -> tuple[np.ndarray, np.ndarray]:
     """(user anchors, item anchors), component k pairing row k of each.
 
     ``"kmeans"``: one set of G anchors for users and items alike, the k-means centroids of

@@ -386,7 +386,7 @@ def compiled_iteration(
 
 
 @njit
-def _monitor_data_term(U, V, users, P, Q, code, beta, rho):  # type: ignore[no-untyped-def]
+def _monitor_data_term(U, V, users, P, Q, code, beta, rho):
     """``mean_i mean_p φ(mean_q L(s_ip − s_iq))`` on the monitor sample (compiled)."""
     K = P.shape[1]
     s_q = np.empty(Q.shape[1])

@@ -141,7 +141,7 @@ def _negative_round(
 
 
 @njit
-def _sample_positive(rng, users, size, indptr, indices, cum_g, norm_g):  # type: ignore[no-untyped-def]
+def _sample_positive(rng, users, size, indptr, indices, cum_g, norm_g):
     """``Problem.sample_positive(users, size, rng)`` (1-D ``users``): the same uniforms from
     the same Generator (numba draws them through its bit generator), the same items."""
     uniform = rng.random(len(users) * size).reshape((len(users), size))
@@ -149,7 +149,7 @@ def _sample_positive(rng, users, size, indptr, indices, cum_g, norm_g):  # type:
 
 
 @njit
-def _sample_negative(rng, users, size, cum_g_prime, g_prime, indptr, indices, bits):  # type: ignore[no-untyped-def]
+def _sample_negative(rng, users, size, cum_g_prime, g_prime, indptr, indices, bits):
     """``Problem.sample_negative(users, size, rng)`` (1-D ``users``): the same rejection
     rounds on the same uniforms and, for users who like nearly everything, the same
     ``rng.choice(others, p=g′/Σg′)`` (a uniform searched in the normalised cumulative sum)."""

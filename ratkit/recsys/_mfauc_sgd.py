@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -267,7 +267,9 @@ def monitor_objective(
     return float(data_term + 0.5 * s.lam * (np.sum(U * U) + np.sum(V * V)))
 
 
-def _block_slices(prob: Problem, s: SGDSettings, user_order: np.ndarray, item_order: np.ndarray):
+def _block_slices(
+    prob: Problem, s: SGDSettings, user_order: np.ndarray, item_order: np.ndarray
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """The ``(users, items)`` of each block of one iteration: ``max(m, n)`` row steps."""
     n_users = len(prob.active)
     steps = max(n_users, prob.n)

@@ -165,7 +165,7 @@ class _CompositionalCodes(Recommender):
         """The model's parameters, checked, as the :class:`~ratkit.recsys._code_fit.Settings` of a fit."""
 
     # -- fitting ---------------------------------------------------------------------------
-    def _fit(self, user_items: sp.csr_matrix, *, show_progress: bool) -> None:
+    def _fit(self, user_items: sp.csr_matrix, *, show_progress: bool = False) -> None:
         s = self._settings()
         fitted = fit_codes(user_items, s, self.random_state, type(self).__name__, show_progress=show_progress)
         self.codes_user_, self.codes_item_ = fitted.codes_user, fitted.codes_item

@@ -185,6 +185,7 @@ class MFAUC(FactorRecommender):
         return resolve(self, "regularization", "lam")
 
     def _betas(self) -> list[float]:
+        values: list[Any]
         if isinstance(self.beta, numbers.Real) and not isinstance(self.beta, bool):
             values = [self.beta]
         elif isinstance(self.beta, (Sequence, np.ndarray)) and not isinstance(self.beta, str):
@@ -235,7 +236,7 @@ class MFAUC(FactorRecommender):
         """The factors U, V and their working copies (gradients, the best iterate): 4 (m + n) d floats."""
         return 32.0 * (n_users + n_items) * self.n_factors
 
-    def _fit(self, user_items: sp.csr_matrix, *, show_progress: bool) -> None:
+    def _fit(self, user_items: sp.csr_matrix, *, show_progress: bool = False) -> None:
         rng = check_random_state(self.random_state)
         positives = (user_items > 0).astype(np.float64).tocsr()
         positives.sort_indices()

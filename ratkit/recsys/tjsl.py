@@ -151,7 +151,7 @@ class _JointSimilarity(Recommender):
         finally:
             del self._examined
 
-    def _fit(self, user_items: sp.csr_matrix, *, show_progress: bool) -> None:
+    def _fit(self, user_items: sp.csr_matrix, *, show_progress: bool = False) -> None:
         owner = type(self).__name__
         P = _pattern(user_items)
         m, n = P.shape
@@ -252,7 +252,15 @@ class _JointSimilarity(Recommender):
         return _scores(rows, selected[users], bu[users], bi, V, Pf, Ef)
 
 
-def _scores(P: sp.csr_matrix, E: sp.csr_matrix, bu: np.ndarray, bi: np.ndarray, V, Pf, Ef) -> np.ndarray:
+def _scores(
+    P: sp.csr_matrix,
+    E: sp.csr_matrix,
+    bu: np.ndarray,
+    bi: np.ndarray,
+    V: np.ndarray,
+    Pf: np.ndarray,
+    Ef: np.ndarray,
+) -> np.ndarray:
     """b_u + b_i + Ū_u^{−i}V_iᵀ + Ũ_u V_iᵀ for the rows of P, E and every item i."""
     n_p = np.asarray(P.sum(axis=1)).ravel()
     n_e = np.asarray(E.sum(axis=1)).ravel()
@@ -271,7 +279,9 @@ def _scores(P: sp.csr_matrix, E: sp.csr_matrix, bu: np.ndarray, bi: np.ndarray, 
     return out
 
 
-def _select(E: sp.csr_matrix, P: sp.csr_matrix, selected, params, tau: float) -> sp.csr_matrix:
+def _select(
+    E: sp.csr_matrix, P: sp.csr_matrix, selected: sp.csr_matrix, params: tuple[np.ndarray, ...], tau: float
+) -> sp.csr_matrix:
     """E^(ℓ+1): per user the ⌈τ|E_u|⌉ examined items scored highest by the current model (its
     prediction rule with the current selection), ties to the smaller item id."""
     bu, bi, V, Pf, Ef = params
