@@ -42,12 +42,12 @@ KS = (1, 3, 5)
 COLUMNS = [f"{m}@{k}" for m in ("precision", "recall") for k in KS] + ["auc"]
 
 #: Per-loss settings, chosen with ``--tune`` on a validation split of seed 0's training data.
-MFAUC_COMMON: dict[str, Any] = dict(n_factors=64, lam=1e-4, init="svd", max_iter=50, tol=1e-5)
+MFAUC_COMMON: dict[str, Any] = dict(n_factors=64, regularization=1e-4, init="svd", max_iter=50, tol=1e-5)
 MFAUC_SETTINGS: dict[str, dict[str, Any]] = {  # the best validation row of each loss
     "square": dict(loss="square", learning_rate=0.5),
     "squared_hinge": dict(loss="squared_hinge", learning_rate=0.5),
     "hinge": dict(loss="hinge", learning_rate=0.5, max_iter=100),
-    "logistic": dict(loss="logistic", beta=1.0, lam=3e-5, learning_rate=0.5),
+    "logistic": dict(loss="logistic", beta=1.0, regularization=3e-5, learning_rate=0.5),
     "sigmoid": dict(loss="sigmoid", beta=[2.0, 4.0, 8.0], learning_rate=0.5),
 }
 
@@ -171,14 +171,22 @@ def tune_grid(stage: int) -> list[dict[str, Any]]:
                 for init in ("gaussian", "svd"):
                     grid.append(dict(loss=loss, learning_rate=learning_rate, init=init, **extra))
         for loss in ("hinge", "logistic"):
-            for variant in (dict(rho=1.0), dict(lam=3e-4), dict(lam=3e-5), dict(n_factors=32), dict(tau=0.5)):
+            for variant in (
+                dict(rho=1.0),
+                dict(regularization=3e-4),
+                dict(regularization=3e-5),
+                dict(n_factors=32),
+                dict(tau=0.5),
+            ):
                 grid.append(dict(loss=loss, learning_rate=0.5, init="svd", **variant))
     else:
         for loss, extra in losses:
             for max_iter in (50, 100):
-                grid.append(dict(loss=loss, learning_rate=0.5, init="svd", lam=3e-5, max_iter=max_iter, **extra))
+                grid.append(
+                    dict(loss=loss, learning_rate=0.5, init="svd", regularization=3e-5, max_iter=max_iter, **extra)
+                )
         grid.append(dict(loss="hinge", learning_rate=0.5, init="svd", max_iter=100))
-        grid.append(dict(loss="logistic", learning_rate=0.5, init="svd", lam=3e-5, rho=1.0, beta=4.0))
+        grid.append(dict(loss="logistic", learning_rate=0.5, init="svd", regularization=3e-5, rho=1.0, beta=4.0))
     return grid
 
 

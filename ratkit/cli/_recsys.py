@@ -17,9 +17,10 @@ functions with the same defaults. The model is fitted on the training part as an
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ratkit.cli._argtypes import finite_float, key_value, non_negative_int, parse_params, positive
 from ratkit.cli._common import add_output, add_plot, add_seed
@@ -196,7 +197,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     models = []
     for name in names:
         model_cls = recommender_class(name)
-        params = parse_params(args.param, model_cls)
+        params = _current_spellings(parse_params(args.param, model_cls), model_cls)
         valid = model_cls._get_param_names()
         if "random_state" in valid and "random_state" not in params:
             params["random_state"] = args.seed
@@ -207,6 +208,36 @@ def _evaluate(args: argparse.Namespace) -> int:
         models.append((name, model, progress))
     with compute_context(args):
         return _evaluate_on(args, models)
+
+
+def _current_spellings(params: dict[str, Any], model_cls: type[Recommender]) -> dict[str, Any]:
+    """``params`` with a renamed parameter's former spelling (the model's ``_renamed``) replaced
+    by its current one, and a DeprecationWarning shown for each (the saved and reported model
+    then carries the current name); both spellings at once are refused."""
+    import warnings
+
+    from ratkit.exceptions import ParameterError
+
+    out: dict[str, Any] = {}
+    for key, value in params.items():
+        current = model_cls._renamed.get(key)
+        if current is not None:
+            if current in params:
+                raise ParameterError(
+                    f"--param {key} and --param {current} both given; {key} is the deprecated spelling of {current}. "
+                    f"Give only {current}."
+                )
+            with warnings.catch_warnings():
+                warnings.simplefilter("always", DeprecationWarning)  # shown on the command line too
+                warnings.warn(
+                    f"--param {key} is deprecated for {model_cls.__name__} and will be removed in the next release; "
+                    f"use --param {current}={json.dumps(value)}.",
+                    DeprecationWarning,
+                    stacklevel=2,
+                )
+            key = current
+        out[key] = value
+    return out
 
 
 def _evaluate_on(args: argparse.Namespace, models: list[tuple[str, Recommender, bool]]) -> int:

@@ -2,8 +2,10 @@
 
 Built-in plugins register themselves with :func:`register` when their module is
 imported. Third-party distributions add theirs through the entry-point groups
-``ratkit.kernels``, ``ratkit.learners`` and ``ratkit.recsys``; the entry point's name
-is the plugin name and its target the plugin object. Discovery goes through
+``ratkit.kernels``, ``ratkit.learners`` and ``ratkit.recommenders`` (one per kind, see
+:data:`ENTRY_POINT_GROUPS`); the entry point's name is the plugin name and its target the
+plugin object. Recommenders in the former group ``ratkit.recsys`` are still read for one
+release, with a :class:`DeprecationWarning` naming the distribution to update. Discovery goes through
 :mod:`importlib.metadata`, runs once and is cached; :func:`refresh` forgets the cache.
 
 :func:`describe` and :func:`describe_all` tell where each plugin comes from: a
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any, Literal, TypeVar, get_args
 
+from ratkit._convergence import _outside_ratkit
 from ratkit.exceptions import DuplicatePluginError, ParameterError, ParameterTypeError, UnknownPluginError
 
 __all__ = [
@@ -48,8 +51,11 @@ KINDS: tuple[str, ...] = get_args(PluginKind)
 ENTRY_POINT_GROUPS: dict[str, str] = {
     "kernel": "ratkit.kernels",
     "learner": "ratkit.learners",
-    "recommender": "ratkit.recsys",
+    "recommender": "ratkit.recommenders",
 }
+#: Former entry-point groups, still read for one release (a DeprecationWarning names the
+#: distribution): kind → group.
+_FORMER_GROUPS: dict[str, str] = {"recommender": "ratkit.recsys"}
 # Modules whose import registers the built-in plugins.
 _BUILTIN_MODULES: tuple[str, ...] = ("ratkit.automata.kernels", "ratkit.learners", "ratkit.recsys")
 
@@ -212,10 +218,23 @@ def _discover() -> dict[str, dict[str, PluginInfo]]:
     if _discovered is not None:
         return _discovered
     found: dict[str, dict[str, PluginInfo]] = {kind: {} for kind in KINDS}
-    for kind, group in ENTRY_POINT_GROUPS.items():
+    groups = [(kind, group, False) for kind, group in ENTRY_POINT_GROUPS.items()]
+    groups += [(kind, group, True) for kind, group in _FORMER_GROUPS.items()]
+    targets: dict[tuple[str, str], tuple[str | None, str]] = {}  # (kind, name) → (distribution, target) loaded
+    for kind, group, former in groups:
         for ep in _entry_points(group):
             provider = getattr(getattr(ep, "dist", None), "name", None)
             dist = provider or "an unknown distribution"
+            if former:
+                if targets.get((kind, ep.name)) == (provider, ep.value):
+                    continue  # also declared in the current group: a distribution serving older ratkit too
+                warnings.warn(
+                    f"The {kind} plugin entry point {ep.name!r} -> {ep.value!r} of {dist} is in the entry-point "
+                    f"group {group!r}, which is deprecated and will not be read after the next release; move it "
+                    f"to {ENTRY_POINT_GROUPS[kind]!r} in {dist}'s packaging metadata.",
+                    DeprecationWarning,
+                    stacklevel=_outside_ratkit(),  # the user's line, so Python's default filter shows it
+                )
             holder = _holder(kind, ep.name, found[kind])
             if holder is not None:
                 warnings.warn(
@@ -239,6 +258,7 @@ def _discover() -> dict[str, dict[str, PluginInfo]]:
                 )
                 continue
             found[kind][ep.name] = PluginInfo(kind, ep.name, provider, _summary(obj), obj)
+            targets[kind, ep.name] = (provider, ep.value)
     _discovered = found
     return found
 
@@ -303,9 +323,10 @@ def _distribution_of(obj: Any) -> str | None:
     top = module.partition(".")[0]
     if top == "ratkit":
         return "ratkit"
-    if _package_distributions is None:
-        _package_distributions = metadata.packages_distributions()
-    names = _package_distributions.get(top)
+    known = _package_distributions
+    if known is None:
+        known = _package_distributions = metadata.packages_distributions()
+    names = known.get(top)
     return names[0] if names else None
 
 

@@ -52,11 +52,13 @@ __all__ = [
     "angular_distance",
     "smoothing_kernel",
     "component_weights",
-    "KERNELS",
+    "SMOOTHING_KERNELS",
     "ANCHOR_METHODS",
 ]
 
-KERNELS = ("epanechnikov", "uniform", "triangular")
+#: The smoothing kernels of the component weights (kernel smoothing, Wand and Jones 1994; the
+#: paper's Epanechnikov, and the uniform and triangular it compares).
+SMOOTHING_KERNELS = ("epanechnikov", "uniform", "triangular")
 ANCHOR_METHODS = ("kmeans", "kmedoids")
 
 _INIT_SCALE = 0.1  # standard deviation of the random start (and of never-rated rows' vectors)
@@ -75,19 +77,19 @@ def pretrain_factors(
     rng: np.random.Generator,
     *,
     n_iter: int = 10,
-    reg: float = 0.1,
+    regularization: float = 0.1,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Latent vectors of users and items: ALS on the centred observed ratings.
 
     Minimises, over U (m × f) and V (n × f), with μ the mean of the stored ratings,
 
-        Σ_{(i,j) ∈ 𝒱} (r_ij − μ − u_iᵀv_j)² + reg·(Σ_i |𝒱_i|·‖u_i‖² + Σ_j |𝒱_j|·‖v_j‖²)
+        Σ_{(i,j) ∈ 𝒱} (r_ij − μ − u_iᵀv_j)² + λ·(Σ_i |𝒱_i|·‖u_i‖² + Σ_j |𝒱_j|·‖v_j‖²)
 
     (the weighted-λ regularisation of Zhou et al. 2008: a row's penalty grows with its number
     of ratings, so the ridge has the same relative strength for light and heavy raters). Each
     of the ``n_iter`` sweeps solves every user row exactly given V, then every item row given U:
 
-        u_i = (V_𝒱iᵀ V_𝒱i + reg·|𝒱_i|·I)⁻¹ V_𝒱iᵀ (r_i𝒱i − μ),   and symmetrically for v_j.
+        u_i = (V_𝒱iᵀ V_𝒱i + λ·|𝒱_i|·I)⁻¹ V_𝒱iᵀ (r_i𝒱i − μ),   and symmetrically for v_j.
 
     Cost O(n_iter·(|𝒱|·f² + (m + n)·f³)): linear in the number of ratings.
 
@@ -104,8 +106,8 @@ def pretrain_factors(
         arbitrary anchor rather than an undefined 0/0.
     n_iter : int ≥ 1
         ALS sweeps.
-    reg : float > 0
-        The ridge factor of the weighted-λ penalty.
+    regularization : float > 0
+        λ, the ridge factor of the weighted-λ penalty.
 
     Returns
     -------
@@ -114,7 +116,7 @@ def pretrain_factors(
     owner = "pretrain_factors"
     n_factors = check_int(n_factors, "n_factors", owner, low=1)
     n_iter = check_int(n_iter, "n_iter", owner, low=1)
-    reg = check_real(reg, "reg", owner, low=0.0, low_open=True)
+    regularization = check_real(regularization, "regularization", owner, low=0.0, low_open=True)
     rng = check_random_state(rng)
     by_user = _check_ratings(ratings)
     by_item = by_user.T.tocsr()
@@ -126,8 +128,8 @@ def pretrain_factors(
     user_targets = by_user.data - mu
     item_targets = by_item.data - mu
     for _ in range(n_iter):
-        _ridge_rows(by_user.indptr, by_user.indices, user_targets, items, users, reg)
-        _ridge_rows(by_item.indptr, by_item.indices, item_targets, users, items, reg)
+        _ridge_rows(by_user.indptr, by_user.indices, user_targets, items, users, regularization)
+        _ridge_rows(by_item.indptr, by_item.indices, item_targets, users, items, regularization)
     return users, items
 
 
@@ -304,8 +306,9 @@ def angular_distance(vectors: np.ndarray, anchors: np.ndarray) -> np.ndarray:
     return (2.0 / np.pi) * np.arccos(np.clip(cosine, -1.0, 1.0))
 
 
-def smoothing_kernel(distance: np.ndarray, bandwidth: float, kernel: str = "epanechnikov") -> np.ndarray:
-    """Kernel value of each distance d ≥ 0 with support radius h = ``bandwidth`` > 0 (u = d/h):
+def smoothing_kernel(distance: np.ndarray, bandwidth: float, smoothing: str = "epanechnikov") -> np.ndarray:
+    """Value of the smoothing kernel ``smoothing`` at each distance d ≥ 0, with support radius
+    h = ``bandwidth`` > 0 (u = d/h):
 
     * Epanechnikov: (3/4)(1 − u²)·1[u < 1];
     * uniform: 1[u < 1];
@@ -315,15 +318,15 @@ def smoothing_kernel(distance: np.ndarray, bandwidth: float, kernel: str = "epan
     """
     owner = "smoothing_kernel"
     h = check_real(bandwidth, "bandwidth", owner, low=0.0, low_open=True)
-    kernel = check_choice(kernel, "kernel", owner, KERNELS)
+    smoothing = check_choice(smoothing, "smoothing", owner, SMOOTHING_KERNELS)
     d = np.asarray(distance, dtype=np.float64)
     if not np.isfinite(d).all() or (d < 0).any():
         raise DataFormatError("distance must hold finite values >= 0.")
     u = d / h
     inside = u < 1.0
-    if kernel == "epanechnikov":
+    if smoothing == "epanechnikov":
         values = 0.75 * (1.0 - u * u)
-    elif kernel == "uniform":
+    elif smoothing == "uniform":
         values = np.ones_like(u)
     else:
         values = 1.0 - u
@@ -331,7 +334,7 @@ def smoothing_kernel(distance: np.ndarray, bandwidth: float, kernel: str = "epan
 
 
 def component_weights(
-    vectors: np.ndarray, anchors: np.ndarray, bandwidth: float, kernel: str = "epanechnikov"
+    vectors: np.ndarray, anchors: np.ndarray, bandwidth: float, smoothing: str = "epanechnikov"
 ) -> np.ndarray:
     """Non-negative weights of every row on the G components, each row summing to 1, (N, G).
 
@@ -344,9 +347,9 @@ def component_weights(
     """
     owner = "component_weights"
     check_real(bandwidth, "bandwidth", owner, low=0.0, low_open=True)
-    check_choice(kernel, "kernel", owner, KERNELS)
+    check_choice(smoothing, "smoothing", owner, SMOOTHING_KERNELS)
     distance = angular_distance(vectors, anchors)
-    values = smoothing_kernel(distance, bandwidth, kernel)
+    values = smoothing_kernel(distance, bandwidth, smoothing)
     totals = values.sum(axis=1)
     weights = np.divide(values, totals[:, None], out=np.zeros_like(values), where=totals[:, None] > 0)
     orphans = np.flatnonzero(totals <= 0)

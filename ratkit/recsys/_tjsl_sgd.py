@@ -121,7 +121,23 @@ def pair_loss(u, i, r, p_ptr, p_idx, e_ptr, e_idx, bu, bi, V, P, E, av, ap, ae, 
 
 
 def pair_gradients(
-    u: int, i: int, r: float, p_ptr, p_idx, e_ptr, e_idx, bu, bi, V, P, E, av, ap, ae, bu_reg, bv_reg
+    u: int,
+    i: int,
+    r: float,
+    p_ptr: np.ndarray,
+    p_idx: np.ndarray,
+    e_ptr: np.ndarray,
+    e_idx: np.ndarray,
+    bu: np.ndarray,
+    bi: np.ndarray,
+    V: np.ndarray,
+    P: np.ndarray,
+    E: np.ndarray,
+    av: float,
+    ap: float,
+    ae: float,
+    bu_reg: float,
+    bv_reg: float,
 ) -> dict[str, np.ndarray]:
     """The analytic gradients of f_ui (module docstring) as full arrays shaped like
     (bu, bi, V, P, E): what one step of :func:`sgd_epoch` subtracts, divided by γ."""

@@ -19,6 +19,7 @@ import inspect
 import logging
 import os
 import warnings
+from collections.abc import Mapping
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -114,6 +115,11 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
     #: ``show_progress`` parameter, which such a model must have); otherwise ``_fit(matrix)``
     #: and ``fit(..., show_progress=...)`` is accepted and shows nothing.
     _fit_shows_progress: ClassVar[bool] = False
+
+    #: Renamed parameters, former spelling → current one: the former stays an ``__init__``
+    #: parameter defaulting to None for one release (scikit-learn's way; ``fit`` warns, see
+    #: :mod:`ratkit.recsys._renamed`), and the repr leaves it out while it is None.
+    _renamed: ClassVar[Mapping[str, str]] = {}
 
     # ----------------------------------------------------------------- fitting
     def fit(self: R, user_items: Any, *, show_progress: bool | None = None) -> R:
@@ -568,7 +574,11 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         # Every parameter in declaration order, on one line: evaluation reports print it as
         # the model's part of the protocol, so defaults must show (scikit-learn's repr omits them).
         params = self.get_params(deep=False)
-        order = [name for name in inspect.signature(type(self).__init__).parameters if name in params]
+        order = [
+            name
+            for name in inspect.signature(type(self).__init__).parameters
+            if name in params and not (name in self._renamed and params[name] is None)
+        ]
         return f"{type(self).__name__}({', '.join(f'{k}={params[k]!r}' for k in order)})"
 
     def save(self, path: str | os.PathLike[str]) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import numbers
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -19,6 +19,7 @@ from ratkit.plugins import register
 from ratkit.recsys._linalg import svd_factors
 from ratkit.recsys._mfauc_objective import LOSSES, loss_and_derivative, phi_and_derivative
 from ratkit.recsys._mfauc_sgd import Problem, SGDSettings, run_sgd
+from ratkit.recsys._renamed import given_as, resolve, warn_renamed
 from ratkit.recsys.base import FactorRecommender
 
 __all__ = ["MFAUC"]
@@ -41,8 +42,8 @@ class MFAUC(FactorRecommender):
         Rank of the factorisation (the paper's ``k``).
     loss : {"square", "squared_hinge", "hinge", "logistic", "sigmoid"}
         The surrogate ``L`` of the indicator ``[γ ≤ 0]``.
-    lam : float
-        Regularisation ``λ`` on ``‖U‖²_F + ‖V‖²_F``.
+    regularization : float
+        Regularisation ``λ`` on ``‖U‖²_F + ‖V‖²_F`` (implicit's name for it).
     rho : float or None
         ``None`` for ``φ(x) = x`` (plain AUC surrogate); ``ρ > 0`` for
         ``φ(x) = tanh(ρx)``, which weights the top of each user's ranking more.
@@ -66,8 +67,8 @@ class MFAUC(FactorRecommender):
         loss from diverging on popular items.
     max_iter : int
         ``T``, the most iterations (one iteration = ``max(m, n)`` row steps). The default,
-        200, lets the defaults converge on MovieLens 100K (about 110 iterations; 50 stopped
-        short of ``tol`` there).
+        200, lets the defaults converge on MovieLens 100K (bench/RESULTS.md, "MFAUC's
+        default max_iter").
     tol : float
         Stop when the monitored objective at ``(Ū, V̄)`` changes by at most this
         fraction between iterations.
@@ -84,6 +85,9 @@ class MFAUC(FactorRecommender):
     show_progress : bool
         Show a tqdm bar counting the iterations, with the monitored objective and its
         relative change against ``tol`` (off by default).
+    lam : deprecated
+        The former name of ``regularization``, accepted for one release (``fit`` warns with
+        a :class:`DeprecationWarning`); None: not given.
 
     Attributes
     ----------
@@ -129,6 +133,7 @@ class MFAUC(FactorRecommender):
         converged_=Bool(),
     )
     _fitted_attributes: ClassVar[tuple[str, ...]] = _fitted_schema.required
+    _renamed: ClassVar[Mapping[str, str]] = {"lam": "regularization"}
     #: Block steps of the SGD: ``"compiled"`` (numba) or ``"numpy"`` (the vectorised reference,
     #: kept for the benchmark and the equivalence tests); both give the same fit up to round-off.
     _sgd_engine: ClassVar[str] = "compiled"
@@ -139,7 +144,7 @@ class MFAUC(FactorRecommender):
         *,
         n_factors: int = 32,
         loss: Literal["square", "squared_hinge", "hinge", "logistic", "sigmoid"] = "hinge",
-        lam: float = 1e-4,
+        regularization: float = 1e-4,
         rho: float | None = None,
         beta: float | Sequence[float] = 1.0,
         tau: float = 0.0,
@@ -154,10 +159,11 @@ class MFAUC(FactorRecommender):
         batch_size: int = 64,
         random_state: Any = None,
         show_progress: bool = False,
+        lam: float | None = None,
     ) -> None:
         self.n_factors = n_factors
         self.loss = loss
-        self.lam = lam
+        self.regularization = regularization
         self.rho = rho
         self.beta = beta
         self.tau = tau
@@ -172,8 +178,14 @@ class MFAUC(FactorRecommender):
         self.batch_size = batch_size
         self.random_state = random_state
         self.show_progress = show_progress
+        self.lam = lam
+
+    def _regularization(self) -> Any:
+        """λ as given: ``regularization``, or its deprecated spelling ``lam`` when that was given."""
+        return resolve(self, "regularization", "lam")
 
     def _betas(self) -> list[float]:
+        values: list[Any]
         if isinstance(self.beta, numbers.Real) and not isinstance(self.beta, bool):
             values = [self.beta]
         elif isinstance(self.beta, (Sequence, np.ndarray)) and not isinstance(self.beta, str):
@@ -191,9 +203,10 @@ class MFAUC(FactorRecommender):
 
     def _validate_params(self) -> None:
         owner = "MFAUC"
+        warn_renamed(self)
         check_int(self.n_factors, "n_factors", owner, low=1)
         check_choice(self.loss, "loss", owner, LOSSES)
-        check_real(self.lam, "lam", owner, low=0.0)
+        check_real(self._regularization(), given_as(self, "regularization", "lam"), owner, low=0.0)
         if self.rho is not None:
             check_real(self.rho, "rho", owner, low=0.0, low_open=True)
         betas = self._betas()
@@ -223,7 +236,7 @@ class MFAUC(FactorRecommender):
         """The factors U, V and their working copies (gradients, the best iterate): 4 (m + n) d floats."""
         return 32.0 * (n_users + n_items) * self.n_factors
 
-    def _fit(self, user_items: sp.csr_matrix, *, show_progress: bool) -> None:
+    def _fit(self, user_items: sp.csr_matrix, *, show_progress: bool = False) -> None:
         rng = check_random_state(self.random_state)
         positives = (user_items > 0).astype(np.float64).tocsr()
         positives.sort_indices()
@@ -269,7 +282,7 @@ class MFAUC(FactorRecommender):
         if not (np.isfinite(U).all() and np.isfinite(V).all()):
             raise SolverError(
                 f"MFAUC diverged (non-finite factors) with learning_rate={self.learning_rate}; "
-                f"lower learning_rate or raise lam."
+                f"lower learning_rate or raise regularization."
             )
         self.user_factors_, self.item_factors_ = U, V
         self.objective_ = np.asarray(objectives)
@@ -296,7 +309,7 @@ class MFAUC(FactorRecommender):
             loss_fn=loss_and_derivative(self.loss, beta),
             phi_fn=phi_and_derivative(self.rho),
             square_fast=self.loss == "square" and self.rho is None,
-            lam=self.lam,
+            lam=self._regularization(),
             learning_rate=self.learning_rate,
             kappa_users=self.kappa_users,
             kappa_items=self.kappa_items,

@@ -29,6 +29,7 @@ are the fitted user's. With the training rows this is exactly the fitted model's
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -40,6 +41,7 @@ from ratkit.exceptions import DataFormatError, ParameterError
 from ratkit.fitted import Array, Derived, Fitted, Sparse
 from ratkit.plugins import register
 from ratkit.recsys._linalg import row_products
+from ratkit.recsys._renamed import given_as, resolve, warn_renamed
 from ratkit.recsys._tjsl_sgd import sample_negatives, sgd_epoch
 from ratkit.recsys._validation import check_user_items
 from ratkit.recsys.base import Recommender
@@ -91,8 +93,9 @@ class _JointSimilarity(Recommender):
         check_real(self.learning_rate, "learning_rate", owner, low=0.0, low_open=True)
         check_real(self.rho, "rho", owner, low=0.0, low_open=True)
         check_int(self.n_epochs, "n_epochs", owner, low=1)
-        for name in ("alpha_v", "alpha_p", "alpha_e", "beta_u", "beta_v"):
-            check_real(getattr(self, name), name, owner, low=0.0)
+        warn_renamed(self)
+        for new, old in self._penalties():
+            check_real(self._penalty(new), new if old is None else given_as(self, new, old), owner, low=0.0)
         check_real(self.init_scale, "init_scale", owner, low=0.0, low_open=True)  # 0: the factors never move
         L = check_int(self._rounds(), "n_rounds", owner, low=1)
         L0 = check_int(self._averaged(), "n_average", owner, low=1)
@@ -106,6 +109,26 @@ class _JointSimilarity(Recommender):
     def _fit_bytes(self, n_users: int, n_items: int) -> float:
         """Three item factor matrices n × d for the current and each kept model, plus the biases."""
         return 8.0 * (3 * n_items * self.n_factors * (self._averaged() + 1) + (n_users + n_items) * self._averaged())
+
+    #: The penalties' parameter names, the paper's symbol in sgd_epoch's order: α_v, α_p, α_e,
+    #: β_u, β_v of V, P, E and the user and item biases.
+    _PENALTIES: ClassVar[tuple[str, ...]] = (
+        "regularization_candidate",
+        "regularization_preferred",
+        "regularization_examined",
+        "regularization_user_bias",
+        "regularization_item_bias",
+    )
+
+    def _penalties(self) -> list[tuple[str, str | None]]:
+        """(new name, its former name or None) of each penalty, in sgd_epoch's order."""
+        former = {new: old for old, new in self._renamed.items()}
+        return [(new, former.get(new)) for new in self._PENALTIES]
+
+    def _penalty(self, new: str) -> Any:
+        """The value of penalty ``new`` as given (its deprecated spelling's when that was given)."""
+        old = dict(self._penalties())[new]
+        return getattr(self, new) if old is None else resolve(self, new, old)
 
     def _rounds(self) -> int:
         return self.n_rounds
@@ -128,7 +151,7 @@ class _JointSimilarity(Recommender):
         finally:
             del self._examined
 
-    def _fit(self, user_items: sp.csr_matrix, *, show_progress: bool) -> None:
+    def _fit(self, user_items: sp.csr_matrix, *, show_progress: bool = False) -> None:
         owner = type(self).__name__
         P = _pattern(user_items)
         m, n = P.shape
@@ -160,6 +183,8 @@ class _JointSimilarity(Recommender):
                 "negative (A ⊂ R∖P is empty); a one-class model needs unobserved pairs."
             )
         L, L0, decay = self._rounds(), self._averaged(), float(self._decay())
+        # α_v, α_p, α_e, β_u, β_v, in sgd_epoch's order
+        penalties = [float(self._penalty(new)) for new, _ in self._penalties()]
         selected, tau, taus = E, 1.0, []
         kept: list[tuple] = []
         # a fixed number of epochs: the bar's total is the work
@@ -174,8 +199,7 @@ class _JointSimilarity(Recommender):
                 order = rng.permutation(users.size)
                 loss = sgd_epoch(
                     users[order], items[order], targets[order], P.indptr, P.indices, selected.indptr,
-                    selected.indices, bu, bi, V, Pf, Ef, float(self.learning_rate), float(self.alpha_v),
-                    float(self.alpha_p), float(self.alpha_e), float(self.beta_u), float(self.beta_v),
+                    selected.indices, bu, bi, V, Pf, Ef, float(self.learning_rate), *penalties,
                 )  # fmt: skip
                 # the squared-error term ½(r − r̂)² of the objective, averaged over the epoch's pairs
                 # (each taken before its step)
@@ -228,7 +252,15 @@ class _JointSimilarity(Recommender):
         return _scores(rows, selected[users], bu[users], bi, V, Pf, Ef)
 
 
-def _scores(P: sp.csr_matrix, E: sp.csr_matrix, bu: np.ndarray, bi: np.ndarray, V, Pf, Ef) -> np.ndarray:
+def _scores(
+    P: sp.csr_matrix,
+    E: sp.csr_matrix,
+    bu: np.ndarray,
+    bi: np.ndarray,
+    V: np.ndarray,
+    Pf: np.ndarray,
+    Ef: np.ndarray,
+) -> np.ndarray:
     """b_u + b_i + Ū_u^{−i}V_iᵀ + Ũ_u V_iᵀ for the rows of P, E and every item i."""
     n_p = np.asarray(P.sum(axis=1)).ravel()
     n_e = np.asarray(E.sum(axis=1)).ravel()
@@ -247,7 +279,9 @@ def _scores(P: sp.csr_matrix, E: sp.csr_matrix, bu: np.ndarray, bi: np.ndarray, 
     return out
 
 
-def _select(E: sp.csr_matrix, P: sp.csr_matrix, selected, params, tau: float) -> sp.csr_matrix:
+def _select(
+    E: sp.csr_matrix, P: sp.csr_matrix, selected: sp.csr_matrix, params: tuple[np.ndarray, ...], tau: float
+) -> sp.csr_matrix:
     """E^(ℓ+1): per user the ⌈τ|E_u|⌉ examined items scored highest by the current model (its
     prediction rule with the current selection), ties to the smaller item id."""
     bu, bi, V, Pf, Ef = params
@@ -292,14 +326,29 @@ class TJSL(_JointSimilarity):
         Seeds the initialisation, the negatives and the visiting order.
     n_epochs : int
         SGD epochs per round (the paper's T).
-    alpha_v, alpha_p, alpha_e, beta_u, beta_v : float
-        The regularisers of V, P, E and the user and item biases.
+    regularization_candidate, regularization_preferred, regularization_examined : float
+        The regularisers α_v, α_p, α_e of the candidate, preferred and examined item factors
+        V, P and E (the paper's objectives (3) and (5)).
+    regularization_user_bias, regularization_item_bias : float
+        The regularisers β_u, β_v of the user and item biases.
     init_scale : float
         Standard deviation of the Gaussian initial factors.
     show_progress : bool
         A progress bar over the n_rounds × n_epochs epochs, with the round and the epoch's
         mean squared-error loss ½(r − r̂)² over its pairs (off by default).
+    alpha_v, alpha_p, alpha_e, beta_u, beta_v : deprecated
+        The former names of the five ``regularization_*`` parameters (in that order),
+        accepted for one release (``fit`` warns with a :class:`DeprecationWarning`); None:
+        not given.
     """
+
+    _renamed: ClassVar[Mapping[str, str]] = {
+        "alpha_v": "regularization_candidate",
+        "alpha_p": "regularization_preferred",
+        "alpha_e": "regularization_examined",
+        "beta_u": "regularization_user_bias",
+        "beta_v": "regularization_item_bias",
+    }
 
     def __init__(
         self,
@@ -312,13 +361,18 @@ class TJSL(_JointSimilarity):
         random_state: Any = None,
         *,
         n_epochs: int = 20,
-        alpha_v: float = 0.01,
-        alpha_p: float = 0.01,
-        alpha_e: float = 0.01,
-        beta_u: float = 0.01,
-        beta_v: float = 0.01,
+        regularization_candidate: float = 0.01,
+        regularization_preferred: float = 0.01,
+        regularization_examined: float = 0.01,
+        regularization_user_bias: float = 0.01,
+        regularization_item_bias: float = 0.01,
         init_scale: float = 0.01,
         show_progress: bool = False,
+        alpha_v: float | None = None,
+        alpha_p: float | None = None,
+        alpha_e: float | None = None,
+        beta_u: float | None = None,
+        beta_v: float | None = None,
     ) -> None:
         self.n_factors = n_factors
         self.learning_rate = learning_rate
@@ -328,20 +382,33 @@ class TJSL(_JointSimilarity):
         self.tau_decay = tau_decay
         self.random_state = random_state
         self.n_epochs = n_epochs
+        self.regularization_candidate = regularization_candidate
+        self.regularization_preferred = regularization_preferred
+        self.regularization_examined = regularization_examined
+        self.regularization_user_bias = regularization_user_bias
+        self.regularization_item_bias = regularization_item_bias
+        self.init_scale = init_scale
+        self.show_progress = show_progress
         self.alpha_v = alpha_v
         self.alpha_p = alpha_p
         self.alpha_e = alpha_e
         self.beta_u = beta_u
         self.beta_v = beta_v
-        self.init_scale = init_scale
-        self.show_progress = show_progress
 
 
 @register("recommender", "fism")
 class FISM(_JointSimilarity):
     """FISM_rmse (Kabbur, Ning and Karypis, KDD 2013): r̂_ui = b_u + b_i + Ū_u^{−i} V_iᵀ, the
     target item left out of the user's profile; TJSL's code with no examined items and one
-    round. Parameters as :class:`TJSL`'s (without the rounds and alpha_e)."""
+    round. Parameters as :class:`TJSL`'s (without the rounds and regularization_examined;
+    ``alpha_v``, ``alpha_p``, ``beta_u``, ``beta_v`` are deprecated as there)."""
+
+    _renamed: ClassVar[Mapping[str, str]] = {
+        "alpha_v": "regularization_candidate",
+        "alpha_p": "regularization_preferred",
+        "beta_u": "regularization_user_bias",
+        "beta_v": "regularization_item_bias",
+    }
 
     def __init__(
         self,
@@ -351,26 +418,34 @@ class FISM(_JointSimilarity):
         random_state: Any = None,
         *,
         n_epochs: int = 20,
-        alpha_v: float = 0.01,
-        alpha_p: float = 0.01,
-        beta_u: float = 0.01,
-        beta_v: float = 0.01,
+        regularization_candidate: float = 0.01,
+        regularization_preferred: float = 0.01,
+        regularization_user_bias: float = 0.01,
+        regularization_item_bias: float = 0.01,
         init_scale: float = 0.01,
         show_progress: bool = False,
+        alpha_v: float | None = None,
+        alpha_p: float | None = None,
+        beta_u: float | None = None,
+        beta_v: float | None = None,
     ) -> None:
         self.n_factors = n_factors
         self.learning_rate = learning_rate
         self.rho = rho
         self.random_state = random_state
         self.n_epochs = n_epochs
+        self.regularization_candidate = regularization_candidate
+        self.regularization_preferred = regularization_preferred
+        self.regularization_user_bias = regularization_user_bias
+        self.regularization_item_bias = regularization_item_bias
+        self.init_scale = init_scale
+        self.show_progress = show_progress
         self.alpha_v = alpha_v
         self.alpha_p = alpha_p
         self.beta_u = beta_u
         self.beta_v = beta_v
-        self.init_scale = init_scale
-        self.show_progress = show_progress
 
-    alpha_e = 0.0  # no examined items: its regulariser never acts
+    regularization_examined = 0.0  # no examined items: its regulariser never acts
 
     def _rounds(self) -> int:
         return 1

@@ -42,7 +42,7 @@ def third_party(tmp_path, monkeypatch):
         {
             "ratkit.kernels": {"tp-kernel": "ratkit_tp_plugins:TpKernel"},
             "ratkit.learners": {"tp-learner": "ratkit_tp_plugins:TpLearner"},
-            "ratkit.recsys": {"tp-undocumented": "ratkit_tp_plugins:TpUndocumented"},
+            "ratkit.recommenders": {"tp-undocumented": "ratkit_tp_plugins:TpUndocumented"},
         },
         monkeypatch,
     ) as root:

@@ -11,12 +11,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.base import clone
 
 from ratkit.exceptions import DataFormatError, ParameterError
 from ratkit.recsys import CCCF, DCF
 from ratkit.recsys import cccf as cccf_module
 from ratkit.recsys._code_dcd import predictions, sweep_bits, update_codes
-from ratkit.recsys.cccf import _item_major, _Problem, _Settings
+from ratkit.recsys._code_fit import Problem as _Problem
+from ratkit.recsys._code_fit import Settings as _Settings
+from ratkit.recsys._code_fit import item_major as _item_major
 
 # -- the bit sweep ---------------------------------------------------------------------------------
 
@@ -268,7 +271,8 @@ def test_the_declared_scale_is_checked_and_used():
         (CCCF(weight_scale=0.0), "weight_scale"),
         (CCCF(weight_scale=-2.0), "weight_scale"),
         (CCCF(weight_scale=float("nan")), "weight_scale"),
-        (CCCF(kernel="gauss"), "kernel"),
+        (CCCF(smoothing="gauss"), "smoothing"),
+        (CCCF(kernel="gauss"), "kernel"),  # the deprecated spelling, checked under its own name
         (CCCF(anchors="random"), "anchors"),
         (CCCF(rating_scale=(5, 1)), "rating_scale"),
         (CCCF(rating_scale="1-5"), "rating_scale"),
@@ -329,7 +333,7 @@ def test_anchor_pairing_maximises_the_anchor_affinity():
 
 
 def test_kmeans_anchors_are_shared_directions_and_kmedoids_anchors_are_paired_rows():
-    from ratkit.recsys.cccf import _anchors
+    from ratkit.recsys._code_fit import choose_anchors as _anchors
 
     rng = np.random.default_rng(0)
     U, V = rng.standard_normal((40, 3)), rng.standard_normal((30, 3)) * 5
@@ -443,3 +447,33 @@ def test_at_its_defaults_every_user_and_item_share_a_component():
             shared[name] = float(np.mean(common == 0))
         assert shared["default"] == 0.0, shared
         assert shared["h=0.7"] > 0.3, shared  # the check can fail: the sparse bandwidth fails it
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ({"kernel": "triangular"}, {"smoothing": "triangular"}),
+        ({"pretrain_reg": 0.3}, {"pretrain_regularization": 0.3}),
+    ],
+)
+def test_the_former_parameter_names_warn_and_fit_the_same_model(old, new):
+    # issue 36: `kernel=` means a ratkit Kernel everywhere else; CCCF's is the smoothing kernel
+    R = _ratings(3)
+    want = CCCF(3, 4, random_state=0, **new).fit(R)
+    with pytest.warns(DeprecationWarning, match=f"'{next(iter(old))}' parameter of CCCF is deprecated"):
+        got = CCCF(3, 4, random_state=0, **old).fit(R)
+    for name in ("codes_user_", "codes_item_", "weights_user_", "weights_item_", "objective_history_"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
+    assert clone(got).get_params() == got.get_params()  # scikit-learn still handles the old name
+
+
+def test_a_former_name_and_its_new_name_together_are_refused():
+    with pytest.raises(ParameterError, match="deprecated spelling of 'smoothing'"):
+        CCCF(kernel="uniform", smoothing="triangular").fit(_ratings(3))
+
+
+def test_the_former_kernels_constant_warns():
+    from ratkit.recsys import _component_weights
+
+    with pytest.warns(DeprecationWarning, match="KERNELS is deprecated"):
+        assert cccf_module.KERNELS == _component_weights.SMOOTHING_KERNELS

@@ -147,3 +147,15 @@ def test_output_path_is_checked_before_any_work(ratings_file, capsys, tmp_path):
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert "argument -o/--output" in err and "model:" not in err
+
+
+def test_a_renamed_param_warns_and_reaches_the_model_under_its_current_name(ratings_file, capsys):
+    argv = ["recsys", "evaluate", "--data", str(ratings_file), "--model", "mfauc", "--min-positives", "3"]
+    argv += ["--n-test", "1", "-k", "2", "--param", "n_factors=2", "--param", "max_iter=2", "--param", "lam=0.01"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert "warning: --param lam is deprecated for MFAUC" in err and "use --param regularization=0.01" in err
+    assert "regularization=0.01" in out and "lam=" not in out
+    both = argv + ["--param", "regularization=0.1"]
+    assert main(both) == 2
+    assert "lam is the deprecated spelling of regularization" in capsys.readouterr().err

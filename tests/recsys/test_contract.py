@@ -21,7 +21,9 @@ class TestPureSVD(RecommenderContract):
 
 class TestMFAUCHinge(RecommenderContract):
     def make_model(self):
-        return MFAUC(n_factors=4, loss="hinge", lam=1e-2, learning_rate=0.3, max_iter=60, tol=0.0, random_state=0)
+        return MFAUC(
+            n_factors=4, loss="hinge", regularization=1e-2, learning_rate=0.3, max_iter=60, tol=0.0, random_state=0
+        )
 
 
 class TestMFAUCSquareTanh(RecommenderContract):
@@ -30,7 +32,7 @@ class TestMFAUCSquareTanh(RecommenderContract):
             n_factors=4,
             loss="squared_hinge",
             rho=1.0,
-            lam=1e-2,
+            regularization=1e-2,
             learning_rate=0.2,
             max_iter=60,
             tol=0.0,

@@ -24,7 +24,7 @@ implicit_als = pytest.importorskip("implicit.cpu.als", reason="implicit's CPU mo
 #: Small, fast configurations; a registered recommender not listed here is built with its defaults.
 FAST = {
     "puresvd": {"n_factors": 4, "random_state": 0},
-    "mfauc": {"n_factors": 4, "lam": 1e-2, "learning_rate": 0.3, "max_iter": 20, "random_state": 0},
+    "mfauc": {"n_factors": 4, "regularization": 1e-2, "learning_rate": 0.3, "max_iter": 20, "random_state": 0},
     "cccf": {"n_components": 4, "n_bits": 8, "bandwidth": 2.0, "max_iter": 5, "random_state": 0},
     "dcf": {"n_bits": 8, "max_iter": 5, "random_state": 0},
     "fism": {"n_factors": 8, "n_epochs": 5, "learning_rate": 0.05, "random_state": 0},

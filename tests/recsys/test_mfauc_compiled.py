@@ -13,6 +13,8 @@ import pytest
 import scipy.sparse as sp
 
 from ratkit.recsys import MFAUC
+from ratkit.recsys import _mfauc_compiled as compiled
+from ratkit.recsys import _mfauc_sampling as sampling
 from ratkit.recsys import _mfauc_sgd as sgd
 from ratkit.recsys._mfauc_objective import loss_and_derivative, phi_and_derivative
 from ratkit.recsys.evaluation import leave_k_out, ranking_metrics
@@ -53,8 +55,8 @@ def test_compiled_samplers_draw_what_numpy_draws(tau, bitmap, monkeypatch):
     a, b = np.random.default_rng(5), np.random.default_rng(5)
     expected_p = prob.sample_positive(users, 6, a)
     expected_q = prob.sample_negative(users, 6, a)
-    got_p = sgd._sample_positive(b, users, 6, prob.indptr, prob.indices, prob.cum_g, prob.norm_g)
-    got_q = sgd._sample_negative(
+    got_p = sampling._sample_positive(b, users, 6, prob.indptr, prob.indices, prob.cum_g, prob.norm_g)
+    got_q = sampling._sample_negative(
         b, users, 6, prob.cum_g_prime, prob.g_prime, prob.indptr, prob.indices, prob.liked_bits
     )
     np.testing.assert_array_equal(got_p, expected_p)
@@ -151,4 +153,4 @@ def test_lazy_average_decay_is_the_product_of_the_steps():
     """The compiled engine averages a row only when it moves: Π_{s=τ+1..t}(1 − w_s) in closed form."""
     for tau, t in ((0, 1), (0, 5), (3, 4), (7, 130), (1000, 1027)):
         product = np.prod([1.0 - sgd._averaging_weight(s) for s in range(tau + 1, t + 1)])
-        assert sgd._decay(tau, t) == pytest.approx(product, rel=1e-13, abs=1e-300)
+        assert compiled._decay(tau, t) == pytest.approx(product, rel=1e-13, abs=1e-300)

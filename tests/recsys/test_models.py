@@ -87,7 +87,8 @@ def test_fitting_does_not_mutate_the_input():
     [
         (dict(loss="cubic"), r"'loss' parameter of MFAUC must be one of 'square'.*Got 'cubic'"),
         (dict(n_factors=0), r"'n_factors' parameter of MFAUC must be an int ≥ 1"),
-        (dict(lam=-1.0), r"'lam' parameter of MFAUC must be a float ≥ 0. Got -1.0"),
+        (dict(regularization=-1.0), r"'regularization' parameter of MFAUC must be a float ≥ 0. Got -1.0"),
+        (dict(lam=-1.0), r"'lam' parameter of MFAUC must be a float ≥ 0. Got -1.0"),  # deprecated spelling
         (dict(rho=0.0), r"'rho' parameter of MFAUC must be a float > 0. Got 0.0"),
         (dict(learning_rate=float("nan")), "'learning_rate' parameter"),
         (dict(init="zeros"), "'init' parameter of MFAUC must be one of 'gaussian', 'svd'"),
@@ -117,7 +118,9 @@ def test_mfauc_sigmoid_beta_schedule_runs_every_stage():
 
 def test_mfauc_decreases_its_objective():
     p = planted_blocks()
-    model = MFAUC(n_factors=4, lam=1e-2, learning_rate=0.3, max_iter=30, tol=0.0, random_state=0).fit(p.matrix)
+    model = MFAUC(n_factors=4, regularization=1e-2, learning_rate=0.3, max_iter=30, tol=0.0, random_state=0).fit(
+        p.matrix
+    )
     assert model.objective_[-1] < 0.6 * model.objective_[0]
 
 

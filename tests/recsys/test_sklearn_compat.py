@@ -127,9 +127,10 @@ def test_nested_parameters_of_an_estimator_parameter():
 
 def test_repr_lists_every_parameter_in_declaration_order():
     assert repr(PureSVD(n_factors=3)) == "PureSVD(n_factors=3, random_state=None)"
-    text = repr(MFAUC(lam=0.5))
-    assert text.startswith("MFAUC(n_factors=32, loss='hinge', lam=0.5, rho=None,")
-    assert text.endswith("random_state=None, show_progress=False)")
+    text = repr(MFAUC(regularization=0.5))
+    assert text.startswith("MFAUC(n_factors=32, loss='hinge', regularization=0.5, rho=None,")
+    assert text.endswith("random_state=None, show_progress=False)")  # a deprecated name unset is left out
+    assert repr(MFAUC(lam=0.5)).endswith("random_state=None, show_progress=False, lam=0.5)")
 
 
 def test_a_model_holding_estimators_is_saved_and_restored(tmp_path):

@@ -55,12 +55,12 @@ class DampedPopularity(Recommender):
 
 @pytest.fixture(scope="module")
 def distribution(tmp_path_factory):
-    """``ratkit-tp-recsys`` on sys.path, with the entry point ratkit.recsys: damped-popularity."""
+    """``ratkit-tp-recsys`` on sys.path, with the entry point ratkit.recommenders: damped-popularity."""
     with installed_distribution(
         tmp_path_factory.mktemp("site"),
         "ratkit-tp-recsys",
         {f"{MODULE}.py": _SOURCE},
-        {"ratkit.recsys": {NAME: f"{MODULE}:DampedPopularity"}},
+        {"ratkit.recommenders": {NAME: f"{MODULE}:DampedPopularity"}},
     ) as root:
         yield root
 
@@ -166,7 +166,7 @@ def test_a_plugin_that_is_not_a_recommender_class_is_refused(tmp_path, events_fi
         tmp_path / "site",
         "ratkit-tp-bad-recsys",
         {"ratkit_tp_bad.py": "def not_a_model():\n    '''A function, not a Recommender.'''\n"},
-        {"ratkit.recsys": {"tp-function": "ratkit_tp_bad:not_a_model"}},
+        {"ratkit.recommenders": {"tp-function": "ratkit_tp_bad:not_a_model"}},
     ):
         argv = ["recsys", "evaluate", "--data", str(events_file), "--format", "csv", "--model", "tp-function"]
         assert main(argv) == 2

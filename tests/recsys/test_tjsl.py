@@ -87,7 +87,7 @@ def test_the_prediction_rule_equals_a_loop_oracle_and_leaves_the_target_out():
 def test_tjsl_without_examinations_is_fism():
     P, _ = _heterogeneous(4)
     fism = FISM(n_factors=4, n_epochs=6, random_state=7).fit(P)
-    one_round = TJSL(n_factors=4, n_rounds=1, n_epochs=6, alpha_e=0.5, random_state=7).fit(P)
+    one_round = TJSL(n_factors=4, n_rounds=1, n_epochs=6, regularization_examined=0.5, random_state=7).fit(P)
     np.testing.assert_array_equal(_all_scores(fism, *P.shape), _all_scores(one_round, *P.shape))
     # rounds only continue the training when there is nothing to select
     fism12 = FISM(n_factors=4, n_epochs=12, random_state=7).fit(P)

@@ -1,0 +1,335 @@
+"""Fitting CCCF's and DCF's compositional codes: weights, scaled ratings, alternating descent.
+
+:func:`fit_codes` is steps 1–3 of :mod:`ratkit.recsys.cccf` (see there for the model):
+the component weights from a pre-trained MF (:mod:`ratkit.recsys._component_weights`),
+the ratings scaled into the range the scores reach, then the codes by alternating
+bitwise discrete coordinate descent (:class:`Problem`, :mod:`ratkit.recsys._code_dcd`)
+and the balanced, decorrelated matrices in closed form
+(:func:`~ratkit.recsys._balanced.balanced_orthogonal`), until ``tol`` or ``max_iter``.
+The models in :mod:`ratkit.recsys.cccf` read what it returns; nothing here is a model.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import linear_sum_assignment
+from tqdm.auto import tqdm
+
+from ratkit._convergence import warn_not_converged
+from ratkit._validation import check_random_state
+from ratkit.exceptions import DataFormatError, ParameterError
+from ratkit.recsys._balanced import balanced_orthogonal
+from ratkit.recsys._code_dcd import predictions, relax_rows, update_codes
+from ratkit.recsys._component_weights import component_weights, pretrain_factors, select_anchors
+from ratkit.recsys._packed_codes import pack_codes
+
+__all__ = [
+    "Settings",
+    "FittedCodes",
+    "fit_codes",
+    "Problem",
+    "choose_anchors",
+    "pair_anchors",
+    "rating_range",
+    "item_major",
+    "INT64_SAFE",
+]
+
+log = logging.getLogger(__name__)
+
+#: Integer scores are exact below this (int64).
+INT64_SAFE = float(2**63 - 1)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The checked parameters of one fit (each model builds them from its own parameters)."""
+
+    n_components: int
+    n_bits: int
+    alpha_user: float
+    alpha_item: float
+    max_iter: int
+    tol: float
+    n_sweeps: int
+    init: str
+    init_iter: int
+    rating_scale: tuple[float, float] | None
+    uniform_weights: bool
+    bandwidth: float = 1.0
+    smoothing: str = "epanechnikov"
+    anchors: str = "kmeans"
+    pretrain_iter: int = 10
+    pretrain_regularization: float = 0.1
+    #: e of the integer weights ⌊e·η⌉ (the paper's §3.7); None keeps the float weights.
+    weight_scale: float | None = None
+
+
+@dataclass(frozen=True)
+class FittedCodes:
+    """What :func:`fit_codes` learned: packed codes (rows, G, ⌈r/8⌉), weights (rows, G), the
+    rating scale used and the objective after the initialisation and every iteration."""
+
+    codes_user: np.ndarray
+    codes_item: np.ndarray
+    weights_user: np.ndarray
+    weights_item: np.ndarray
+    rating_scale: tuple[float, float]
+    objective_history: np.ndarray
+
+
+def fit_codes(
+    user_items: sp.csr_matrix, s: Settings, random_state: Any, owner: str, *, show_progress: bool
+) -> FittedCodes:
+    """Learn the weights and codes of ``s`` from the ratings ``user_items`` (users × items CSR);
+    ``owner`` names the model in errors, warnings and the progress bar."""
+    m, n = user_items.shape
+    for rows, what in ((m, "users"), (n, "items")):
+        if rows <= s.n_bits:
+            raise ParameterError(
+                f"{owner} needs more {what} than bits: balanced, decorrelated r-bit codes exist only for more "
+                f"than r rows, and the data has {rows} {what} for n_bits={s.n_bits}. Use n_bits < {rows}."
+            )
+    rng = check_random_state(random_state)
+    R = user_items.copy()
+    R.sort_indices()
+    lo, hi = rating_range(R, s.rating_scale, owner)
+    G, r = s.n_components, s.n_bits
+    e = s.weight_scale
+    if e is not None and float(e) * float(e) * r * G >= INT64_SAFE:
+        raise ParameterError(
+            f"weight_scale={e!r} would overflow the integer scores: Σ_k ⌊eη⌉⌊eξ⌉⟨b, d⟩ reaches "
+            f"e²·r·G and must stay below 2⁶³, so e < {math.sqrt(INT64_SAFE / (r * G)):.4g} for r = {r}, G = {G}."
+        )
+    target = 2.0 * r * (R.data - lo) / (hi - lo) - r
+    if s.uniform_weights:
+        eta, xi = np.ones((m, G)), np.ones((n, G))
+    else:
+        U, V = pretrain_factors(R, r, rng, n_iter=s.pretrain_iter, regularization=s.pretrain_regularization)
+        user_anchors, item_anchors = choose_anchors(U, V, G, rng, s.anchors)
+        eta = component_weights(U, user_anchors, s.bandwidth, smoothing=s.smoothing)
+        xi = component_weights(V, item_anchors, s.bandwidth, smoothing=s.smoothing)
+    rows = np.repeat(np.arange(m), np.diff(R.indptr))
+    mass = float(np.einsum("tk,tk->", eta[rows], xi[R.indices])) / R.nnz  # ω̄: mean Σ_k η_ik ξ_jk, observed
+    if mass > 0:
+        target = target * mass
+    csc = item_major(R)
+    problem = Problem(R.indptr, R.indices, *csc, target, eta, xi, s)
+    B, D, X, Y = problem.initialise(rng)
+    history = [problem.objective(B, D, X, Y)]
+    # no total: the fit stops on tol (or when no bit flips), often before max_iter
+    short: str | None = None  # how far from the stopping rule max_iter left the fit
+    with tqdm(total=None, desc=owner, unit=" iter", disable=not show_progress, leave=True) as bar:
+        for _ in range(s.max_iter):
+            flips = problem.iterate(B, D, X, Y, rng)
+            history.append(problem.objective(B, D, X, Y))
+            log.debug("%s: objective %.10g, %d bit flips", owner, history[-1], flips)
+            previous = history[-2]
+            change = abs(previous - history[-1]) / max(abs(previous), 1e-300)
+            bar.set_postfix(
+                {
+                    "objective": f"{history[-1]:.6g}",
+                    "change": f"{change:.1e}",
+                    "tol": f"{s.tol:.1e}",
+                    "flips": flips,
+                },
+                refresh=False,
+            )
+            bar.update(1)
+            if flips == 0 or abs(previous - history[-1]) <= s.tol * max(abs(previous), 1e-300):
+                break
+        else:
+            short = f"the objective still changed by {change:.3g} > tol={s.tol:g} (relative), {flips} bits flipped"
+    if short is not None:
+        warn_not_converged(owner, s.max_iter, "iterations", short, "Increase max_iter, or raise tol.")
+    return FittedCodes(
+        codes_user=pack_codes(np.ascontiguousarray(B.transpose(1, 0, 2))),
+        codes_item=pack_codes(np.ascontiguousarray(D.transpose(1, 0, 2))),
+        weights_user=eta,
+        weights_item=xi,
+        rating_scale=(float(lo), float(hi)),
+        objective_history=np.array(history),
+    )
+
+
+class Problem:
+    """The observed entries (both orders), targets, weights and settings of one fit."""
+
+    def __init__(
+        self,
+        indptr: np.ndarray,
+        indices: np.ndarray,
+        item_ptr: np.ndarray,
+        item_users: np.ndarray,
+        item_pos: np.ndarray,
+        target: np.ndarray,
+        eta: np.ndarray,
+        xi: np.ndarray,
+        s: Settings,
+    ) -> None:
+        self.indptr, self.indices = indptr, indices
+        self.item_ptr, self.item_users, self.item_pos = item_ptr, item_users, item_pos
+        self.user_pos = np.arange(indices.size)
+        self.target, self.eta, self.xi, self.s = target, eta, xi, s
+        self.m, self.n = eta.shape[0], xi.shape[0]
+
+    def _side(self, by_user: bool) -> tuple[Any, ...]:
+        """(row pointers, column ids, CSR positions, own weights, other weights, α) of the users
+        (their rows of the ratings) or of the items (the item-major view)."""
+        if by_user:
+            return self.indptr, self.indices, self.user_pos, self.eta, self.xi, self.s.alpha_user
+        return self.item_ptr, self.item_users, self.item_pos, self.xi, self.eta, self.s.alpha_item
+
+    def _update(
+        self,
+        by_user: bool,
+        k: int,
+        rows: np.ndarray,
+        cols: np.ndarray,
+        aux: np.ndarray,
+        pred: np.ndarray,
+        relaxed: bool,
+    ) -> Any:
+        """Component k of the users' (or items') codes against the other side's: the relaxed
+        ridge step, or bitwise DCD (returns the bits flipped)."""
+        ptr, idx, pos, w_rows, w_cols, alpha = self._side(by_user)
+        args = (k, ptr, idx, pos, rows, cols, w_rows, w_cols, aux, alpha, self.target, pred)
+        return relax_rows(*args) if relaxed else update_codes(*args, self.s.n_sweeps)
+
+    def initialise(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(B, D, X, Y): relaxed real U, V (ridge towards X, Y) then sign, random signs, or
+        identical codes (:meth:`identical_codes`)."""
+        G, r = self.s.n_components, self.s.n_bits
+        if self.s.init == "identical":
+            B, D = self.identical_codes()
+            X = np.stack([balanced_orthogonal(B[k].astype(np.float64), rng) for k in range(G)])
+            Y = np.stack([balanced_orthogonal(D[k].astype(np.float64), rng) for k in range(G)])
+            self.pred = predictions(self.indptr, self.indices, B, D, self.eta, self.xi)
+            return B, D, X, Y
+        U, V = rng.standard_normal((G, self.m, r)), rng.standard_normal((G, self.n, r))
+        X = np.stack([balanced_orthogonal(U[k], rng) for k in range(G)])
+        Y = np.stack([balanced_orthogonal(V[k], rng) for k in range(G)])
+        if self.s.init == "relaxed":
+            pred = predictions(self.indptr, self.indices, U, V, self.eta, self.xi)
+            for _ in range(self.s.init_iter):
+                for k in range(G):
+                    self._update(True, k, U, V, X, pred, relaxed=True)
+                    self._update(False, k, V, U, Y, pred, relaxed=True)
+                    X[k] = balanced_orthogonal(U[k], rng)
+                    Y[k] = balanced_orthogonal(V[k], rng)
+        B = np.where(U >= 0, 1, -1).astype(np.int8)
+        D = np.where(V >= 0, 1, -1).astype(np.int8)
+        self.pred = predictions(self.indptr, self.indices, B, D, self.eta, self.xi)
+        return B, D, X, Y
+
+    def identical_codes(self) -> tuple[np.ndarray, np.ndarray]:
+        """(B, D) with one code shared by every user and one by every item: b = (+1, …, +1) and
+        d = p bits +1 then r − p bits −1, in every component, so that ⟨b, d⟩ = 2p − r and
+
+            r̂_ij = (2p − r)·m_ij,   m_ij = Σ_k η_i^(k) ξ_j^(k),
+
+        the model of the weights alone (with identical codes the compositional codes are the
+        real-valued weight vectors, Liu et al. 2019, §3.2's remark). 2p − r is the value in
+        {−r, −r + 2, …, r} nearest the least-squares coefficient c = Σ t_ij m_ij / Σ m_ij² of
+        the scaled ratings t on m over the observed pairs (p = ⌊(c + r)/2⌉ clipped to [0, r],
+        halves to even; c = 0 when every m_ij is 0)."""
+        G, r = self.s.n_components, self.s.n_bits
+        rows = np.repeat(np.arange(self.m), np.diff(self.indptr))
+        mass = np.einsum("tk,tk->t", self.eta[rows], self.xi[self.indices])
+        norm = float(mass @ mass)
+        c = float(self.target @ mass) / norm if norm > 0 else 0.0
+        p = int(np.clip(np.rint((c + r) / 2.0), 0, r))
+        B = np.ones((G, self.m, r), dtype=np.int8)
+        D = np.full((G, self.n, r), -1, dtype=np.int8)
+        D[:, :, :p] = 1
+        return B, D
+
+    def iterate(self, B: np.ndarray, D: np.ndarray, X: np.ndarray, Y: np.ndarray, rng: np.random.Generator) -> int:
+        """One outer iteration over the components; returns the bits flipped."""
+        flips = 0
+        for k in range(self.s.n_components):
+            flips += self._update(True, k, B, D, X, self.pred, relaxed=False)
+            flips += self._update(False, k, D, B, Y, self.pred, relaxed=False)
+            X[k] = balanced_orthogonal(B[k].astype(np.float64), rng)
+            Y[k] = balanced_orthogonal(D[k].astype(np.float64), rng)
+        return flips
+
+    def objective(self, B: np.ndarray, D: np.ndarray, X: np.ndarray, Y: np.ndarray) -> float:
+        """Σ_observed (r − r̂)² + α₁ Σ_k ‖B^(k) − X^(k)‖² + α₂ Σ_k ‖D^(k) − Y^(k)‖²."""
+        loss = float(np.sum((self.target - self.pred) ** 2))
+        return loss + self.s.alpha_user * float(np.sum((B - X) ** 2)) + self.s.alpha_item * float(np.sum((D - Y) ** 2))
+
+
+def choose_anchors(
+    U: np.ndarray, V: np.ndarray, G: int, rng: np.random.Generator, method: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """(user anchors, item anchors), component k pairing row k of each.
+
+    ``"kmeans"``: one set of G anchors for users and items alike, the k-means centroids of
+    all the MF vectors scaled to unit length (the weights depend on angles only, so the
+    directions are clustered; users and the items they rate highly point alike in the MF
+    space, so they share components). ``"kmedoids"``: as the reference code, k-medoids of
+    the user vectors and of the item vectors apart, paired by :func:`pair_anchors`."""
+    try:
+        if method == "kmeans":
+            both = np.vstack([U, V])
+            both = both / np.maximum(np.linalg.norm(both, axis=1, keepdims=True), 1e-300)
+            shared = select_anchors(both, G, rng, method="kmeans")
+            return shared, shared
+        users = select_anchors(U, G, rng, method=method)
+        return users, pair_anchors(users, select_anchors(V, G, rng, method=method))
+    except ParameterError as exc:
+        raise ParameterError(
+            f"n_components={G} is more than the distinct MF directions of the users and items ({exc}); lower "
+            "n_components. (Ratings that are all equal give one direction: there is nothing to cluster.)"
+        ) from None
+
+
+def pair_anchors(user_anchors: np.ndarray, item_anchors: np.ndarray) -> np.ndarray:
+    """The item anchors reordered so that component k pairs user anchor k with the item anchor
+    it rates highest overall: the assignment maximising Σ_k u′_kᵀ v′_k (the MF's predicted
+    rating of the anchor pair; scipy's linear_sum_assignment). The paper's anchors are
+    user–item pairs (i′_k, j′_k); clustering users and items apart leaves their pairing
+    arbitrary, and a component whose user and item anchors have nothing in common gives
+    its users and items no shared weight."""
+    _, order = linear_sum_assignment(-(user_anchors @ item_anchors.T))
+    return item_anchors[order]
+
+
+def item_major(R: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(item_ptr, users, CSR position) of the stored entries in item-major order."""
+    rows = np.repeat(np.arange(R.shape[0]), np.diff(R.indptr))
+    order = np.lexsort((rows, R.indices))
+    item_ptr = np.zeros(R.shape[1] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(R.indices, minlength=R.shape[1]), out=item_ptr[1:])
+    return item_ptr, rows[order].astype(np.int64), order.astype(np.int64)
+
+
+def rating_range(R: sp.csr_matrix, declared: tuple[float, float] | None, owner: str) -> tuple[float, float]:
+    """(min, max) of the rating scale: declared (and checked against the data) or from the data."""
+    if R.nnz == 0:
+        raise DataFormatError(f"{owner} needs ratings: the matrix stores none.")
+    if declared is None:
+        lo, hi = float(R.data.min()), float(R.data.max())
+        if lo == hi:
+            raise DataFormatError(
+                f"Every stored rating is {lo:g}, so the rating scale taken from the data is empty; {owner} learns "
+                "from explicit ratings. Declare the scale, e.g. rating_scale=(1, 5), if these are ratings."
+            )
+        return lo, hi
+    lo, hi = declared
+    outside = np.flatnonzero((R.data < lo) | (R.data > hi))
+    if outside.size:
+        t = int(outside[0])
+        user = int(np.searchsorted(R.indptr, t, side="right") - 1)
+        raise DataFormatError(
+            f"The rating {R.data[t]:g} of user {user} for item {int(R.indices[t])} is outside the declared "
+            f"rating_scale=({lo:g}, {hi:g}) ({outside.size} rating(s) are)."
+        )
+    return float(lo), float(hi)
