@@ -291,14 +291,14 @@ def _refuse(estimate: str, limit: str, name: str, what: str, hint: str) -> None:
 
 # Rational kernels (ratkit.automata.kernels).
 #: Bound on the path prefixes enumerated per feature automaton before falling back to pairwise
-#: intersection (e.g. the subsequence kernel has 2^|x| features).
+#: intersection (e.g. the subsequence kernel has ``2**len(x)`` features).
 MAX_PATHS = 2_000_000
 #: The most arcs the ε-removed feature automata Φ_x of one Gram matrix may hold, by the family's
 #: estimate: ε-removal and reading Φ_x into arrays cost about 120 bytes an arc (measured: 0.6 GB
 #: for 5·10⁶ arcs).
 MAX_PHI_ARCS = 5_000_000
 #: The most states X ∘ S ∘ Y may have for one pair on the ``"composition"`` path, estimated as
-#: (|x| + 1)·|Q_S|·(|y| + 1).
+#: ``(len(x) + 1) * n_states(S) * (len(y) + 1)``.
 MAX_COMPOSED_STATES = 5_000_000
 #: The most arcs a family's transducer T may have (checked before it is built): its arcs pass
 #: through Python tuples at about 550 bytes an arc (measured: 0.8 GB and 3.9 s for 1.44·10⁶ arcs),
