@@ -17,7 +17,7 @@ import pytest
 import scipy.sparse as sp
 
 from ratkit import limits
-from ratkit._persistence import load_model, save_model
+from ratkit.persistence import load_model, save_model
 from ratkit.exceptions import (
     DataFormatError,
     IdOutOfRangeError,

@@ -7,18 +7,17 @@ from __future__ import annotations
 import json
 import random
 import zipfile
-from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from ratkit._persistence import read_metadata
 from ratkit.automata import kernels
 from ratkit.automata.io import to_att
 from ratkit.exceptions import MissingDataError, ModelFormatError, NotFittedError, ParameterTypeError
 from ratkit.learners import LinearDCDSVC, PersistenceMixin, RationalSVC, load_model, save_model
+from ratkit.persistence import read_metadata
 from tests.modelfiles import rewrite as _rewrite
 
 

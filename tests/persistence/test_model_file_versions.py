@@ -24,7 +24,7 @@ from ratkit import load_model
 from ratkit.automata import kernels
 from ratkit.automata.graphs import Graph
 from ratkit.learners import LinearDCDSVC, RationalSVC
-from ratkit._persistence import read_metadata
+from ratkit.persistence import read_metadata
 from ratkit.recsys import PureSVD
 
 DATA = Path(__file__).parents[1] / "data" / "model_files"
@@ -165,6 +165,6 @@ def test_a_version_5_file_of_numpy_scalars_loads_and_computes_what_it_did_and_wh
 
 
 def test_every_version_this_ratkit_reads_has_a_file_here():
-    from ratkit._persistence import _READS as READS
+    from ratkit.persistence import READS
 
     assert {_version(path.name) for path in DATA.glob("v*.zip")} == set(READS)

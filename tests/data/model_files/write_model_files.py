@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from ratkit._persistence import VERSION, save_model
+from ratkit.persistence import VERSION, save_model
 
 version, out = int(sys.argv[1]), Path(sys.argv[2])
 
