@@ -23,7 +23,16 @@ import scipy.sparse as sp
 from ratkit._json import plain
 from ratkit.exceptions import ModelFormatError, ParameterError, ParameterTypeError
 
-__all__ = ["Codec", "EncodeContext", "DecodeContext", "register_codec", "codecs", "BASE_VERSION", "VERSION"]
+__all__ = [
+    "UnknownCodecError",
+    "Codec",
+    "EncodeContext",
+    "DecodeContext",
+    "register_codec",
+    "codecs",
+    "BASE_VERSION",
+    "VERSION",
+]
 
 T = TypeVar("T")
 
@@ -37,6 +46,11 @@ _JSON_SCALARS = (type(None), bool, int, float, str, np.generic)
 _NUMPY_SCALARS = (np.number, np.bool_)
 #: The container's own tags (and the flag ``tuple``): no codec may take them.
 _BUILT_IN_TAGS = ("json", "array", "scalar", "objects", "csr", "sequences", "items", "mapping", "tuple")
+
+
+class UnknownCodecError(ModelFormatError):
+    """A value of a file is encoded by a codec no installed package registers: reported as it is,
+    not as a corrupted file, since installing a package fixes it."""
 
 
 class Writer:
@@ -195,7 +209,6 @@ def register_codec(
     _by_type[type] = codec
 
 
-
 def _name(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
@@ -325,9 +338,9 @@ def decode(enc: Any, where: str, arrays: Mapping[str, np.ndarray]) -> Any:
         return {k: decode(v, f"{where}.{k}", arrays) for k, v in body.items()}
     codec = _by_tag.get(tag)
     if codec is None:
-        raise ModelFormatError(
+        raise UnknownCodecError(
             f"{where} is encoded by the codec {tag!r}, which no installed package registers (the codecs here: "
-            f"{', '.join(sorted(_by_tag))}). Install the distribution that registers it — a third party's tag "
-            "starts with its name"
+            f"{', '.join(sorted(_by_tag))}). Install the distribution that registers it: a third party's tag "
+            "starts with its name."
         )
     return codec.decode(body, ctx)

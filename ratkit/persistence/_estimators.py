@@ -15,7 +15,7 @@ from sklearn.base import BaseEstimator
 from ratkit import plugins
 from ratkit.exceptions import ModelFormatError, NotFittedError, ParameterTypeError, UnknownPluginError
 from ratkit.fitted import check_fitted
-from ratkit.persistence._codecs import BASE_VERSION, DecodeContext, EncodeContext, register_codec
+from ratkit.persistence._codecs import BASE_VERSION, DecodeContext, EncodeContext, UnknownCodecError, register_codec
 
 if TYPE_CHECKING:
     from ratkit.plugins import PluginKind
@@ -160,6 +160,8 @@ def rebuild_estimator(state: Any, ctx: DecodeContext) -> Any:
             if not (isinstance(key, str) and key.endswith("_") and not key.startswith("_")):
                 raise ModelFormatError(f"{key!r} is not the name of a fitted attribute")
             setattr(model, key, ctx.value(key, enc))
+    except UnknownCodecError:
+        raise
     except (TypeError, ValueError, LookupError, AttributeError) as exc:  # SpecError is a ValueError
         raise ModelFormatError(f"the saved {what} cannot be restored for {cls.__name__}: {exc}") from None
     if state["attributes"]:

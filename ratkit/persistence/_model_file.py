@@ -18,7 +18,7 @@ from ratkit._npy import read_npy
 from ratkit._validation import check_real
 from ratkit.exceptions import ModelFormatError
 from ratkit.limits import MAX_EXPANSION
-from ratkit.persistence._codecs import VERSION, DecodeContext, EncodeContext, Writer, as_json
+from ratkit.persistence._codecs import VERSION, DecodeContext, EncodeContext, UnknownCodecError, Writer, as_json
 from ratkit.persistence._container import MANIFEST, model_path, read_archive, write_archive
 from ratkit.persistence._estimators import declared, estimator_state, plugin_class, rebuild_estimator
 from ratkit.persistence._migrations import migrate
@@ -117,6 +117,8 @@ def _rebuild(manifest: dict[str, Any], arrays: Mapping[str, np.ndarray], path: P
         )
     try:
         return rebuild_estimator(manifest, DecodeContext("", arrays))
+    except UnknownCodecError as exc:  # not a corrupted file: a package is missing
+        raise ModelFormatError(f"{path}: {exc}") from None
     except ModelFormatError as exc:
         raise ModelFormatError(
             f"{path}: {exc} (the file is corrupted, or was written for another version of the plugin)."

@@ -8,7 +8,7 @@ G × G′ of eq. (18)–(19) and :func:`graph_automaton` the weighted acceptor o
 (§III-2).
 """
 
-from ratkit.automata.graphs import codecs as _codecs  # noqa: F401  (registers the graph codec of model files)
+from ratkit.automata.graphs import _codecs  # noqa: F401  (registers the graph codec of model files)
 from ratkit.automata.graphs._automaton import graph_automaton
 from ratkit.automata.graphs._graph import Graph, from_edges, from_networkx
 from ratkit.automata.graphs._product import product_graph

@@ -52,5 +52,6 @@ def decode_vocabulary(body: Any, ctx: DecodeContext) -> Vocabulary:
 
 
 register_codec(Kernel, "kernel", encode_kernel, decode_kernel, since=3)
-# a protocol: every vocabulary without a codec of its own is written by its to_state()
+# A protocol: every vocabulary without a codec of its own is written by its to_state(). (mypy
+# refuses a protocol where type[T] is expected, though isinstance takes a runtime-checkable one.)
 register_codec(Vocabulary, "vocabulary", encode_vocabulary, decode_vocabulary, since=3)  # type: ignore[type-abstract]
