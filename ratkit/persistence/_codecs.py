@@ -255,7 +255,8 @@ def _is_sequence(x: Any) -> bool:
 
 def _by_codec(codec: Codec[Any], value: Any, where: str, owner: str, out: Writer) -> dict[str, Any]:
     out.version = max(out.version, codec.since)
-    return {codec.tag: codec.encode(value, EncodeContext(where, owner, out))}
+    body = codec.encode(value, EncodeContext(where, owner, out))
+    return {codec.tag: as_json(body, where, owner)}  # a codec's numpy numbers or tuples, as JSON
 
 
 def encode(value: Any, where: str, owner: str, out: Writer) -> dict[str, Any]:
