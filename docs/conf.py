@@ -120,6 +120,7 @@ ratkit_public_modules = [
     "ratkit.plugins",
     "ratkit.testing",
     "ratkit.fitted",
+    "ratkit.persistence",
     "ratkit.exceptions",
     "ratkit.limits",
     "ratkit.demo",

@@ -17,7 +17,7 @@ __version__ = "0.1.0"
 __all__ = ["__version__", "load_model", "save_model", "compute_on"]
 
 # imported when first used, so that ``import ratkit`` stays light
-_LAZY = {"load_model": "ratkit._persistence", "save_model": "ratkit._persistence", "compute_on": "ratkit._parallel"}
+_LAZY = {"load_model": "ratkit.persistence", "save_model": "ratkit.persistence", "compute_on": "ratkit._parallel"}
 
 
 def __getattr__(name: str) -> Any:

@@ -53,12 +53,12 @@ def test_load_model_is_at_the_top_level_and_import_ratkit_stays_light():
     import subprocess
     import sys
 
-    from ratkit._persistence import load_model, save_model
+    from ratkit.persistence import load_model, save_model
 
     assert ratkit.load_model is load_model and ratkit.save_model is save_model
     assert {"load_model", "save_model"} <= set(dir(ratkit))
     code = (
-        "import sys, ratkit; heavy = [m for m in ('numpy', 'pynini', 'ratkit._persistence', 'ratkit.learners') "
+        "import sys, ratkit; heavy = [m for m in ('numpy', 'pynini', 'ratkit.persistence', 'ratkit.learners') "
         "if m in sys.modules]; print(heavy)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

@@ -10,6 +10,7 @@ import itertools
 import json
 import subprocess
 import sys
+import zipfile
 
 import numpy as np
 import pytest
@@ -244,3 +245,153 @@ def test_the_plugins_are_listed_with_their_distribution(distribution):
     assert "skip-bigram" in plugins.available("kernel")
     infos = [plugins.describe(kind, name) for kind, name in itertools.product(["learner"], ["centroid", "margin-svc"])]
     assert {i.distribution for i in infos} == {"ratkit-tp-plugins"}
+
+
+# -- a kernel family whose fitted state is a type of its own, saved by its own codec -----------------
+
+CODECS = "ratkit_tp_codecs"
+TAG = "ratkit-tp-codecs.counted-vocabulary"
+COUNTED = {"family": "counted-ngram", "n": 2}
+
+_CODEC_SOURCE = '''\
+import numpy as np
+import scipy.sparse as sp
+
+from ratkit.automata.kernels import NgramKernel
+from ratkit.persistence import register_codec
+
+
+class CountedVocabulary:
+    """A pattern vocabulary that also keeps, per column, how many training rows hold the pattern:
+    a type ratkit does not know."""
+
+    def __init__(self, inner, rows):
+        self.inner, self.rows = inner, np.asarray(rows, dtype=np.int64)
+
+    @property
+    def n_features(self):
+        return self.inner.n_features
+
+    @property
+    def symbols(self):
+        return self.inner.symbols
+
+    def pattern_codes(self):
+        return self.inner.pattern_codes()
+
+    def to_state(self):  # as a plain pattern vocabulary (what ratkit's own codec would keep)
+        return self.inner.to_state()
+
+
+def _inner(vocabulary):
+    return vocabulary.inner if isinstance(vocabulary, CountedVocabulary) else vocabulary
+
+
+class CountedNgramKernel(NgramKernel):
+    """The n-gram kernel, whose vocabulary also counts the training rows of each n-gram."""
+
+    def fit_features(self, X, **options):
+        vocabulary, F = super().fit_features(X, **options)
+        return CountedVocabulary(vocabulary, np.diff(sp.csc_matrix(F).indptr)), F
+
+    def transform_features(self, vocabulary, X, **options):
+        return super().transform_features(_inner(vocabulary), X, **options)
+
+    def check_vocabulary(self, vocabulary, columns):
+        super().check_vocabulary(_inner(vocabulary), columns)
+
+
+def _encode(vocabulary, ctx):
+    return {"inner": ctx.value("inner", vocabulary.inner), "rows": ctx.array("rows", vocabulary.rows)}
+
+
+def _decode(body, ctx):
+    return CountedVocabulary(ctx.value("inner", body["inner"]), ctx.array(body["rows"]))
+
+
+register_codec(CountedVocabulary, "ratkit-tp-codecs.counted-vocabulary", _encode, _decode)
+'''
+
+
+@pytest.fixture(scope="module")
+def codec_distribution(tmp_path_factory):
+    """``ratkit-tp-codecs`` on sys.path: a kernel family whose fitted vocabulary is a new type,
+    with the codec that saves it, in the same module."""
+    with installed_distribution(
+        tmp_path_factory.mktemp("codecs"),
+        "ratkit-tp-codecs",
+        {f"{CODECS}.py": _CODEC_SOURCE},
+        {"ratkit.kernels": {"counted-ngram": f"{CODECS}:CountedNgramKernel"}},
+    ) as root:
+        yield root
+
+
+def _rows_holding(X: list[str], pattern: tuple[str, ...]) -> int:
+    return sum("".join(pattern) in x for x in X)
+
+
+@pytest.mark.parametrize("representation", ["trie", "automaton"])
+def test_a_kernel_family_saves_its_own_fitted_type_through_its_own_codec(codec_distribution, tmp_path, representation):
+    from ratkit.automata import kernels
+    from ratkit.learners import RationalSVC
+
+    X, y = _sequences(5, 40)
+    Z, _ = _sequences(6, 15)
+    model = RationalSVC(from_spec(COUNTED), C=2.0, representation=representation, random_state=0).fit(X, y)
+    assert type(model.feature_map_).__name__ == "CountedVocabulary"
+    path = model.save(tmp_path / "counted.zip")
+    with zipfile.ZipFile(path) as zf:
+        manifest = json.loads(zf.read("manifest.json"))
+    assert set(manifest["attributes"]["feature_map_"]) == {TAG}
+    assert manifest["version"] == 5  # a codec registered since version 5 (this one: the current)
+
+    loaded = load_model(path)
+    fmap = loaded.feature_map_
+    assert type(fmap) is importlib.import_module(CODECS).CountedVocabulary and type(fmap) is type(model.feature_map_)
+    np.testing.assert_array_equal(fmap.rows, model.feature_map_.rows)
+    # the rows counted by brute force: how many training strings hold each bigram of the vocabulary
+    assert fmap.rows.tolist() == [_rows_holding(X, p) for p in fmap.inner.patterns()]
+    np.testing.assert_array_equal(loaded.decision_function(Z), model.decision_function(Z))
+    # the family is the n-gram kernel: ratkit's own bigram model decides the same
+    plain = RationalSVC(kernels.ngram(2), C=2.0, representation=representation, random_state=0).fit(X, y)
+    np.testing.assert_allclose(loaded.decision_function(Z), plain.decision_function(Z), rtol=1e-9, atol=1e-12)
+    assert loaded.kernel_.to_spec() == COUNTED
+
+
+def test_a_file_holding_a_codec_nobody_registers_names_the_tag_and_what_to_install(codec_distribution, tmp_path):
+    from ratkit.exceptions import ModelFormatError
+    from ratkit.learners import RationalSVC
+    from tests.modelfiles import rewrite
+
+    X, y = _sequences(5, 20)
+    path = RationalSVC(from_spec(COUNTED), random_state=0).fit(X, y).save(tmp_path / "counted.zip")
+
+    def retag(name, data):
+        return data.replace(TAG.encode(), b"ratkit-tp-elsewhere.thing") if name == "manifest.json" else data
+
+    bad = rewrite(path, tmp_path / "elsewhere.zip", retag)
+    with pytest.raises(
+        ModelFormatError,
+        match=r"elsewhere\.zip: feature_map_ is encoded by the codec 'ratkit-tp-elsewhere\.thing', which no installed "
+        r"package registers .*Install the distribution that registers it",
+    ):
+        load_model(bad)
+
+
+def test_codec_tags_are_unique(codec_distribution):
+    from ratkit.exceptions import ParameterError
+    from ratkit.persistence import codecs, register_codec
+
+    counted = importlib.import_module(CODECS).CountedVocabulary
+    assert codecs()[TAG] is counted and codecs()["kernel"] is Kernel
+
+    class Other:
+        pass
+
+    with pytest.raises(ParameterError, match=rf"the tag '{TAG}' already has the codec of {CODECS}.CountedVocabulary"):
+        register_codec(Other, TAG, lambda v, ctx: None, lambda body, ctx: Other())
+    with pytest.raises(ParameterError, match=r"the type .*CountedVocabulary already has the codec"):
+        register_codec(counted, "ratkit-tp-codecs.again", lambda v, ctx: None, lambda body, ctx: None)
+    with pytest.raises(ParameterError, match=r"The codec tag 'array' is one of the model file's own encodings"):
+        register_codec(Other, "array", lambda v, ctx: None, lambda body, ctx: Other())
+    assert TAG in codecs() and "ratkit-tp-codecs.again" not in codecs()

@@ -288,7 +288,7 @@ def _recommend(args: argparse.Namespace) -> int:
     """The command: ``model.recommend`` for the users asked for, printed by raw ids (TSV)."""
     import numpy as np
 
-    from ratkit._persistence import load_model, plugin_of
+    from ratkit.persistence import load_model, plugin_of
     from ratkit.exceptions import DataFormatError, MissingDataError
     from ratkit.recsys.base import Recommender
 

@@ -258,7 +258,7 @@ def _train_on(args: argparse.Namespace, kernel: Any, params: dict[str, Any]) -> 
     if report.accuracy is not None:
         print(f"held-out accuracy {report.accuracy:.4f}, {report.f1_kind} {report.f1:.4f}")
     if args.output:
-        from ratkit._persistence import save_model  # any learner that declares its fitted attributes
+        from ratkit.persistence import save_model  # any learner that declares its fitted attributes
 
         save_model(m, args.output, metadata={"positional": bool(args.positional), "target": args.target})
         print(f"model written to {args.output}")
@@ -289,7 +289,7 @@ def _plot_convergence(model: Any, path: str) -> None:
 def _predict(args: argparse.Namespace) -> int:
     from ratkit import load_model
     from ratkit._files import atomic_write
-    from ratkit._persistence import read_metadata
+    from ratkit.persistence import read_metadata
     from ratkit.datasets import load_sequences, write_tsv
     from ratkit.exceptions import DataFormatError, ModelFormatError
     from ratkit.learners._workflow import prepare, scores

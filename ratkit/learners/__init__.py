@@ -12,7 +12,7 @@ A fitted learner is written by ``model.save(path)`` and read back by
 ``learner`` plugin the same.
 """
 
-from ratkit._persistence import PersistenceMixin, load_model, save_model
+from ratkit.persistence import PersistenceMixin, load_model, save_model
 from ratkit.learners.dcd import DualResult, dual_objective, primal_objective, solve
 from ratkit.learners.kernel_learner import (
     KernelLearner,

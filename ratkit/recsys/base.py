@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from ratkit._persistence import PersistenceMixin
+from ratkit.persistence import PersistenceMixin
 from ratkit._validation import check_int
 from ratkit.datasets import Interactions
 from ratkit.exceptions import (
@@ -587,7 +587,7 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
 
         ``ratkit.load_model(path)`` or :meth:`load` reads it back.
         """
-        from ratkit._persistence import save_model
+        from ratkit.persistence import save_model
 
         self._check_fitted()
         return os.fspath(save_model(self, path))
@@ -596,7 +596,7 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
     def load(cls: type[R], path: str | os.PathLike[str]) -> R:
         """Read a model written by :meth:`save` (:func:`ratkit.load_model`); ``Recommender.load``
         takes any recommender, ``MFAUC.load`` only an MFAUC."""
-        from ratkit._persistence import load_model, plugin_of
+        from ratkit.persistence import load_model, plugin_of
 
         if not isinstance(path, (str, os.PathLike)):
             raise ParameterTypeError(

@@ -14,7 +14,7 @@ checksums recomputed, so that the edit gets past the SHA-256 checks. For every e
 * no file is opened but the model file (an audit hook on ``open`` events; the planted paths
   name genuine files beside the model, whose reading would even give the same model).
 
-:func:`test_container_edits` covers the container (ratkit/_persistence.py, ratkit/_npy.py).
+:func:`test_container_edits` covers the container (ratkit/persistence/_container.py, ratkit/_npy.py).
 :func:`test_fitted_attribute_edits` edits the values of fitted attributes into ones no ``fit``
 produces (NaN, complex or string arrays, a label twice, an int written as a string, arrays of
 another shape): refusing those is the per-estimator validation of fitted attributes.

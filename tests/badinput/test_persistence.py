@@ -26,7 +26,6 @@ import pytest
 import scipy.sparse as sp
 
 from ratkit import limits
-from ratkit._persistence import read_metadata
 from ratkit.exceptions import (
     MissingDataError,
     ModelFormatError,
@@ -40,6 +39,7 @@ from ratkit.exceptions import (
     SpecTypeError,
 )
 from ratkit.learners import LinearDCDSVC, load_model, save_model
+from ratkit.persistence import read_metadata
 from ratkit.recsys import PureSVD
 from tests.badinput import _model_files as mf
 from tests.isolated import run_python
@@ -347,9 +347,9 @@ def test_a_genuine_model_of_mostly_zeros_loads_with_a_larger_max_expansion(tmp_p
     """A model whose weights are 4·10⁶ zeros (32 MB) compresses about 1000:1, past the default
     bound (with the 256 MiB allowance lowered to 1 MiB, so that the test stays small); the
     message says how to load it, and a larger max_expansion does."""
-    import ratkit._persistence as persistence
+    from ratkit.persistence import _container
 
-    monkeypatch.setattr(persistence, "_EXPANSION_FLOOR", 2**20)
+    monkeypatch.setattr(_container, "_EXPANSION_FLOOR", 2**20)
     X = sp.csr_matrix(([1.0, 1.0], ([0, 1], [0, 1])), shape=(2, 4_000_000))
     model = LinearDCDSVC(random_state=0).fit(X, [0, 1])
     path = model.save(tmp_path / "zeros.zip")
@@ -400,7 +400,7 @@ def test_a_manifest_nested_too_deep_is_refused(depth, tmp_path, model_file):
 def test_values_nested_too_deep_to_rebuild_are_refused(tmp_path, model_file, monkeypatch):
     """Values the parser read but Python's stack cannot rebuild (nested encodings recurse once per
     level) are refused by name, not with a raw RecursionError."""
-    import ratkit._persistence as persistence
+    from ratkit.persistence import _model_file
 
     arrays = mf.arrays_of(model_file)
     manifest = mf.manifest_of(model_file)
@@ -409,7 +409,7 @@ def test_values_nested_too_deep_to_rebuild_are_refused(tmp_path, model_file, mon
         value = {"items": [value]}
     manifest["attributes"]["deep_"] = value
     bad = mf.write_model(tmp_path / "deep.zip", manifest, arrays)
-    real = persistence._rebuild_estimator
+    real = _model_file.rebuild_estimator
 
     def on_a_small_stack(*args):  # the stack left when load_model is called deep inside an application
         limit = sys.getrecursionlimit()
@@ -419,7 +419,7 @@ def test_values_nested_too_deep_to_rebuild_are_refused(tmp_path, model_file, mon
         finally:
             sys.setrecursionlimit(limit)
 
-    monkeypatch.setattr(persistence, "_rebuild_estimator", on_a_small_stack)
+    monkeypatch.setattr(_model_file, "rebuild_estimator", on_a_small_stack)
     with pytest.raises(ModelFormatError, match=r"deep\.zip: manifest\.json nests values too deep to rebuild"):
         load_model(bad)
 

@@ -17,7 +17,6 @@ import pytest
 import scipy.sparse as sp
 
 from ratkit import limits
-from ratkit._persistence import load_model, save_model
 from ratkit.datasets import Interactions
 from ratkit.exceptions import (
     DataFormatError,
@@ -31,6 +30,7 @@ from ratkit.exceptions import (
     ResourceLimitError,
     UnsupportedOperationError,
 )
+from ratkit.persistence import load_model, save_model
 from ratkit.recsys import CCCF, DCF, FISM, MFAUC, TJSL, Popularity, PureSVD, evaluation, feedback, metrics
 
 from ..recsys.synthetic import random_one_class

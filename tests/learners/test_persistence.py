@@ -7,18 +7,17 @@ from __future__ import annotations
 import json
 import random
 import zipfile
-from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from ratkit._persistence import read_metadata
 from ratkit.automata import kernels
 from ratkit.automata.io import to_att
 from ratkit.exceptions import MissingDataError, ModelFormatError, NotFittedError, ParameterTypeError
 from ratkit.learners import LinearDCDSVC, PersistenceMixin, RationalSVC, load_model, save_model
+from ratkit.persistence import read_metadata
 from tests.modelfiles import rewrite as _rewrite
 
 
@@ -296,28 +295,7 @@ def test_numpy_scalar_parameters_are_saved_with_their_dtype(tmp_path, make):
     assert type(again.C) is type(m.C) and again.C == m.C
 
 
-# -- the former format --------------------------------------------------------------------------
-
-DATA = Path(__file__).parent / "data"
-
-
-@pytest.mark.parametrize("name", ["v2-trie.zip", "v2-naive-tokens.zip", "v2-linear.zip"])
-def test_files_of_format_version_2_still_load_and_predict_the_same(name):
-    """Written by the last ratkit that wrote version 2 (tests/learners/data/README.md)."""
-    expected = json.loads((DATA / "v2-expected.json").read_text())[name]
-    X = expected["X"]
-    if name.startswith("v2-naive"):
-        X = [tuple(x) for x in X]
-    elif name == "v2-linear.zip":
-        X = np.array(X)
-    model = load_model(DATA / name)
-    assert type(model) is (LinearDCDSVC if name == "v2-linear.zip" else RationalSVC)
-    np.testing.assert_allclose(model.decision_function(X), np.array(expected["decision"]), rtol=1e-12, atol=1e-12)
-    assert [str(p) for p in model.predict(X)] == expected["predict"]
-    if name == "v2-trie.zip":
-        assert read_metadata(DATA / name) == {"positional": False, "target": None}
-        assert model.kernel_.to_spec() == {"family": "cosine", "kernel": {"family": "ngram", "n": 2}}
-        assert model.get_params()["C"] == 2.0 and model.fit_intercept
+# -- the former formats: tests/persistence/test_model_file_versions.py keeps one file of each version
 
 
 def test_a_recommender_file_of_the_former_npz_format_is_refused_naming_it(tmp_path):

@@ -10,6 +10,7 @@ graph's walks (§III-2).
 
 from typing import Any
 
+from ratkit.automata.graphs import _codecs  # noqa: F401  (registers the graph codec of model files)
 from ratkit.automata.graphs._automaton import graph_automaton
 from ratkit.automata.graphs._graph import Graph, SelfLoops, from_edges, from_networkx
 from ratkit.automata.graphs._product import product_graph

@@ -13,7 +13,10 @@ only its transducer T); ``ratkit.testing.KernelContract`` tests it.
 """
 
 from ratkit.automata import pairwise as _pairwise  # noqa: F401  (registers the "pairwise" kernel family)
-from ratkit.automata.kernels import diagnostics
+from ratkit.automata.kernels import (
+    _codecs,  # noqa: F401  (registers the kernel and vocabulary codecs)
+    diagnostics,
+)
 from ratkit.automata.kernels._features import (
     BlockVocabulary,
     FeatureMap,

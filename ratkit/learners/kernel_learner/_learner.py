@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
-from ratkit._persistence import PersistenceMixin
+from ratkit.persistence import PersistenceMixin
 from ratkit._validation import check_int
 from ratkit.automata.kernels import CountBasedKernel, Kernel, count_based, from_spec
 from ratkit.automata.kernels.base import as_collection

@@ -13,7 +13,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from ratkit._persistence import PersistenceMixin
+from ratkit.persistence import PersistenceMixin
 from ratkit._validation import check_bool, check_int, check_real
 from ratkit.exceptions import (
     NotFittedError,
