@@ -8,9 +8,9 @@ G × G′ of eq. (18)–(19) and :func:`graph_automaton` the weighted acceptor o
 (§III-2).
 """
 
-from ratkit.automata.graphs._automaton import graph_automaton
 from ratkit.automata.graphs._graph import Graph, from_edges, from_networkx
-from ratkit.automata.graphs._product import product_graph
 from ratkit.automata.graphs._tu import load_tu
+from ratkit.automata.graphs.automaton import graph_automaton
+from ratkit.automata.graphs.product import product_graph
 
 __all__ = ["Graph", "from_edges", "from_networkx", "load_tu", "product_graph", "graph_automaton"]
