@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-import pynini
+import pywrapfst
 
 from ratkit.exceptions import (
     AlphabetMismatchError,
@@ -177,7 +177,7 @@ class Alphabet:
         self._symbols: tuple[str, ...] = tuple(seen)
         self._index: dict[str, int] = seen
         self.closed = bool(closed)
-        self._table: pynini.SymbolTable | None = None
+        self._table: pywrapfst.SymbolTable | None = None
         self._points: tuple[np.ndarray, np.ndarray] | None = None
 
     # -- container protocol --------------------------------------------------------
@@ -271,10 +271,10 @@ class Alphabet:
             return None  # let the slow path name the unknown symbol
         return labels
 
-    def symbol_table(self) -> pynini.SymbolTable:
+    def symbol_table(self) -> pywrapfst.SymbolTable:
         """This alphabet as a pynini ``SymbolTable`` (``<eps>`` = 0)."""
         if self._table is None:
-            table = pynini.SymbolTable(name="ratkit")
+            table = pywrapfst.SymbolTable(name="ratkit")
             table.add_symbol(_EPS_NAME, 0)
             for i, s in enumerate(self._symbols):
                 table.add_symbol(s, i + 1)

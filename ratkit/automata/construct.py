@@ -9,8 +9,8 @@ from typing import Any, Literal
 import numpy as np
 import pynini
 
-from ratkit.automata._fstbytes import FstArrays, arrays_to_fst, chain_fst, fst_to_arrays
 from ratkit.automata.alphabet import EPSILON, Alphabet, SequenceLike, as_symbols
+from ratkit.automata.fst_arrays import FstArrays, arrays_to_fst, chain_fst, fst_to_arrays
 from ratkit.automata.semirings import PROBABILITY, Semiring, get_semiring
 from ratkit.automata.transducer import Transducer
 from ratkit.exceptions import (

@@ -49,9 +49,9 @@ from scipy.sparse import csgraph
 
 from ratkit._jit import njit
 from ratkit.automata._checks import cycle_state, useful_states
-from ratkit.automata._fstbytes import FstArrays
 from ratkit.automata.alphabet import SequenceLike
 from ratkit.automata.construct import _chain, as_transducer
+from ratkit.automata.fst_arrays import FstArrays
 from ratkit.automata.semirings import TROPICAL_MAX, Semiring
 from ratkit.automata.semirings import log_plus as _log_plus
 from ratkit.automata.transducer import Transducer

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
-import pynini
+import pywrapfst
 
 from ratkit._jit import njit
 from ratkit.exceptions import ParameterTypeError, SemiringError, WeightOverflowError
@@ -159,12 +159,12 @@ class Semiring:
             )
         return self._decode(x)
 
-    def weight(self, value: Any) -> pynini.Weight:
-        """A ``pynini.Weight`` of this semiring's arc type holding ``value``."""
+    def weight(self, value: Any) -> pywrapfst.Weight:
+        """A ``pywrapfst.Weight`` of this semiring's arc type holding ``value``."""
         native = self.to_native(value)
         if math.isinf(native):
-            return pynini.Weight.zero(self.weight_type)
-        return pynini.Weight(self.weight_type, native)
+            return pywrapfst.Weight.zero(self.weight_type)
+        return pywrapfst.Weight(self.weight_type, native)
 
     def __repr__(self) -> str:
         return self.name.upper()

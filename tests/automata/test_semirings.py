@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ratkit.automata._fstbytes import exact_weight
+from ratkit.automata.fst_arrays import exact_weight
 from ratkit.automata.semirings import BOOLEAN, LOG, PROBABILITY, TROPICAL, get_semiring
 from ratkit.exceptions import SemiringError, WeightOverflowError
 

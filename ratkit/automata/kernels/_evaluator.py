@@ -111,7 +111,7 @@ def _range_guard(
     unsafe = np.zeros(lengths.size, dtype=bool)
     unsafe[rows[~np.isfinite(vals)]] = True
     if e.range_spread > 0.0:
-        unsafe |= (2 * lengths + 2) * e.range_spread >= _LOG_RANGE
+        unsafe |= np.multiply(2 * lengths + 2, e.range_spread) >= _LOG_RANGE
     if not unsafe.any():
         return rows, codes, vals, status
     status = status.copy()

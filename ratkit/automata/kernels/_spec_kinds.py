@@ -89,7 +89,8 @@ def _describe(hint: Any) -> str | None:
         return f"a list of {_plural(item)}" if item else None
     if origin in _UNIONS:
         parts = [_describe(a) for a in args]
-        return None if any(p is None for p in parts) else ", or ".join(parts)
+        described = [p for p in parts if p is not None]
+        return None if len(described) < len(parts) else ", or ".join(described)
     return None
 
 
@@ -134,9 +135,14 @@ def _check_kind(value: Any, hint: Any, path: str) -> None:
     elif origin is typing.Literal:
         ok = any(type(value) is type(a) for a in args)
     else:  # a sequence: a list (a tuple or 1-d array from Python), then item by item
-        ok = isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.ndim == 1)
-        if ok and args and args[0] is not Any:
-            for i, item in enumerate(value.tolist() if isinstance(value, np.ndarray) else value):
+        items: list[Any] | tuple[Any, ...] | None = None
+        if isinstance(value, (list, tuple)):
+            items = value
+        elif isinstance(value, np.ndarray) and value.ndim == 1:
+            items = value.tolist()
+        ok = items is not None
+        if items is not None and args and args[0] is not Any:
+            for i, item in enumerate(items):
                 _check_kind(item, args[0], f"{path}[{i}]")
     if not ok:
         raise _Mismatch(path, expected, value)
@@ -165,7 +171,8 @@ def _check_kinds(spec: Mapping[str, Any], where: str, name: str, obj: Any) -> No
 def _hints(obj: Any) -> dict[str, Any]:
     """The resolved annotations of a family's ``__init__`` (or function); {} when they do not resolve."""
     try:
-        return typing.get_type_hints(obj.__init__ if isinstance(obj, type) else obj)
+        init = typing.cast(Any, obj).__init__ if isinstance(obj, type) else obj  # a class: its __init__
+        return typing.get_type_hints(init)
     except Exception:  # an annotation naming something its module does not define: show the text only
         return {}
 
