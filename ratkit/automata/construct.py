@@ -238,7 +238,7 @@ def from_pynini(
         )
     fst = fst.copy() if arc_type == semiring.arc_type else pynini.arcmap(fst, map_type="to_log64")
     arrays = fst_to_arrays(fst)
-    if semiring.name == "boolean":
+    if semiring.two_valued:
         bad = np.concatenate([arrays.weight, arrays.final])
         bad = bad[(bad != 0) & np.isfinite(bad)]
         if bad.size:

@@ -173,7 +173,7 @@ def _restrict(a: FstArrays, useful: np.ndarray) -> tuple[FstArrays, np.ndarray]:
 
 
 def _weight_text(sr: Semiring, native: float) -> str:
-    if sr.name == "probability" and math.isfinite(native):
+    if sr.real_plus and not sr.log_weights and math.isfinite(native):  # natural values are p = e^{−v}
         return f"probability e^{-native:g} (log weight {native:g})"
     return f"weight {native:g}"
 

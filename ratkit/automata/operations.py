@@ -298,10 +298,7 @@ def minimize(t: Any) -> Transducer:
     left to OpenFst, which minimises them correctly."""
     d = determinize(t)
     _check_pushable(d)
-    if d._fst.properties(pywrapfst.I_DETERMINISTIC, True) != pywrapfst.I_DETERMINISTIC and d.semiring.name in (
-        "probability",
-        "log",
-    ):
+    if d._fst.properties(pywrapfst.I_DETERMINISTIC, True) != pywrapfst.I_DETERMINISTIC and not d.semiring.idempotent:
         raise OperationError(
             "minimize: the determinised transducer is not deterministic on its input tape (it has arcs that "
             "read nothing, where its output runs past its input), and OpenFst minimises such a machine only "
@@ -322,10 +319,10 @@ def _check_pushable(d: Transducer) -> None:
     divided by 1 + _PUSH_MARGIN, has a divergent total too (every state of ``d`` is reachable,
     so a state's sum diverges only if the start's does). In the tropical semiring, a negative
     cycle. Acyclic machines and boolean ones are always pushable."""
-    if d._fst.properties(pywrapfst.CYCLIC, True) != pywrapfst.CYCLIC or d.semiring.name == "boolean":
+    if d._fst.properties(pywrapfst.CYCLIC, True) != pywrapfst.CYCLIC or d.semiring.two_valued:
         return
     probe = d
-    if d.semiring.name in ("probability", "log"):
+    if d.semiring.real_plus:  # sums of reals: divide every arc's probability by 1 + margin
         a = fst_to_arrays(d._fst)
         a.weight = np.where(np.isfinite(a.weight), a.weight + math.log1p(_PUSH_MARGIN), a.weight)  # p/(1 + margin)
         probe = Transducer(arrays_to_fst(a), d.semiring, d.alphabet)

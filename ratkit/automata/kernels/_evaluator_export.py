@@ -79,10 +79,11 @@ def export_transducer(t: Transducer, n_labels: int) -> ExportedTransducer:
     """T's useful part as arrays for :func:`evaluate`, outputs restricted to labels 1..n_labels
     (paths writing another symbol are dropped, as the feature path drops them).
 
-    Raises :class:`EvaluatorUnavailable` for a semiring other than probability and log, or
+    Raises :class:`EvaluatorUnavailable` for a semiring whose ⊕ is not the sum of reals (not
+    probability or log, :attr:`~ratkit.automata.semirings.Semiring.real_plus`), or
     when the ε-closures exceed :data:`ratkit.limits.MAX_CLOSURE_ENTRIES` entries.
     """
-    if t.semiring.name not in ("probability", "log"):
+    if not t.semiring.real_plus:
         raise EvaluatorUnavailable(f"the {t.semiring.name} semiring has no finite feature map")
     a = t.arrays()
     n = a.n_states
