@@ -52,7 +52,7 @@ from sklearn.svm import SVC
 from bench.learners.reuters import best_of
 from ratkit.automata.kernels import cosine, ngram
 from ratkit.automata.kernels.base import Kernel
-from ratkit.automata.pairwise import KINDS, pairwise
+from ratkit.automata.pairwise import PAIR_KINDS, pairwise
 from ratkit.datasets import load_splice
 from ratkit.learners import RationalSVC
 
@@ -271,9 +271,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--test-pairs", type=int, default=1000, help="held-out pairs, balanced ±1 (default 1000)")
     p.add_argument("--n", type=int, default=3, help="order of the n-gram base kernel (default 3)")
     p.add_argument("--raw", action="store_true", help="raw n-gram counts instead of the cosine-normalised kernel")
-    p.add_argument("--kinds", nargs="+", default=list(KINDS), choices=KINDS, help="pairwise kinds (default: all)")
     p.add_argument(
-        "--rational-kinds", nargs="*", default=list(KINDS), choices=KINDS, help="kinds also trained with RationalSVC"
+        "--kinds", nargs="+", default=list(PAIR_KINDS), choices=PAIR_KINDS, help="pairwise kinds (default: all)"
+    )
+    p.add_argument(
+        "--rational-kinds",
+        nargs="*",
+        default=list(PAIR_KINDS),
+        choices=PAIR_KINDS,
+        help="kinds also trained with RationalSVC",
     )
     p.add_argument("--Cs", type=float, nargs="+", default=list(C_GRID), help=f"the C grid (default {C_GRID})")
     p.add_argument("--max-iter", type=int, default=1000, help="RationalSVC's max_iter (default 1000, its own)")

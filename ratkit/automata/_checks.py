@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
-from ratkit.automata._fstbytes import FstArrays
+from ratkit.automata.fst_arrays import FstArrays
 from ratkit.exceptions import NotRegulatedError
 
 __all__ = ["useful_states", "check_regulated", "cycle_state"]

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 import pynini
+import pywrapfst
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
 from ratkit._jit import njit
 from ratkit.automata._checks import useful_states
-from ratkit.automata._fstbytes import FstArrays, fst_to_arrays
+from ratkit.automata.fst_arrays import FstArrays, fst_to_arrays
 from ratkit.exceptions import OperationError
 from ratkit.limits import check_bytes, check_states, max_bytes, max_states
 
@@ -79,7 +80,7 @@ def _eps_closure_arcs(n, eps_ptr, eps_dst, own, cap, kept):  # pragma: no cover 
 
 def check_rmepsilon(f: pynini.Fst, what: str) -> None:
     """Refuse an ε-removal whose result would have more arcs than ratkit.limits.max_states()."""
-    if f.properties(pynini.EPSILONS, True) != pynini.EPSILONS:
+    if f.properties(pywrapfst.EPSILONS, True) != pywrapfst.EPSILONS:
         return
     a = fst_to_arrays(f)
     keep = useful_states(a)
@@ -349,7 +350,7 @@ def check_determinize(f: pynini.Fst, what: str) -> None:
     the weighted determinisation (two strings reaching different sets of states reach
     different weighted subsets), so a refusal is never wrong; they are counted, by a compiled
     subset construction that stops at the limit, only when ``f`` is not deterministic already."""
-    if f.properties(pynini.I_DETERMINISTIC, True) == pynini.I_DETERMINISTIC or f.start() < 0:
+    if f.properties(pywrapfst.I_DETERMINISTIC, True) == pywrapfst.I_DETERMINISTIC or f.start() < 0:
         return
     a: FstArrays = fst_to_arrays(f)
     live = a.weight != np.inf

@@ -14,9 +14,10 @@ a declared alphabet never grows: an operand using symbols outside it raises
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TypeVar, overload
 
 import numpy as np
-import pynini
+import pywrapfst
 
 from ratkit.exceptions import (
     AlphabetMismatchError,
@@ -26,13 +27,14 @@ from ratkit.exceptions import (
     UnknownSymbolError,
 )
 
-__all__ = ["Alphabet", "SequenceLike", "EPSILON", "as_symbols", "symbol_listing"]
+__all__ = ["Alphabet", "SequenceLike", "EPSILON", "as_symbols", "symbol_listing", "display_symbols"]
 
 EPSILON = ""
 _EPS_NAME = "<eps>"
 _MAX_LISTED = 10
 
 SequenceLike = str | Sequence[str]
+_Symbols = TypeVar("_Symbols", bound=Sequence[str])
 
 
 def as_symbols(sequence: SequenceLike, what: str = "sequence") -> tuple[str, ...]:
@@ -87,6 +89,31 @@ def symbol_listing(symbols: Iterable[str], *, sort: bool = True) -> str:
     items = sorted(symbols) if sort else list(symbols)
     shown = ", ".join(map(repr, items[:_MAX_LISTED]))
     return shown + (f", ... ({len(items)} in all)" if len(items) > _MAX_LISTED else "")
+
+
+def _single_characters(symbols: Iterable[object]) -> bool:
+    """True when every symbol is a one-character ``str`` (vacuously for none): a sequence of
+    them reads as one ``str``."""
+    return all(isinstance(s, str) and len(s) == 1 for s in symbols)
+
+
+@overload
+def display_symbols(symbols: Sequence[str], sep: str) -> str: ...
+@overload
+def display_symbols(symbols: _Symbols, sep: None = None) -> str | _Symbols: ...
+def display_symbols(symbols: Sequence[str], sep: str | None = None) -> str | Sequence[str]:
+    """A sequence of symbols as ratkit shows it: one ``str`` when every symbol is one
+    character (``("a", "b")`` → ``"ab"``), else the symbols joined by ``sep`` when it is given,
+    else ``symbols`` itself (a list of tokens stays a list, for JSON and messages alike).
+
+    >>> display_symbols(("a", "b")), display_symbols(["the", "cat"]), display_symbols(("the", "cat"), sep=" ")
+    ('ab', ['the', 'cat'], 'the cat')
+    >>> display_symbols([])
+    ''
+    """
+    if _single_characters(symbols):
+        return "".join(symbols)
+    return symbols if sep is None else sep.join(symbols)
 
 
 #: Largest code point for which characters are looked up in a dense table.
@@ -177,7 +204,7 @@ class Alphabet:
         self._symbols: tuple[str, ...] = tuple(seen)
         self._index: dict[str, int] = seen
         self.closed = bool(closed)
-        self._table: pynini.SymbolTable | None = None
+        self._table: pywrapfst.SymbolTable | None = None
         self._points: tuple[np.ndarray, np.ndarray] | None = None
 
     # -- container protocol --------------------------------------------------------
@@ -271,10 +298,10 @@ class Alphabet:
             return None  # let the slow path name the unknown symbol
         return labels
 
-    def symbol_table(self) -> pynini.SymbolTable:
+    def symbol_table(self) -> pywrapfst.SymbolTable:
         """This alphabet as a pynini ``SymbolTable`` (``<eps>`` = 0)."""
         if self._table is None:
-            table = pynini.SymbolTable(name="ratkit")
+            table = pywrapfst.SymbolTable(name="ratkit")
             table.add_symbol(_EPS_NAME, 0)
             for i, s in enumerate(self._symbols):
                 table.add_symbol(s, i + 1)

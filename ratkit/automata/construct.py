@@ -9,8 +9,8 @@ from typing import Any, Literal
 import numpy as np
 import pynini
 
-from ratkit.automata._fstbytes import FstArrays, arrays_to_fst, chain_fst, fst_to_arrays
 from ratkit.automata.alphabet import EPSILON, Alphabet, SequenceLike, as_symbols
+from ratkit.automata.fst_arrays import FstArrays, arrays_to_fst, chain_fst, fst_to_arrays
 from ratkit.automata.semirings import PROBABILITY, Semiring, get_semiring
 from ratkit.automata.transducer import Transducer
 from ratkit.exceptions import (
@@ -29,7 +29,7 @@ ArcTuple = tuple  # (src, ilabel, olabel, weight, dst) or (src, label, weight, d
 def from_arcs(
     arcs: Iterable[ArcTuple],
     start: Hashable,
-    finals: Mapping[Hashable, Any],
+    finals: Mapping[Any, Any],
     semiring: Semiring | str = PROBABILITY,
     alphabet: Alphabet | None = None,
 ) -> Transducer:
@@ -159,8 +159,9 @@ def _state_numbering(states: Sequence[Hashable]) -> dict[Hashable, int]:
     distinct ids: at most k filler states are added), and are otherwise numbered in
     increasing order of id; any other ids are numbered in order of appearance.
     """
-    if all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0 for s in states):
-        ids = sorted({int(s) for s in states})
+    ints = [int(s) for s in states if isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0]
+    if len(ints) == len(states):
+        ids = sorted(set(ints))
         if ids[-1] < 2 * len(ids):
             return {i: i for i in range(ids[-1] + 1)}
         return {s: k for k, s in enumerate(ids)}
@@ -237,7 +238,7 @@ def from_pynini(
         )
     fst = fst.copy() if arc_type == semiring.arc_type else pynini.arcmap(fst, map_type="to_log64")
     arrays = fst_to_arrays(fst)
-    if semiring.name == "boolean":
+    if semiring.two_valued:
         bad = np.concatenate([arrays.weight, arrays.final])
         bad = bad[(bad != 0) & np.isfinite(bad)]
         if bad.size:

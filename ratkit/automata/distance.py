@@ -49,9 +49,9 @@ from scipy.sparse import csgraph
 
 from ratkit._jit import njit
 from ratkit.automata._checks import cycle_state, useful_states
-from ratkit.automata._fstbytes import FstArrays
 from ratkit.automata.alphabet import SequenceLike
 from ratkit.automata.construct import _chain, as_transducer
+from ratkit.automata.fst_arrays import FstArrays
 from ratkit.automata.semirings import TROPICAL_MAX, Semiring
 from ratkit.automata.semirings import log_plus as _log_plus
 from ratkit.automata.transducer import Transducer
@@ -173,7 +173,7 @@ def _restrict(a: FstArrays, useful: np.ndarray) -> tuple[FstArrays, np.ndarray]:
 
 
 def _weight_text(sr: Semiring, native: float) -> str:
-    if sr.name == "probability" and math.isfinite(native):
+    if sr.real_plus and not sr.log_weights and math.isfinite(native):  # natural values are p = e^{−v}
         return f"probability e^{-native:g} (log weight {native:g})"
     return f"weight {native:g}"
 

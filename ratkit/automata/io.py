@@ -35,12 +35,12 @@ from collections.abc import Iterable
 from typing import Any, Literal
 
 import numpy as np
-import pynini
+import pywrapfst
 
 from ratkit._files import atomic_write, check_input_file, is_file
-from ratkit.automata._fstbytes import fst_to_arrays, read_fst_bytes
 from ratkit.automata.alphabet import EPSILON, Alphabet
 from ratkit.automata.construct import as_transducer, from_arcs, from_pynini
+from ratkit.automata.fst_arrays import fst_to_arrays, read_fst_bytes
 from ratkit.automata.semirings import PROBABILITY, Semiring, get_semiring
 from ratkit.automata.transducer import Transducer
 from ratkit.exceptions import (
@@ -245,7 +245,7 @@ def write_fst(t: Any, path: str | os.PathLike) -> None:
     """Write an OpenFst binary file, alphabet and semiring included."""
     t = as_transducer(t)
     fst = t.to_pynini()
-    table = pynini.SymbolTable(name=_TABLE_PREFIX + t.semiring.name)
+    table = pywrapfst.SymbolTable(name=_TABLE_PREFIX + t.semiring.name)
     for label, sym in t.alphabet.symbol_table():
         table.add_symbol(sym, label)
     fst.set_input_symbols(table)

@@ -14,18 +14,19 @@ composition eq. (1)–(2), inverse, and §II-B.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 import numpy as np
 import pynini
+import pywrapfst
 
-from ratkit.automata._fstbytes import arrays_to_fst, fst_to_arrays
 from ratkit.automata._resource_bounds import check_determinize, check_rmepsilon
 from ratkit.automata.alphabet import Alphabet, SequenceLike
 from ratkit.automata.construct import as_transducer, pynini_semiring
 from ratkit.automata.distance import shortest_distance
-from ratkit.automata.semirings import TROPICAL_MAX
+from ratkit.automata.fst_arrays import arrays_to_fst, fst_to_arrays
+from ratkit.automata.semirings import TROPICAL_MAX, Semiring
 from ratkit.automata.transducer import Transducer
 from ratkit.exceptions import (
     DivergentSumError,
@@ -63,7 +64,7 @@ _DELTA = 1e-12
 _EPSILON_DELTA = 0.0
 
 
-def _semiring_of(*operands: Any):
+def _semiring_of(*operands: Any) -> Semiring | None:
     """The semiring of the first Transducer operand, else of the first pynini FST, else None."""
     for op in operands:
         if isinstance(op, Transducer):
@@ -113,14 +114,16 @@ def _wrap(fst: pynini.Fst, like: Transducer, alphabet: Alphabet, what: str) -> T
         raise
 
 
-def _run(what: str, op, *args, **kwargs) -> pynini.Fst:
+def _run(what: str, op: Callable[..., pynini.Fst], *args: Any, **kwargs: Any) -> pynini.Fst:
     try:
         return op(*args, **kwargs)
-    except pynini.FstOpError as exc:
+    except pywrapfst.FstOpError as exc:
         raise OperationError(f"{what} failed in OpenFst: {exc}") from None
 
 
-def _within_range(what: str, op, fsts: list[pynini.Fst], bound: tuple[float, float], **kwargs: Any) -> pynini.Fst:
+def _within_range(
+    what: str, op: Callable[..., pynini.Fst], fsts: list[pynini.Fst], bound: tuple[float, float], **kwargs: Any
+) -> pynini.Fst:
     """op(*fsts, **kwargs) for an operation each of whose result weights is a ⊗-product of
     operand weights, its partial sums within ``bound`` = (highest, lowest).
 
@@ -229,7 +232,7 @@ def intersect(a: Any, b: Any) -> Transducer:
     """A1 ∩ A2 for acceptors: ⟦A1 ∩ A2⟧(x) = ⟦A1⟧(x) ⊗ ⟦A2⟧(x)."""
     (fa, fb), ts, alphabet = _aligned(a, b)
     for name, f in (("first", fa), ("second", fb)):
-        if f.properties(pynini.ACCEPTOR, True) != pynini.ACCEPTOR:
+        if f.properties(pywrapfst.ACCEPTOR, True) != pywrapfst.ACCEPTOR:
             raise OperationError(
                 f"intersect needs two acceptors, but the {name} operand is a transducer "
                 "(some arc has different input and output labels). Use compose for transducers."
@@ -261,7 +264,7 @@ def _trimmed(f: pynini.Fst) -> pynini.Fst:
     """``f`` without its useless states (OpenFst's connect; ε-removal trims them anyway). The
     regulated check refuses ε-cycles among the useful states only, and OpenFst's ε-closure of a
     useless ε-loop of probability 1 never converges."""
-    if f.properties(pynini.EPSILONS, True) != pynini.EPSILONS:
+    if f.properties(pywrapfst.EPSILONS, True) != pywrapfst.EPSILONS:
         return f
     return f.copy().connect()
 
@@ -295,10 +298,7 @@ def minimize(t: Any) -> Transducer:
     left to OpenFst, which minimises them correctly."""
     d = determinize(t)
     _check_pushable(d)
-    if d._fst.properties(pynini.I_DETERMINISTIC, True) != pynini.I_DETERMINISTIC and d.semiring.name in (
-        "probability",
-        "log",
-    ):
+    if d._fst.properties(pywrapfst.I_DETERMINISTIC, True) != pywrapfst.I_DETERMINISTIC and not d.semiring.idempotent:
         raise OperationError(
             "minimize: the determinised transducer is not deterministic on its input tape (it has arcs that "
             "read nothing, where its output runs past its input), and OpenFst minimises such a machine only "
@@ -319,10 +319,10 @@ def _check_pushable(d: Transducer) -> None:
     divided by 1 + _PUSH_MARGIN, has a divergent total too (every state of ``d`` is reachable,
     so a state's sum diverges only if the start's does). In the tropical semiring, a negative
     cycle. Acyclic machines and boolean ones are always pushable."""
-    if d._fst.properties(pynini.CYCLIC, True) != pynini.CYCLIC or d.semiring.name == "boolean":
+    if d._fst.properties(pywrapfst.CYCLIC, True) != pywrapfst.CYCLIC or d.semiring.two_valued:
         return
     probe = d
-    if d.semiring.name in ("probability", "log"):
+    if d.semiring.real_plus:  # sums of reals: divide every arc's probability by 1 + margin
         a = fst_to_arrays(d._fst)
         a.weight = np.where(np.isfinite(a.weight), a.weight + math.log1p(_PUSH_MARGIN), a.weight)  # p/(1 + margin)
         probe = Transducer(arrays_to_fst(a), d.semiring, d.alphabet)
@@ -336,7 +336,7 @@ def _check_pushable(d: Transducer) -> None:
 
 def _support_dfa(f: pynini.Fst, what: str) -> pynini.Fst:
     """The unweighted deterministic ε-free acceptor of {x : A(x) ≠ 0̄}."""
-    if f.properties(pynini.ACCEPTOR, True) != pynini.ACCEPTOR:
+    if f.properties(pywrapfst.ACCEPTOR, True) != pywrapfst.ACCEPTOR:
         raise OperationError(f"{what} needs acceptors; the operand is a transducer.")
     arc_type = f.arc_type()
     # unweighted, and tropical: determinising unit weights in the log semiring counts paths
@@ -351,7 +351,7 @@ def _support_dfa(f: pynini.Fst, what: str) -> pynini.Fst:
 def difference(a: Any, b: Any) -> Transducer:
     """A − B: ⟦A − B⟧(x) = ⟦A⟧(x) if B(x) = 0̄, else 0̄ (acceptors; B's weights are ignored)."""
     (fa, fb), first, alphabet = align(a, b)
-    if fa.properties(pynini.ACCEPTOR, True) != pynini.ACCEPTOR:
+    if fa.properties(pywrapfst.ACCEPTOR, True) != pywrapfst.ACCEPTOR:
         raise OperationError("difference needs acceptors; the first operand is a transducer.")
     fa = pynini.arcsort(_epsilon_free(fa, first, "difference"), sort_type="olabel")
     fb = pynini.arcsort(_support_dfa(fb, "difference"), sort_type="ilabel")

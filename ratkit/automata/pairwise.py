@@ -58,23 +58,25 @@ pairwise rational kernels", BMC Bioinformatics 15, 2014.
 from __future__ import annotations
 
 import reprlib
+import warnings
 from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
 
 from ratkit._validation import check_choice
-from ratkit.automata.kernels.algebra import _finite, _Wrapper
 from ratkit.automata.kernels.base import Kernel, check_gram_bytes
+from ratkit.automata.kernels.combination import KernelWrapper, finite_combination
 from ratkit.automata.kernels.identity import input_key
 from ratkit.exceptions import ParameterTypeError, UnsupportedOperationError
 from ratkit.plugins import register
 
-__all__ = ["PairwiseKernel", "PairKind", "KINDS", "BALANCED", "pairwise", "as_pairs"]
+__all__ = ["PairwiseKernel", "PairKind", "PAIR_KINDS", "BALANCED", "pairwise", "as_pairs"]
 
 PairKind = Literal["D", "T", "DL", "TL", "ML", "TM", "cartesian"]
-#: The kinds of pairwise kernel, as :func:`pairwise` names them.
-KINDS: tuple[str, ...] = ("D", "T", "DL", "TL", "ML", "TM", "cartesian")
+#: The kinds of pairwise kernel, as :func:`pairwise` names them (``KINDS`` in 0.1.0: that
+#: name also meant the plugin kinds and the model kinds, and is deprecated here).
+PAIR_KINDS: tuple[str, ...] = ("D", "T", "DL", "TL", "ML", "TM", "cartesian")
 #: The balanced kinds: K((a, b), (c, d)) = K((a, b), (d, c)) = K((b, a), (c, d)).
 BALANCED: tuple[str, ...] = ("DL", "TL", "ML", "TM")
 
@@ -202,7 +204,7 @@ def _combine(kind: str, k: Callable[[int, int], np.ndarray], same: Callable[[int
 
 
 @register("kernel", "pairwise")
-class PairwiseKernel(_Wrapper):
+class PairwiseKernel(KernelWrapper):
     """A pairwise kernel K((a, b), (c, d)) of the given ``kind`` from the base ``kernel`` k.
 
     See :mod:`ratkit.automata.pairwise` for the seven kinds, their formulas and the names
@@ -238,7 +240,7 @@ class PairwiseKernel(_Wrapper):
         return self.kernel
 
     def _kind(self) -> str:
-        return check_choice(self.kind, "kind", "pairwise", KINDS)
+        return check_choice(self.kind, "kind", "pairwise", PAIR_KINDS)
 
     def _validate_params(self) -> None:
         self._kind()
@@ -308,7 +310,7 @@ class PairwiseKernel(_Wrapper):
         def same(s: int) -> np.ndarray:
             return (cp[:, s][:, None] == cq[:, s][None, :]).astype(np.float64)
 
-        return _finite(lambda: _combine(kind, k, same), self)
+        return finite_combination(lambda: _combine(kind, k, same), self)
 
     def diag(self, X: Any) -> np.ndarray:
         """[K(p_i, p_i)], from the base Gram matrix over the distinct elements of the pairs."""
@@ -327,7 +329,7 @@ class PairwiseKernel(_Wrapper):
         def same(s: int) -> np.ndarray:
             return np.ones(len(P))
 
-        return _finite(lambda: _combine(kind, k, same), self)
+        return finite_combination(lambda: _combine(kind, k, same), self)
 
 
 def pairwise(kernel: Kernel, kind: PairKind) -> PairwiseKernel:
@@ -337,3 +339,16 @@ def pairwise(kernel: Kernel, kind: PairKind) -> PairwiseKernel:
     k = PairwiseKernel(kernel, kind)
     k._validate_params()
     return k
+
+
+def __getattr__(name: str) -> Any:
+    """``KINDS``, the former name of :data:`PAIR_KINDS`, with a DeprecationWarning."""
+    if name == "KINDS":
+        warnings.warn(
+            "ratkit.automata.pairwise.KINDS is deprecated and will be removed in the next release; use PAIR_KINDS "
+            "(the kinds of pairwise kernel: KINDS also names the plugin and model kinds elsewhere).",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return PAIR_KINDS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

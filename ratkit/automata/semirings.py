@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
-import pynini
+import pywrapfst
 
 from ratkit._jit import njit
 from ratkit.exceptions import ParameterTypeError, SemiringError, WeightOverflowError
@@ -82,6 +82,20 @@ class Semiring:
 
     Values passed to and returned by :meth:`plus`, :meth:`times`, ``zero`` and ``one``
     are in the *natural* domain of the semiring (see the module docstring).
+
+    What an algorithm may assume of a semiring is read from its capability flags, as
+    OpenFst's property bits (``kIdempotent``, ``kPath``, ``kCommutative``), never from its
+    name: :attr:`idempotent`, :attr:`path`, :attr:`commutative`, :attr:`real_plus`,
+    :attr:`two_valued` and :attr:`log_weights`.
+
+    ===========  ==========  ====  ===========  =========  ==========  ===========
+    semiring     idempotent  path  commutative  real_plus  two_valued  log_weights
+    ===========  ==========  ====  ===========  =========  ==========  ===========
+    BOOLEAN      yes         yes   yes          no         yes         no
+    PROBABILITY  no          no    yes          yes        no          no
+    LOG          no          no    yes          yes        no          yes
+    TROPICAL     yes         yes   yes          no         no          yes
+    ===========  ==========  ====  ===========  =========  ==========  ===========
     """
 
     name: str
@@ -95,9 +109,26 @@ class Semiring:
     _decode: Callable[[float], Any] = field(repr=False)
     _psi: Callable[[Any], float] = field(repr=False)
     _check: Callable[[Any], Any] = field(repr=False)
+    #: a ⊕ a = a for every a (OpenFst's kIdempotent): ⊕ picks rather than adds, so
+    #: determinisation and minimisation apply to any machine, and path sums are shortest paths.
     idempotent: bool = False
     #: The largest magnitude of a finite natural value (None: no numeric range, BOOLEAN).
     limit: float | None = None
+    #: a ⊕ b is a or b (OpenFst's kPath): the total weight is that of one best path.
+    path: bool = False
+    #: a ⊗ b = b ⊗ a (OpenFst's kCommutative).
+    commutative: bool = True
+    #: ⊕ is the addition of non-negative reals, Ψ(a ⊕ b) = Ψ(a) + Ψ(b) (PROBABILITY on p, LOG on
+    #: p = e^{−v}): the semiring counts paths, so kernels over it have finite feature maps,
+    #: are PDS as T ∘ T⁻¹, and its sums over cycles can diverge.
+    real_plus: bool = False
+    #: The semiring has only the two values 0̄ and 1̄ (BOOLEAN): every weight is one of them, and
+    #: no sum or product ever leaves them.
+    two_valued: bool = False
+    #: Natural values are the floats OpenFst stores, in the −ln domain (LOG's log weights,
+    #: TROPICAL's costs); False when ratkit converts them (PROBABILITY's p = e^{−v}, BOOLEAN's
+    #: truth values).
+    log_weights: bool = False
 
     # -- semiring operations on natural values ---------------------------------------
     def plus(self, a: Any, b: Any) -> Any:
@@ -117,7 +148,7 @@ class Semiring:
         if self.limit is None:
             return result
         r = float(result)
-        if r == math.inf and self.name == "log":
+        if r == math.inf and self.real_plus and self.log_weights:
             return result  # −ln p = +∞ is p = 0: an underflow to 0̄, as PROBABILITY's 1e-200 ⊗ 1e-200 = 0
         finite_operands = math.isfinite(a) and math.isfinite(b)
         if (finite_operands and not math.isfinite(r)) or (math.isfinite(r) and abs(r) > self.limit) or r != r:
@@ -126,7 +157,7 @@ class Semiring:
                 f"{self.name} weights (finite values of magnitude ≤ {self.limit:.8g}). "
                 + (
                     "Use the log semiring, which holds -ln p, or rescale the weights."
-                    if self.name == "probability"
+                    if self.real_plus and not self.log_weights
                     else "Rescale the weights (e.g. divide them all by a constant)."
                 )
             )
@@ -159,12 +190,12 @@ class Semiring:
             )
         return self._decode(x)
 
-    def weight(self, value: Any) -> pynini.Weight:
-        """A ``pynini.Weight`` of this semiring's arc type holding ``value``."""
+    def weight(self, value: Any) -> pywrapfst.Weight:
+        """A ``pywrapfst.Weight`` of this semiring's arc type holding ``value``."""
         native = self.to_native(value)
         if math.isinf(native):
-            return pynini.Weight.zero(self.weight_type)
-        return pynini.Weight(self.weight_type, native)
+            return pywrapfst.Weight.zero(self.weight_type)
+        return pywrapfst.Weight(self.weight_type, native)
 
     def __repr__(self) -> str:
         return self.name.upper()
@@ -281,6 +312,8 @@ BOOLEAN = Semiring(
     _psi=lambda v: 1.0 if v else 0.0,
     _check=_check_boolean,
     idempotent=True,
+    path=True,
+    two_valued=True,
 )
 
 PROBABILITY = Semiring(
@@ -296,6 +329,7 @@ PROBABILITY = Semiring(
     _psi=lambda v: v,
     _check=_check_probability,
     limit=_FLOAT_MAX,
+    real_plus=True,
 )
 
 LOG = Semiring(
@@ -311,6 +345,8 @@ LOG = Semiring(
     _psi=_exp_neg,
     _check=_check_cost("log"),
     limit=_FLOAT_MAX,
+    real_plus=True,
+    log_weights=True,
 )
 
 TROPICAL = Semiring(
@@ -327,6 +363,8 @@ TROPICAL = Semiring(
     _check=_check_cost("tropical", TROPICAL_MAX),
     idempotent=True,
     limit=TROPICAL_MAX,
+    path=True,
+    log_weights=True,
 )
 
 SEMIRINGS: dict[str, Semiring] = {s.name: s for s in (BOOLEAN, PROBABILITY, LOG, TROPICAL)}

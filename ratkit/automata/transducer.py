@@ -11,10 +11,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pynini
+import pywrapfst
 
 from ratkit.automata._checks import check_regulated
-from ratkit.automata._fstbytes import FstArrays, fst_to_arrays, read_fst_bytes
 from ratkit.automata.alphabet import Alphabet
+from ratkit.automata.fst_arrays import FstArrays, fst_to_arrays, read_fst_bytes
 from ratkit.automata.semirings import Semiring, get_semiring
 from ratkit.exceptions import AlphabetMismatchError, ParameterTypeError, SemiringMismatchError
 
@@ -66,7 +67,7 @@ class Transducer:
             raise SemiringMismatchError(
                 f"A {semiring.name} transducer needs {semiring.arc_type!r} arcs; the FST has {fst.arc_type()!r} arcs."
             )
-        if fst.start() == pynini.NO_STATE_ID and fst.num_states() == 0:
+        if fst.start() == pywrapfst.NO_STATE_ID and fst.num_states() == 0:
             fst.set_start(fst.add_state())  # the empty machine: one non-final start state
         self._fst = fst
         self.semiring = semiring
@@ -74,7 +75,7 @@ class Transducer:
         self._arrays: FstArrays | None = None
         if check:
             self._check_labels()
-            if fst.properties(pynini.EPSILONS, True) == pynini.EPSILONS:
+            if fst.properties(pywrapfst.EPSILONS, True) == pywrapfst.EPSILONS:
                 check_regulated(self.arrays())
 
     def _check_labels(self) -> None:
@@ -111,11 +112,11 @@ class Transducer:
     @property
     def is_acceptor(self) -> bool:
         """True when every arc has the same input and output label."""
-        return self._fst.properties(pynini.ACCEPTOR, True) == pynini.ACCEPTOR
+        return self._fst.properties(pywrapfst.ACCEPTOR, True) == pywrapfst.ACCEPTOR
 
     @property
     def is_acyclic(self) -> bool:
-        return self._fst.properties(pynini.ACYCLIC, True) == pynini.ACYCLIC
+        return self._fst.properties(pywrapfst.ACYCLIC, True) == pywrapfst.ACYCLIC
 
     def arcs(self) -> list[Arc]:
         """Every transition with symbols and natural weights, in state order."""

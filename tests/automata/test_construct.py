@@ -211,7 +211,7 @@ def test_arrays_beyond_float32_are_refused_for_tropical_arcs():
     became ∞ ("no path") with only a numpy warning."""
     import numpy as np
 
-    from ratkit.automata._fstbytes import FstArrays, arrays_to_fst
+    from ratkit.automata.fst_arrays import FstArrays, arrays_to_fst
     from ratkit.exceptions import WeightOverflowError
 
     def arrays(weight, final):

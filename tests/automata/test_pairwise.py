@@ -13,7 +13,7 @@ from sklearn.svm import SVC
 
 from ratkit.automata import kernels as K
 from ratkit.automata.kernels import Kernel, from_spec, to_spec
-from ratkit.automata.pairwise import BALANCED, KINDS, PairwiseKernel, pairwise
+from ratkit.automata.pairwise import BALANCED, PAIR_KINDS, PairwiseKernel, pairwise
 from ratkit.exceptions import ParameterError
 from ratkit.learners import RationalSVC
 from ratkit.testing import KernelContract
@@ -50,7 +50,7 @@ def random_pairs(seed: int, n: int, pool: int = 6, alphabet: str = "ab", max_len
 # -- values --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", PAIR_KINDS)
 def test_gram_equals_the_formula_pair_by_pair(kind):
     base = K.ngram(2)
     k = pairwise(base, kind)
@@ -63,7 +63,7 @@ def test_gram_equals_the_formula_pair_by_pair(kind):
     assert k.value(P[0], Q[0]) == pytest.approx(formula(kind, base.value, P[0], Q[0]))
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", PAIR_KINDS)
 def test_values_against_brute_force_ngram_counts(kind):
     """The base kernel itself replaced by the brute-force count oracle: no ratkit code on the right."""
     k = pairwise(K.ngram(2), kind)
@@ -103,7 +103,7 @@ def test_cartesian_delta_is_equality_of_elements():
 # -- properties ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", PAIR_KINDS)
 def test_pds_on_random_samples(kind):
     k = pairwise(K.ngram(2), kind)
     assert k.is_pds is True
@@ -181,7 +181,7 @@ class Counting(Kernel):
         return K.ngram(self.n).diag(X)
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", PAIR_KINDS)
 def test_one_base_gram_over_the_distinct_elements(kind):
     base = Counting(2)
     k = pairwise(base, kind)
@@ -429,7 +429,7 @@ def _oracle(kind, P, Q):
 
 
 @pytest.mark.parametrize("spelling", list(_spellings()))
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", PAIR_KINDS)
 def test_every_kind_gives_one_value_for_every_spelling(kind, spelling):
     k = pairwise(K.ngram(2), kind)
     spell = _spellings()[spelling]
@@ -445,7 +445,7 @@ def test_every_kind_gives_one_value_for_every_spelling(kind, spelling):
     assert k(Ps[0], Q[0]) == pytest.approx(expected[0, 0], rel=1e-12)
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", PAIR_KINDS)
 def test_mixed_spellings_in_one_collection(kind):
     k = pairwise(K.ngram(2), kind)
     P = random_pairs(22, 12, pool=4, alphabet="abc")
@@ -480,3 +480,16 @@ def test_cartesian_refuses_a_cyclic_lattice_that_delta_cannot_compare():
     np.testing.assert_allclose(
         pairwise(base, "TL").gram(P), [[formula("TL", base.value, p, q) for q in P] for p in P], rtol=1e-12
     )
+
+
+def test_kinds_is_the_deprecated_spelling_of_pair_kinds():
+    """``KINDS`` (0.1.0) still imports, with a DeprecationWarning naming PAIR_KINDS."""
+    import ratkit.automata.pairwise as module
+
+    with pytest.warns(DeprecationWarning, match="PAIR_KINDS"):
+        from ratkit.automata.pairwise import KINDS
+    assert KINDS is PAIR_KINDS
+    with pytest.warns(DeprecationWarning, match="PAIR_KINDS"):
+        assert module.KINDS == ("D", "T", "DL", "TL", "ML", "TM", "cartesian")
+    with pytest.raises(AttributeError, match="no attribute 'KIND'"):
+        module.KIND  # noqa: B018

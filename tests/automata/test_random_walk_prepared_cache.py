@@ -6,14 +6,11 @@ Regression (benchmark, issue 19): every block of ``gram(..., block_bytes=...)`` 
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
 from ratkit.automata.graphs import from_edges
+from ratkit.automata.kernels import _walks_prepared as walks
 from ratkit.automata.kernels import random_walk
-
-walks = sys.modules["ratkit.automata.kernels.random_walk"]
 
 
 def _graphs(n: int, seed: int = 0):

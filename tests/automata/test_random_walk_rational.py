@@ -18,7 +18,7 @@ import pytest
 
 from ratkit.automata import evaluate
 from ratkit.automata.graphs import Graph, graph_automaton
-from ratkit.automata.graphs._automaton import label_symbol
+from ratkit.automata.graphs.automaton import label_symbol
 from ratkit.automata.kernels import random_walk
 from ratkit.automata.kernels._walks_rational import _step_labelled, walk_length_transducer
 from ratkit.automata.operations import compose

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ratkit.automata._fstbytes import exact_weight
+from ratkit.automata.fst_arrays import exact_weight
 from ratkit.automata.semirings import BOOLEAN, LOG, PROBABILITY, TROPICAL, get_semiring
 from ratkit.exceptions import SemiringError, WeightOverflowError
 
@@ -170,3 +170,53 @@ def test_non_weights_read_back_from_openfst_are_refused(sr, native):
     a value (e.g. LOG −∞, PROBABILITY ∞, BOOLEAN True)."""
     with pytest.raises(WeightOverflowError, match=rf"{native!r} is not a {sr.name} weight"):
         sr.from_native(native)
+
+
+#: Sample natural values of each semiring, for checking its capability flags by brute force.
+SAMPLES = {
+    BOOLEAN: [False, True],
+    PROBABILITY: [0.0, 1e-3, 0.25, 0.5, 1.0, 2.0, 7.5],
+    LOG: [math.inf, -3.0, -0.5, 0.0, 0.25, 1.0, 4.0],
+    TROPICAL: [math.inf, -3.0, -0.5, 0.0, 0.25, 1.0, 4.0],
+}
+
+
+@pytest.mark.parametrize("sr", ALL, ids=repr)
+def test_capability_flags_match_their_definitions(sr):
+    """Each flag holds on every pair of sample values exactly when the semiring has it, and
+    a semiring without it has a counterexample among the samples."""
+    values = SAMPLES[sr]
+    pairs = [(a, b) for a in values for b in values]
+    plus, times = sr.plus, sr.times
+    facts = {
+        "idempotent": all(eq(plus(a, a), a) for a in values),
+        "path": all(any(eq(plus(a, b), c) for c in (a, b)) for a, b in pairs),
+        "commutative": all(eq(times(a, b), times(b, a)) for a, b in pairs),
+        "real_plus": all(math.isclose(sr.psi(plus(a, b)), sr.psi(a) + sr.psi(b), rel_tol=1e-12) for a, b in pairs),
+        "two_valued": {sr.to_native(v) for v in values} == {sr.to_native(sr.zero), sr.to_native(sr.one)}
+        and _refuses(sr, 0.5),
+        "log_weights": all(sr.to_native(v) == v for v in values if not isinstance(v, bool))
+        and not isinstance(sr.one, bool),
+    }
+    assert {name: getattr(sr, name) for name in facts} == facts
+
+
+def _refuses(sr, value):
+    try:
+        sr.check(value)
+    except SemiringError:
+        return True
+    return False
+
+
+def test_capability_flags_of_the_built_in_semirings():
+    """The table of the Semiring docstring."""
+    table = {
+        BOOLEAN: (True, True, True, False, True, False),
+        PROBABILITY: (False, False, True, True, False, False),
+        LOG: (False, False, True, True, False, True),
+        TROPICAL: (True, True, True, False, False, True),
+    }
+    names = ("idempotent", "path", "commutative", "real_plus", "two_valued", "log_weights")
+    for sr, flags in table.items():
+        assert tuple(getattr(sr, n) for n in names) == flags, sr

@@ -275,9 +275,9 @@ def test_long_sequences_merge_duplicate_patterns():
 def test_binary_search_of_arcs(monkeypatch):
     """Without the dense (state, label) table of arcs (large T), arcs are found by binary
     search: same features as OpenFst on random cyclic transducers."""
-    from ratkit.automata.kernels import _evaluator
+    import ratkit.limits
 
-    monkeypatch.setattr(_evaluator, "MAX_DENSE_CELLS", 0)
+    monkeypatch.setattr(ratkit.limits, "MAX_DENSE_CELLS", 0)
     rng = random.Random(11)
     for _ in range(10):
         t = _random_transducer(rng, "probability", cyclic=True)
@@ -294,11 +294,11 @@ def test_binary_search_of_arcs(monkeypatch):
 def test_bounds_hand_sequences_to_openfst(monkeypatch, caplog):
     """A sequence beyond the evaluator's bounds (here: its backward table) goes to OpenFst,
     logged with the reason; the values do not change."""
-    from ratkit.automata.kernels import _evaluator
+    import ratkit.limits
 
     k = ngram(2)
     kernel = from_transducer(k.factor(k.alphabet_for(DOCS)))
-    monkeypatch.setattr(_evaluator, "MAX_BACKWARD_CELLS", 40)
+    monkeypatch.setattr(ratkit.limits, "MAX_BACKWARD_CELLS", 40)
     with caplog.at_level(logging.INFO, logger=USER_LOG):
         G = kernel.gram(DOCS)
     messages = [r.getMessage() for r in caplog.records if r.name == USER_LOG]

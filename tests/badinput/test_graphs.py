@@ -17,7 +17,7 @@ import scipy.sparse as sp
 
 import ratkit.limits
 from ratkit.automata.graphs import Graph, from_edges, graph_automaton, load_tu, product_graph
-from ratkit.automata.graphs._product import product_adjacency
+from ratkit.automata.graphs.product import product_adjacency
 from ratkit.automata.kernels import random_walk
 from ratkit.exceptions import (
     DataFormatError,

@@ -5,15 +5,17 @@ the survey's Ã), optional node and edge labels; build one from arrays, from an 
 (:func:`from_edges`), from networkx (:func:`from_networkx`, optional dependency) or from a
 TU Dortmund data set folder (:func:`ratkit.datasets.load_tu`). :func:`product_graph` is the
 direct product G × G′ of eq. (18)–(19) and :func:`graph_automaton` the weighted acceptor of a
-graph's walks (§III-2).
+graph's walks (§III-2); their modules :mod:`ratkit.automata.graphs.product` and
+:mod:`ratkit.automata.graphs.automaton` also hold the pieces the random-walk kernel reuses
+(the product's adjacency and matched vertex pairs, start/stop vectors, label symbols).
 """
 
 from typing import Any
 
 from ratkit.automata.graphs import _codecs  # noqa: F401  (registers the graph codec of model files)
-from ratkit.automata.graphs._automaton import graph_automaton
 from ratkit.automata.graphs._graph import Graph, SelfLoops, from_edges, from_networkx
-from ratkit.automata.graphs._product import product_graph
+from ratkit.automata.graphs.automaton import graph_automaton
+from ratkit.automata.graphs.product import product_graph
 
 __all__ = ["Graph", "SelfLoops", "from_edges", "from_networkx", "product_graph", "graph_automaton"]
 

@@ -103,6 +103,24 @@ class Graph:
         """A copy of the mapping (i, j) → label of edge i → j, or None."""
         return None if self._edge_labels is None else dict(self._edge_labels)
 
+    def require_node_labels(self, what: str) -> tuple[Hashable, ...]:
+        """The n node labels; ParameterError ``"{what} needs node labels, but the graph has
+        none."`` when the graph has none.
+
+        >>> Graph(np.zeros((2, 2)), node_labels=["a", "b"]).require_node_labels("labels='node'")
+        ('a', 'b')
+        """
+        if self._node_labels is None:
+            raise ParameterError(f"{what} needs node labels, but the graph has none.")
+        return self._node_labels
+
+    def require_edge_labels(self, what: str) -> dict[tuple[int, int], Hashable]:
+        """A copy of the mapping (i, j) → label of edge i → j; ParameterError ``"{what} needs
+        edge labels, but the graph has none."`` when the graph has none."""
+        if self._edge_labels is None:
+            raise ParameterError(f"{what} needs edge labels, but the graph has none.")
+        return dict(self._edge_labels)
+
     def edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The edges as arrays ``(sources, targets, weights)`` in row-major order."""
         coo = self._adjacency.tocoo()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ratkit.automata._fstbytes import FstArrays
+from ratkit.automata.fst_arrays import FstArrays
 from ratkit.exceptions import RatkitError
 
 __all__ = ["TooManyPaths", "enumerate_paths", "max_code_length"]

@@ -32,15 +32,16 @@ finite automaton (its generating function is not rational), so only its truncati
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Literal
 
 import numpy as np
 
 from ratkit.automata.construct import from_arcs
 from ratkit.automata.distance import shortest_distance
 from ratkit.automata.graphs import Graph, graph_automaton
-from ratkit.automata.graphs._automaton import label_symbol, label_symbols
-from ratkit.automata.graphs._product import check_label_kinds
+from ratkit.automata.graphs.automaton import label_symbol, label_symbols
+from ratkit.automata.graphs.product import check_label_kinds
 from ratkit.automata.operations import compose
 from ratkit.automata.semirings import PROBABILITY
 from ratkit.automata.transducer import Transducer
@@ -53,7 +54,7 @@ def walk_length_transducer(
     symbols: Iterable[str],
     *,
     decay: float | None = None,
-    coefficients: Sequence[float] | None = None,
+    coefficients: Sequence[float] | np.ndarray | None = None,
 ) -> Transducer:
     """T on Σ = ``symbols`` with ⟦T⟧(α, α) = μ(|α|) and ⟦T⟧(α, β) = 0 for α ≠ β
     (probability semiring).
@@ -90,7 +91,7 @@ def rational_walk_value(
     q: tuple[np.ndarray, np.ndarray],
     *,
     decay: float | None = None,
-    coefficients: Sequence[float] | None = None,
+    coefficients: Sequence[float] | np.ndarray | None = None,
     match_start: bool = True,
 ) -> float:
     """Ψ(S ∘ T ∘ U) with S, U the walk automata of G and H (start vectors ``p``, stop
@@ -100,18 +101,19 @@ def rational_walk_value(
     With node labels and ``match_start`` (the survey's V×), the sum runs over the labels ℓ
     the two graphs share, Σ_ℓ Ψ(S_ℓ ∘ T ∘ U_ℓ), S_ℓ and U_ℓ with p zeroed outside the
     vertices labelled ℓ; without it, the walks of length 0 of all vertex pairs count."""
+    starts = [p]
     if labels in ("node", "both"):
-        check_label_kinds(G.node_labels, H.node_labels, "node labels")
-        label_symbols([*G.node_labels, *H.node_labels], "node labels")  # one symbol, one label
+        g_nodes, h_nodes = G.require_node_labels(f"labels={labels!r}"), H.require_node_labels(f"labels={labels!r}")
+        check_label_kinds(g_nodes, h_nodes, "node labels")
+        label_symbols([*g_nodes, *h_nodes], "node labels")  # one symbol, one label
+        if match_start:
+            starts = [(_only(p[0], g_nodes, x), _only(p[1], h_nodes, x)) for x in _shared(g_nodes, h_nodes)]
     if labels in ("edge", "both"):
-        check_label_kinds(G.edge_labels.values(), H.edge_labels.values(), "edge labels")
-        label_symbols([*G.edge_labels.values(), *H.edge_labels.values()], "edge labels")
-    mode = "none" if labels == "none" else "edge"
+        g_edges, h_edges = G.require_edge_labels(f"labels={labels!r}"), H.require_edge_labels(f"labels={labels!r}")
+        check_label_kinds(g_edges.values(), h_edges.values(), "edge labels")
+        label_symbols([*g_edges.values(), *h_edges.values()], "edge labels")
+    mode: Literal["edge", "none"] = "none" if labels == "none" else "edge"
     G_steps, H_steps = _step_labelled(G, labels), _step_labelled(H, labels)
-    if match_start and labels in ("node", "both"):
-        starts = [(_only(p[0], G.node_labels, x), _only(p[1], H.node_labels, x)) for x in _shared(G, H)]
-    else:
-        starts = [p]
     total = 0.0
     for pg, ph in starts:
         if not (pg.any() and ph.any()):
@@ -124,10 +126,10 @@ def rational_walk_value(
     return total
 
 
-def _shared(G: Graph, H: Graph) -> list:
-    """The node labels G and H have in common (each once, in G's order)."""
-    theirs = set(H.node_labels)
-    return [x for x in dict.fromkeys(G.node_labels) if x in theirs]
+def _shared(ours: Sequence[Hashable], theirs: Sequence[Hashable]) -> list[Hashable]:
+    """The node labels two graphs have in common (each once, in the first graph's order)."""
+    other = set(theirs)
+    return [x for x in dict.fromkeys(ours) if x in other]
 
 
 def _only(p: np.ndarray, node_labels: Sequence, label: object) -> np.ndarray:
@@ -140,9 +142,9 @@ def _step_labelled(G: Graph, labels: str) -> Graph:
     labelled by the JSON array of the symbols of (ℓ(v), ℓ(w)) or (ℓ(v), edge label, ℓ(w))."""
     if labels in ("none", "edge"):
         return G
-    node = [label_symbol(x, f"node {k}") for k, x in enumerate(G.node_labels)]
+    node = [label_symbol(x, f"node {k}") for k, x in enumerate(G.require_node_labels(f"labels={labels!r}"))]
     src, dst, _ = G.edges()
-    el = G.edge_labels
+    el = G.require_edge_labels(f"labels={labels!r}") if labels == "both" else {}
     steps = {}
     for i, j in zip(src.tolist(), dst.tolist(), strict=True):
         middle = [] if labels == "node" else [label_symbol(el[(i, j)], f"edge {i} → {j}")]

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ratkit._jit import njit
-from ratkit.automata.alphabet import codepoint_labels
+from ratkit.automata.alphabet import _single_characters, codepoint_labels
 from ratkit.automata.kernels._paths import TooManyPaths, max_code_length
 
 __all__ = ["encode", "window_codes"]
@@ -20,7 +20,7 @@ def encode(sequences: Sequence[Any], index: dict[str, int]) -> tuple[np.ndarray,
     lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))
     offsets = np.zeros(len(sequences) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
-    chars = all(len(sym) == 1 for sym in index)
+    chars = _single_characters(index)
     if chars and all(isinstance(s, str) for s in sequences):
         keys = np.array(sorted(ord(c) for c in index), dtype=np.int64)
         if keys.size == 0:

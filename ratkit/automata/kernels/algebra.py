@@ -25,7 +25,6 @@ import numpy as np
 import pynini
 import scipy.sparse as sp
 
-from ratkit._sparse import float64_csr
 from ratkit._validation import check_int, check_real
 from ratkit.automata.kernels._features import (
     BlockVocabulary,
@@ -39,8 +38,16 @@ from ratkit.automata.kernels._features import (
     tensor_rows,
     vocabulary_matrix,
 )
-from ratkit.automata.kernels._float_range import checked, times_exp, unit_rows
+from ratkit.automata.kernels._float_range import times_exp, unit_rows
 from ratkit.automata.kernels.base import Kernel, as_collection, check_gram_bytes
+from ratkit.automata.kernels.combination import (
+    Combination,
+    KernelWrapper,
+    _check_kernel,
+    _expect,
+    _scaled_rows,
+    finite_combination,
+)
 from ratkit.exceptions import ParameterError, ParameterTypeError
 from ratkit.plugins import register
 
@@ -63,59 +70,8 @@ __all__ = [
 _LN_FLOAT_MAX = 700.0
 
 
-def _check_kernel(k: Any, owner: str) -> Kernel:
-    if not isinstance(k, Kernel):
-        raise ParameterTypeError(f"{owner} combines ratkit kernels; got {type(k).__name__}.")
-    return k
-
-
-def _finite(compute: Callable[[], np.ndarray], kernel: Kernel) -> np.ndarray:
-    """The values ``compute()`` returns for a combination, or WeightOverflowError when one is
-    not finite: a sum, product or power of float64 kernel values that overflowed (±∞, or
-    ∞·0 = NaN)."""
-    return checked(
-        compute,
-        kernel,
-        "the combination of its parts' values overflows float64 (about 1.8e308). Normalise the parts (cosine) "
-        "or lower the factors.",
-    )
-
-
-def _scaled_rows(F: sp.spmatrix, factors: np.ndarray | float) -> sp.csr_matrix:
-    """F as float64 CSR with row i multiplied by ``factors[i]`` (or every row by one float):
-    a copy, except when every factor is 1."""
-    if np.all(np.asarray(factors) == 1.0):
-        return float64_csr(F, copy=False)
-    F = float64_csr(F)
-    F.data *= np.repeat(factors, np.diff(F.indptr)) if np.ndim(factors) else factors
-    return F
-
-
-def _expect(vocabulary: Any, kind: type, kernel: Kernel) -> Any:
-    if not isinstance(vocabulary, kind):
-        raise VocabularyError(
-            f"{kernel!r} reads a {kind.__name__}; got a {type(vocabulary).__name__}, the vocabulary of another kernel."
-        )
-    return vocabulary
-
-
-class _Combination(Kernel):
-    """A kernel computed from the Gram matrices of other kernels: it passes the options of
-    :meth:`gram_with` (``strategy``, ``n_jobs``, ``show_progress``) on to its parts."""
-
-    def gram_with(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
-        return self.gram(X, Y, **options)
-
-    def learn(self, X: Any) -> None:
-        """Every kernel-valued parameter learns from X (see :meth:`Kernel.learn`)."""
-        for value in self.get_params(deep=False).values():
-            for part in value if isinstance(value, (list, tuple)) else (value,):
-                if isinstance(part, Kernel):
-                    part.learn(X)
-
-
 @register("kernel", "sum")
-class SumKernel(_Combination):
+class SumKernel(Combination):
     """K(x, y) = Σ_i c_i K_i(x, y), c_i ≥ 0 (default 1): PDS when every K_i is.
 
     Its feature map, when every K_i has one, is the parts' side by side, block i scaled by
@@ -170,10 +126,10 @@ class SumKernel(_Combination):
         return middle, SumKernel([k for _, k in split], [float(v) for v in np.exp(a - middle)])
 
     def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
-        return _finite(lambda: self._combine(lambda k: k.gram_with(X, Y, **options)), self)
+        return finite_combination(lambda: self._combine(lambda k: k.gram_with(X, Y, **options)), self)
 
     def diag(self, X: Any) -> np.ndarray:
-        return _finite(lambda: self._combine(lambda k: k.diag(X)), self)
+        return finite_combination(lambda: self._combine(lambda k: k.diag(X)), self)
 
     def _combine(self, values: Callable[[Kernel], np.ndarray]) -> np.ndarray:
         """Σ_i c_i K_i from the parts' ``values``: of K′_i times e^{ln c_i + s_i} when a part
@@ -181,8 +137,10 @@ class SumKernel(_Combination):
         ks, w = self._parts()
         split = [k.split_scale() for k in ks]
         if all(s == 0.0 for s, _ in split):
-            return sum(c * values(k) for c, k in zip(w, ks))
-        return sum(times_exp(values(k), math.log(c) + s) if c > 0 else 0.0 * values(k) for c, (s, k) in zip(w, split))
+            return np.asarray(sum(c * values(k) for c, k in zip(w, ks)))
+        return np.asarray(
+            sum(times_exp(values(k), math.log(c) + s) if c > 0 else 0.0 * values(k) for c, (s, k) in zip(w, split))
+        )
 
     def fit_features(
         self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
@@ -230,7 +188,7 @@ class SumKernel(_Combination):
 
 
 @register("kernel", "product")
-class ProductKernel(_Combination):
+class ProductKernel(Combination):
     """K(x, y) = Π_i K_i(x, y) (pointwise): PDS when every K_i is (Schur product).
 
     Its feature map, when every K_i has one, is the row-wise tensor product of the parts'
@@ -263,10 +221,10 @@ class ProductKernel(_Combination):
         return sum(s for s, _ in split), ProductKernel([k for _, k in split])
 
     def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
-        return _finite(lambda: self._combine(lambda k: k.gram_with(X, Y, **options)), self)
+        return finite_combination(lambda: self._combine(lambda k: k.gram_with(X, Y, **options)), self)
 
     def diag(self, X: Any) -> np.ndarray:
-        return _finite(lambda: self._combine(lambda k: k.diag(X)), self)
+        return finite_combination(lambda: self._combine(lambda k: k.diag(X)), self)
 
     def _combine(self, values: Callable[[Kernel], np.ndarray]) -> np.ndarray:
         """Π_i K_i from the parts' ``values``: Π_i K′_i times e^{Σ s_i} when a part has a scale
@@ -321,25 +279,8 @@ class ProductKernel(_Combination):
         ks[-1].check_vocabulary(pairs.right, np.unique(right))
 
 
-class _Wrapper(_Combination):
-    """A combination of one kernel, the ``kernel`` parameter."""
-
-    _spec_required: tuple[str, ...] = ("kernel",)
-    kernel: Kernel | None
-
-    def _base(self) -> Kernel:
-        return _check_kernel(self.kernel, type(self).__name__)
-
-    def _validate_params(self) -> None:
-        self._base()._validate_params()
-
-    @property
-    def is_pds(self) -> bool | None:  # type: ignore[override]
-        return self._base().is_pds
-
-
 @register("kernel", "scale")
-class ScaledKernel(_Wrapper):
+class ScaledKernel(KernelWrapper):
     """K(x, y) = c · K₀(x, y) with c > 0; its feature map is K₀'s scaled by √c."""
 
     _spec_required = ("kernel", "factor")
@@ -362,30 +303,30 @@ class ScaledKernel(_Wrapper):
         return math.log(self._c()) + s, k
 
     def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
-        return _finite(lambda: self._scaled(lambda k: k.gram_with(X, Y, **options)), self)
+        return finite_combination(lambda: self._scaled(lambda k: k.gram_with(X, Y, **options)), self)
 
     def diag(self, X: Any) -> np.ndarray:
-        return _finite(lambda: self._scaled(lambda k: k.diag(X)), self)
+        return finite_combination(lambda: self._scaled(lambda k: k.diag(X)), self)
 
     def _scaled(self, values: Callable[[Kernel], np.ndarray]) -> np.ndarray:
         """c · K₀ from ``values``: of K′₀ times e^{ln c + s₀} when K₀ has a scale to take out."""
         c = self._c()
         s, k = self._base().split_scale()
-        return c * values(self.kernel) if s == 0.0 else times_exp(values(k), math.log(c) + s)
+        return c * values(self._base()) if s == 0.0 else times_exp(values(k), math.log(c) + s)
 
     def fit_features(
         self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
     ) -> tuple[Vocabulary, sp.csr_matrix]:
         """√c F₀ on K₀'s vocabulary."""
         c = self._c()
-        vocabulary, F = self.kernel.fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
+        vocabulary, F = self._base().fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
         return vocabulary, _scaled_rows(F, np.sqrt(c))
 
     def transform_features(
         self, vocabulary: Vocabulary, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
     ) -> sp.csr_matrix:
         c = self._c()
-        F = self.kernel.transform_features(vocabulary, X, n_jobs=n_jobs, show_progress=show_progress)
+        F = self._base().transform_features(vocabulary, X, n_jobs=n_jobs, show_progress=show_progress)
         return _scaled_rows(F, np.sqrt(c))
 
     def check_vocabulary(self, vocabulary: Vocabulary, columns: np.ndarray) -> None:
@@ -393,7 +334,7 @@ class ScaledKernel(_Wrapper):
 
 
 @register("kernel", "polynomial")
-class PolynomialKernel(_Wrapper):
+class PolynomialKernel(KernelWrapper):
     """K(x, y) = (scale · K₀(x, y) + coef0)^degree: PDS when K₀ is, coef0 ≥ 0, scale > 0."""
 
     def __init__(self, kernel: Kernel | None = None, degree: int = 2, coef0: float = 1.0, scale: float = 1.0) -> None:
@@ -410,15 +351,17 @@ class PolynomialKernel(_Wrapper):
 
     def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
         self._validate_params()
-        return _finite(lambda: (self.scale * self.kernel.gram_with(X, Y, **options) + self.coef0) ** self.degree, self)
+        return finite_combination(
+            lambda: (self.scale * self._base().gram_with(X, Y, **options) + self.coef0) ** self.degree, self
+        )
 
     def diag(self, X: Any) -> np.ndarray:
         self._validate_params()
-        return _finite(lambda: (self.scale * self.kernel.diag(X) + self.coef0) ** self.degree, self)
+        return finite_combination(lambda: (self.scale * self._base().diag(X) + self.coef0) ** self.degree, self)
 
 
 @register("kernel", "cosine")
-class CosineKernel(_Wrapper):
+class CosineKernel(KernelWrapper):
     """K(x, y) = K₀(x, y) / √(K₀(x, x) K₀(y, y)), and 0 when either norm is 0.
 
     Its feature map is K₀'s with each row divided by its full norm √K₀(x, x): features
@@ -515,7 +458,7 @@ def _normalise(G: np.ndarray, dx: np.ndarray, dy: np.ndarray) -> np.ndarray:
 
 
 @register("kernel", "exp")
-class ExpKernel(_Wrapper):
+class ExpKernel(KernelWrapper):
     """K(x, y) = exp(−t · K₀(x, y)), t > 0: PDS for every t iff K₀ is NDS (Theorem 3.1)."""
 
     def __init__(self, kernel: Kernel | None = None, t: float = 1.0) -> None:
@@ -538,14 +481,14 @@ class ExpKernel(_Wrapper):
         super()._validate_params()
 
     def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
-        return np.exp(-self._t() * self.kernel.gram_with(X, Y, **options))
+        return np.exp(-self._t() * self._base().gram_with(X, Y, **options))
 
     def diag(self, X: Any) -> np.ndarray:
-        return np.exp(-self._t() * self.kernel.diag(X))
+        return np.exp(-self._t() * self._base().diag(X))
 
 
 @register("kernel", "nds-to-pds", aliases=("nds_to_pds",))
-class CenteredNDSKernel(_Wrapper):
+class CenteredNDSKernel(KernelWrapper):
     """K′(x, y) = K(x, x0) + K(y, x0) − K(x, y) − K(x0, x0): PDS iff K is NDS (Theorem 3.2, eq. (14))."""
 
     def __init__(self, kernel: Kernel | None = None, x0: Any = "") -> None:

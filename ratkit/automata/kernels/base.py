@@ -44,10 +44,10 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ratkit._parallel import UNPICKLABLE, Shared, effective_jobs, map_chunks, pair_matrix, parallel_map
-from ratkit.automata._fstbytes import fst_to_arrays
 from ratkit.automata.alphabet import Alphabet, as_symbols, distinct_characters
 from ratkit.automata.construct import _chain, from_pynini
 from ratkit.automata.distance import total_native
+from ratkit.automata.fst_arrays import fst_to_arrays
 from ratkit.automata.graphs import Graph
 from ratkit.automata.kernels._features import (
     FeatureMap,

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ratkit.automata.alphabet import Alphabet, as_symbols
+from ratkit.automata.alphabet import Alphabet, as_symbols, display_symbols
 from ratkit.automata.construct import from_arcs
 from ratkit.automata.kernels._windows import encode, window_codes
 from ratkit.automata.kernels.base import RationalKernel, Strategy
@@ -162,7 +162,7 @@ class CountBasedKernel(RationalKernel):
     def _spec_params(self, *, inline: bool = False) -> dict[str, Any]:
         """The patterns as strings (tuples of tokens as lists) and the weights as floats."""
         out = super()._spec_params(inline=inline)
-        out["patterns"] = ["".join(p) if all(len(s) == 1 for s in p) else list(p) for p in self.pattern_tuples()]
+        out["patterns"] = [display_symbols(list(p)) for p in self.pattern_tuples()]
         if self.weights is not None:
             out["weights"] = [float(w) for w in self.weight_array()]
         return out

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ratkit.automata.alphabet import _single_characters
 from ratkit.automata.kernels.base import Kernel, as_collection
 from ratkit.exceptions import ParameterError, ParameterTypeError
 from ratkit.limits import check_bytes
@@ -119,7 +120,7 @@ def strings_of_length(alphabet: Sequence[str], n: int, *, up_to: bool = False) -
         "Use a shorter length or a smaller alphabet.",
     )
     words = (p for m in lengths for p in itertools.product(symbols, repeat=m))
-    if all(isinstance(s, str) and len(s) == 1 for s in symbols):
+    if _single_characters(symbols):
         return ["".join(p) for p in words]
     return list(words)
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ratkit.automata._fstbytes import fst_to_arrays
+from ratkit.automata.fst_arrays import fst_to_arrays
 from ratkit.automata.graphs import Graph
 from ratkit.automata.kernels._paths import TooManyPaths, enumerate_paths
 from ratkit.automata.kernels.base import _is_lattice, _lattice

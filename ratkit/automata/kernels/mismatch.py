@@ -28,7 +28,7 @@ import numpy as np
 
 from ratkit._jit import njit
 from ratkit._validation import check_int
-from ratkit.automata.alphabet import Alphabet, as_symbols
+from ratkit.automata.alphabet import Alphabet, as_symbols, display_symbols
 from ratkit.automata.construct import from_arcs
 from ratkit.automata.kernels._features import uniform_values
 from ratkit.automata.kernels._windows import encode, window_codes
@@ -147,7 +147,7 @@ class MismatchKernel(RationalKernel):
         """The inferred alphabet Σ (``alphabet_``) when none was declared, else ``{}``."""
         if self.alphabet is None and "alphabet_" in vars(self):
             symbols = self.alphabet_
-            return {"alphabet": "".join(symbols) if all(len(s) == 1 for s in symbols) else list(symbols)}
+            return {"alphabet": display_symbols(list(symbols))}
         return {}
 
     def _alphabet_symbols(self) -> tuple[str, ...] | None:

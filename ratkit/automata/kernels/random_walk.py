@@ -69,23 +69,19 @@ from __future__ import annotations
 
 import functools
 import math
-import warnings
-from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
 import numpy as np
-import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from ratkit._parallel import pair_matrix
 from ratkit._validation import check_choice, check_int, check_real
 from ratkit.automata.graphs import Graph
-from ratkit.automata.graphs._automaton import walk_vector
-from ratkit.automata.graphs._product import LABEL_MODES, check_label_kinds, matched_pairs, product_adjacency
-from ratkit.automata.kernels._walks_rational import rational_walk_value
+from ratkit.automata.graphs.product import LABEL_MODES
+from ratkit.automata.kernels._walks_pairs import DIRECT_MAX, _Config, _pair
+from ratkit.automata.kernels._walks_prepared import _prepared
 from ratkit.automata.kernels.base import Kernel, check_gram_bytes
-from ratkit.exceptions import DivergentSumError, ParameterError, ParameterTypeError, SolverError, WeightOverflowError
+from ratkit.exceptions import ParameterError, ParameterTypeError
 from ratkit.plugins import register
 
 __all__ = ["RandomWalkKernel", "random_walk", "METHODS", "CONVENTIONS", "DIRECT_MAX"]
@@ -94,86 +90,7 @@ METHODS = ("auto", "direct", "sylvester", "cg", "spectral", "rational")
 #: ``convention`` values: V× the matched vertex pairs (survey §III), or all pairs at t = 0 (GraKeL).
 CONVENTIONS = ("survey", "grakel")
 _MU_KINDS = ("geometric", "exponential")
-#: The largest product size n·n′ that ``method="auto"`` computes by the direct form.
-DIRECT_MAX = 5000
-#: The largest product size whose spectral radius is computed densely (else by ARPACK).
-_DENSE_RADIUS_MAX = 1000
-_RTOL = 1e-12
-#: GMRES restart length, and restart cycles allowed (CG: iterations per unknown) before the
-#: exact sparse solve takes over.
-_RESTART = 100
-_KRYLOV_CYCLES = 20
-#: Backward error accepted of a solve (:func:`_small_residual`).
-_BACKWARD = 1e-10
-#: The largest product size solved directly when a Krylov method does not converge.
-_FALLBACK_MAX = 200_000
-#: λ ρ(W×) ≥ 1 − _EDGE counts as divergent (ρ is computed to rounding error).
-_EDGE = 1e-10
 _OWNER = "random_walk"
-
-
-# -- per-graph preparation --------------------------------------------------------------------
-
-
-class _Prepared:
-    """What every pair needs of one graph: its (normalised) adjacency, p, q, labels, ρ(A),
-    and, for the spectral method, its eigenvalues and the coefficients (pᵀu_a)(u_aᵀq)."""
-
-    __slots__ = ("graph", "A", "AT", "p", "q", "undirected", "radius", "eig", "edge_mats")
-
-    def __init__(
-        self, graph: Graph, kernel: RandomWalkKernel, index: int, spectral: bool, p: np.ndarray, q: np.ndarray
-    ) -> None:
-        labels = kernel.labels
-        if labels in ("node", "both") and graph.node_labels is None:
-            raise ParameterError(f"labels={labels!r} needs node labels, but graph {index} has none.")
-        if labels in ("edge", "both") and graph.edge_labels is None:
-            raise ParameterError(f"labels={labels!r} needs edge labels, but graph {index} has none.")
-        g = graph.normalized() if kernel.adjacency == "normalized" else graph
-        self.graph = g
-        self.A = g.adjacency
-        self.AT = sp.csr_matrix(self.A.T)
-        self.p = p
-        self.q = q
-        self.undirected = (abs(graph.adjacency - graph.adjacency.T) > 0).nnz == 0
-        self.radius = _radius(self.A)
-        self.eig = _eigen(graph, self, kernel.adjacency) if spectral and self.undirected else None
-        self.edge_mats: dict[Any, sp.csr_matrix] | None = None
-        if labels in ("edge", "both"):
-            src, dst, w = g.edges()
-            el = graph.edge_labels
-            lab = [el[(int(i), int(j))] for i, j in zip(src, dst, strict=True)]
-            n = g.n_nodes
-            groups: dict[Any, list[int]] = {}
-            for k, x in enumerate(lab):
-                groups.setdefault(x, []).append(k)
-            self.edge_mats = {x: sp.csr_matrix((w[ks], (src[ks], dst[ks])), shape=(n, n)) for x, ks in groups.items()}
-
-
-#: Prepared graphs kept per process, least recently used dropped first: a Gram computed in
-#: blocks (``gram(..., out=..., block_bytes=...)``) hands every block the graphs of its
-#: columns again, and preparing them (ρ(A), eigenvectors) costs more than most pairs.
-_PREPARED_MAX = 4096
-_prepared_cache: OrderedDict[tuple[Any, ...], _Prepared] = OrderedDict()
-
-
-def _prepared(graph: Graph, kernel: RandomWalkKernel, index: int, spectral: bool) -> _Prepared:
-    """``_Prepared(graph, …)``, from the per-process cache when this graph (by content) was
-    prepared under the same labels, adjacency, spectral choice and the same p and q (by value:
-    a callable start or stop is called again, so that one freed callable's reused address, or
-    a callable object changed in place, never serves another's p and q)."""
-    p = _walk(graph, kernel.start, "start")
-    q = _walk(graph, kernel.stop, "stop")
-    key = (graph, kernel.labels, kernel.adjacency, p.tobytes(), q.tobytes(), spectral)
-    hit = _prepared_cache.get(key)
-    if hit is not None:
-        _prepared_cache.move_to_end(key)
-        return hit
-    prepared = _Prepared(graph, kernel, index, spectral, p, q)
-    _prepared_cache[key] = prepared
-    if len(_prepared_cache) > _PREPARED_MAX:
-        _prepared_cache.popitem(last=False)
-    return prepared
 
 
 def _exp_term(lam: float, k: int) -> float:
@@ -182,19 +99,6 @@ def _exp_term(lam: float, k: int) -> float:
         return lam**k / math.factorial(k)
     except OverflowError:
         return math.inf
-
-
-def _walk(G: Graph, spec: Any, what: str) -> np.ndarray:
-    """p or q of G: ``"uniform"``, ``"ones"``, a callable G → n non-negative weights, or one
-    array of n weights for graphs of n nodes."""
-    if callable(spec):
-        return walk_vector(G, spec(G), what)
-    if not isinstance(spec, str) and np.shape(spec) != (G.n_nodes,):
-        raise ParameterError(
-            f"{what} is an array of {np.size(spec)} weights, but a graph has {G.n_nodes} nodes: one array serves only "
-            f"graphs of its length. For graphs of several sizes give a callable, e.g. {what}=lambda G: weights_of(G)."
-        )
-    return walk_vector(G, spec, what)
 
 
 def _weights_array(value: Any, name: str) -> None:
@@ -209,75 +113,6 @@ def _weights_array(value: Any, name: str) -> None:
             f"The '{name}' parameter of {_OWNER} must be 'uniform', 'ones', a callable Graph → weights, or a 1-d "
             f"array of finite non-negative weights (one per node). Got {value!r:.80} instead."
         )
-
-
-def _radius(A: sp.csr_matrix) -> float:
-    """ρ(A) of a non-negative matrix (its Perron root)."""
-    n = A.shape[0]
-    if A.nnz == 0:
-        return 0.0
-    if n <= _DENSE_RADIUS_MAX:
-        return _dense_radius(A)
-    return _arpack_radius(spla.aslinearoperator(A), n, "the adjacency")
-
-
-def _arpack_radius(op: spla.LinearOperator, n: int, what: str) -> float:
-    try:
-        vals = spla.eigs(op, k=1, which="LM", tol=1e-12, maxiter=20 * n, return_eigenvectors=False)
-    except spla.ArpackNoConvergence:
-        raise SolverError(
-            f"ARPACK did not converge on the spectral radius of {what} ({n} × {n}), so whether the "
-            "geometric series converges is unknown; use a truncation (steps) or method='direct' on smaller graphs."
-        ) from None
-    return float(np.max(np.abs(vals)))
-
-
-def _eigen(graph: Graph, prep: _Prepared, adjacency: str) -> tuple[np.ndarray, np.ndarray]:
-    """(eigenvalues w_a, coefficients c_a) of a symmetric form of the adjacency with
-    pᵀ Aᵗ q = Σ_a c_a w_aᵗ for every t ≥ 0."""
-    a = graph.adjacency.toarray()
-    p, q = prep.p, prep.q
-    if adjacency == "normalized":  # D⁻¹A = D^-½ S D^½ with S = D^-½ A D^-½ (D_vv = 1 where v has no edge)
-        d = a.sum(axis=1)
-        d[d == 0] = 1.0
-        s = np.sqrt(d)
-        a = a / s[:, None] / s[None, :]
-        p, q = p / s, q * s
-    w, U = np.linalg.eigh((a + a.T) / 2)
-    return w, (U.T @ p) * (U.T @ q)
-
-
-# -- the product operator A× without forming it (vec identity (68)-(69)) ---------------------------
-
-
-def _product_ops(g: _Prepared, h: _Prepared, labels: str) -> tuple[Callable, Callable, float]:
-    """(y ↦ A× y, y ↦ A×ᵀ y, trace A×), y a row-major vec of an n × n′ matrix."""
-    n, m = g.A.shape[0], h.A.shape[0]
-    mask = None
-    if labels in ("node", "both"):
-        mask = matched_pairs(g.graph, h.graph).reshape(n, m).astype(np.float64)
-    if labels in ("edge", "both"):
-        check_label_kinds(g.edge_mats, h.edge_mats, "edge labels")
-        shared = [x for x in g.edge_mats if x in h.edge_mats]
-        pairs = [(g.edge_mats[x], h.edge_mats[x]) for x in shared]
-    else:
-        pairs = [(g.A, h.A)]
-    pairs_t = [(sp.csr_matrix(a.T), sp.csr_matrix(b.T)) for a, b in pairs]
-    diagonal = sum(np.outer(a.diagonal(), b.diagonal()) for a, b in pairs)
-    trace = float(np.sum(diagonal * mask if mask is not None else diagonal))
-
-    def apply(terms: list, y: np.ndarray) -> np.ndarray:
-        Y = np.asarray(y, dtype=np.float64).reshape(n, m)
-        if mask is not None:
-            Y = Y * mask
-        out = np.zeros((n, m))
-        for a, b in terms:  # A Y Bᵀ = (B (A Y)ᵀ)ᵀ
-            out += (b @ (a @ Y).T).T
-        if mask is not None:
-            out *= mask
-        return out.ravel()
-
-    return functools.partial(apply, pairs), functools.partial(apply, pairs_t), trace
 
 
 # -- the kernel ------------------------------------------------------------------------------------
@@ -532,200 +367,3 @@ def random_walk(
     )
     k._validate_params()
     return k
-
-
-# -- per-pair evaluation (module level: picklable for worker processes) -------------------------------
-
-
-class _Config:
-    """The kernel's parameters as one pair's computation needs them."""
-
-    def __init__(self, k: RandomWalkKernel) -> None:
-        self.decay = float(k.decay)
-        self.mu = None if not isinstance(k.mu, str) else k.mu
-        self.coef = k._coefficients()
-        self.labels = k.labels
-        #: p× and q× restricted to the matched vertex pairs (V× of the survey)
-        self.match_start = k.labels in ("node", "both") and k.convention == "survey"
-        self.method = k.method
-        self.raw = k.adjacency == "raw"
-
-
-def _method(g: _Prepared, h: _Prepared, c: _Config) -> str:
-    spectral_ok = c.labels == "none" and g.eig is not None and h.eig is not None
-    if c.method == "spectral":
-        if c.labels != "none":
-            raise ParameterError(f"method='spectral' needs labels='none'; got labels={c.labels!r}.")
-        if not (g.undirected and h.undirected):
-            raise ParameterError(
-                "method='spectral' needs undirected graphs (symmetric adjacency); a graph is directed."
-            )
-        return "spectral"
-    if c.method == "cg" and not (c.raw and g.graph.is_directed is False and h.graph.is_directed is False):
-        raise ParameterError(
-            "method='cg' needs I − λW× symmetric: raw adjacency of undirected graphs (with symmetric edge labels); "
-            "use method='sylvester' for directed or normalised graphs."
-        )
-    if c.method != "auto":
-        return c.method
-    if spectral_ok:
-        return "spectral"
-    return "direct" if g.A.shape[0] * h.A.shape[0] <= DIRECT_MAX else "sylvester"
-
-
-def _check_convergence(g: _Prepared, h: _Prepared, c: _Config, exact: Callable[[], float]) -> None:
-    """Raise DivergentSumError unless λ ρ(W×) < 1 − :data:`_EDGE`; ``exact`` gives ρ(W×) when
-    the bound ρ(A) ρ(A′) (exact without labels) does not settle it. The margin keeps a λ on
-    the bound, where ρ is computed to rounding, from reaching a singular solve."""
-    lam = c.decay
-    bound = g.radius * h.radius
-    if lam * bound < 1 - _EDGE:
-        return
-    rho = bound if c.labels == "none" else exact()
-    if lam * rho < 1 - _EDGE:
-        return
-    limit = "∞ (no bound: W× is nilpotent)" if rho == 0 else f"{1 / rho:.17g}"
-    raise DivergentSumError(
-        f"The geometric random-walk series Σ λᵗ W×ᵗ diverges for decay λ = {lam!r}: it converges only for "
-        f"λ < 1/ρ(W×) = {limit} (ρ(W×) = {rho:.17g} for graphs of {g.A.shape[0]} and {h.A.shape[0]} nodes). "
-        "Use a smaller decay, a truncation (steps), or mu='exponential'."
-    )
-
-
-def _pair(g: _Prepared, h: _Prepared, c: _Config) -> float:
-    """k(G, H) by the method chosen. numpy's and scipy's overflow warnings are silenced: an
-    overflow is reported once, as the WeightOverflowError of :func:`_finite_value`, and a
-    NaN or ∞ in a solve fails its residual check."""
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return _pair_value(g, h, c)
-
-
-def _pair_value(g: _Prepared, h: _Prepared, c: _Config) -> float:
-    method = _method(g, h, c)
-    if method == "spectral":
-        return _spectral(g, h, c)
-    if method == "rational":
-        return _rational(g, h, c)
-    px = np.outer(g.p, h.p).ravel()
-    qx = np.outer(g.q, h.q).ravel()
-    if c.match_start:  # p× on V× only; for t ≥ 1 the rows of A× outside V× are zero anyway
-        px = px * matched_pairs(g.graph, h.graph)
-    size = px.size
-    if method == "direct":
-        M = product_adjacency(g.graph, h.graph, c.labels)
-        mv, rmv = M.__matmul__, M.T.__matmul__
-    else:
-        mv, rmv, trace = _product_ops(g, h, c.labels)
-        M = None
-    if c.coef is not None:  # a finite sum Σ_t μ(t) p×ᵀ A×ᵗ q×
-        y, total = qx, c.coef[0] * float(px @ qx)
-        for mu_t in c.coef[1:]:
-            y = mv(y)
-            total += mu_t * float(px @ y)
-        return _finite_value(total, c, method)
-    op = spla.LinearOperator((size, size), matvec=mv, rmatvec=rmv, dtype=np.float64)
-    if c.mu == "exponential":  # e^{λA×} q× by scipy's truncated Taylor with scaling (Al-Mohy & Higham)
-        try:
-            if M is not None:
-                y = spla.expm_multiply(c.decay * sp.csc_matrix(M), qx)
-            else:
-                y = spla.expm_multiply(c.decay * op, qx, traceA=c.decay * trace)
-        except OverflowError:
-            y = np.array([np.inf])
-        return _finite_value(float(px @ y) if np.all(np.isfinite(y)) else math.inf, c, method)
-
-    def exact() -> float:
-        if size <= _DENSE_RADIUS_MAX:  # W× itself, or built column by column from its products
-            return _dense_radius(M if M is not None else np.column_stack([mv(e) for e in np.eye(size)]))
-        return _arpack_radius(op, size, "the product graph's W×")
-
-    _check_convergence(g, h, c, exact)
-    lam = c.decay
-    y = None
-    if method != "direct":
-        system = spla.LinearOperator((size, size), matvec=lambda v: v - lam * mv(v), dtype=np.float64)
-        solver = spla.cg if method == "cg" else spla.gmres
-        extra = {} if method == "cg" else {"restart": min(size, _RESTART)}
-        cap = _KRYLOV_CYCLES if method == "sylvester" else _KRYLOV_CYCLES * _RESTART  # GMRES counts restart cycles
-        y, info = solver(system, qx, rtol=_RTOL, atol=0.0, maxiter=cap, **extra)
-        if info != 0 or not _small_residual(y, lam, mv, qx):
-            if size > _FALLBACK_MAX:
-                raise SolverError(
-                    f"{method} did not reach a backward error of {_BACKWARD:g} on (I − λW×) y = q× (size {size}, "
-                    f"λ = {lam!r}: I − λW× is ill-conditioned this close to the bound), and the product is too "
-                    f"large ({size} > {_FALLBACK_MAX}) to solve directly; use a smaller decay or a truncation (steps)."
-                )
-            y = None  # fall back to the exact sparse solve
-    if y is None:
-        if M is None:
-            M = product_adjacency(g.graph, h.graph, c.labels)
-        y = spla.spsolve(sp.identity(size, format="csc") - lam * sp.csc_matrix(M), qx)
-        if not _small_residual(y, lam, M.__matmul__, qx):
-            raise SolverError(
-                f"The sparse solve of (I − λW×) y = q× (size {size}, λ = {lam!r}) left a backward error above "
-                f"{_BACKWARD:g}: I − λW× is numerically singular this close to the bound 1/ρ(W×); the value is not "
-                "returned. Use a smaller decay or a truncation (steps)."
-            )
-    return _finite_value(float(px @ y), c, method)
-
-
-def _small_residual(y: np.ndarray, lam: float, mv: Callable, q: np.ndarray) -> bool:
-    """‖y − λW×y − q‖ ≤ _BACKWARD·(‖y‖ + λ‖W×y‖ + ‖q‖): the backward error of a solution of
-    (I − λW×) y = q at the level of a stable solve (the residual is measured against the
-    sizes of the terms, not of q alone, so a large y near the bound is judged fairly)."""
-    if not np.all(np.isfinite(y)):
-        return False
-    Wy = mv(y)
-    scale = float(np.linalg.norm(y)) + lam * float(np.linalg.norm(Wy)) + float(np.linalg.norm(q))
-    return float(np.linalg.norm(y - lam * Wy - q)) <= _BACKWARD * max(scale, 1e-300)
-
-
-def _finite_value(value: float, c: _Config, method: str) -> float:
-    """``value`` unless it overflowed float64 (a huge decay, many steps): then an error."""
-    if math.isfinite(value):
-        return value
-    raise WeightOverflowError(
-        f"The random-walk sum overflows float64 (method {method!r}, decay λ = {c.decay!r}"
-        f"{'' if c.coef is None else f', {len(c.coef) - 1} steps'}): the value is not returned. "
-        "Use a smaller decay or fewer steps."
-    )
-
-
-def _spectral(g: _Prepared, h: _Prepared, c: _Config) -> float:
-    """Σ_ab c_a c′_b f(w_a w′_b), f(x) = Σ_t μ(t) xᵗ (eq. (24))."""
-    (wg, cg_), (wh, ch) = g.eig, h.eig
-    x = np.outer(wg, wh)
-    if c.coef is not None:
-        f = np.zeros_like(x)
-        for mu_t in c.coef[::-1]:  # Horner
-            f = f * x + mu_t
-    elif c.mu == "exponential":
-        f = np.exp(c.decay * x)
-    else:
-        _check_convergence(g, h, c, lambda: g.radius * h.radius)
-        f = 1.0 / (1.0 - c.decay * x)
-    with np.errstate(over="ignore", invalid="ignore"):
-        value = float(cg_ @ f @ ch)
-    return _finite_value(value, c, "spectral")
-
-
-def _rational(g: _Prepared, h: _Prepared, c: _Config) -> float:
-    """Ψ(S ∘ T ∘ U) through pynini (see ``method="rational"``); the divergence check as for
-    the other methods, so a divergent λ is named the same way."""
-    if c.coef is None:
-        _check_convergence(g, h, c, lambda: _dense_radius(product_adjacency(g.graph, h.graph, c.labels)))
-        value = rational_walk_value(
-            g.graph, h.graph, c.labels, (g.p, h.p), (g.q, h.q), decay=c.decay, match_start=c.match_start
-        )
-    else:
-        value = rational_walk_value(
-            g.graph, h.graph, c.labels, (g.p, h.p), (g.q, h.q), coefficients=c.coef, match_start=c.match_start
-        )
-    return _finite_value(value, c, "rational")
-
-
-def _dense_radius(M: sp.csr_matrix | np.ndarray) -> float:
-    """ρ(M) of a non-negative matrix (sparse or dense), by a dense eigendecomposition."""
-    dense = M.toarray() if sp.issparse(M) else M
-    return float(np.max(np.abs(np.linalg.eigvals(dense)))) if dense.any() else 0.0

@@ -214,7 +214,7 @@ class TransducerKernel(RationalKernel):
 
     @property
     def is_pds(self) -> bool:
-        return bool(self.pds) and self.psi is None and self.semiring.name in ("probability", "log")
+        return bool(self.pds) and self.psi is None and self.semiring.real_plus
 
     def _alphabet_symbols(self) -> tuple[str, ...]:
         return self.user_transducer().alphabet.symbols
@@ -262,7 +262,7 @@ class TransducerKernel(RationalKernel):
         """G holds ⊕_z Φ_x(z) ⊗ Φ_y(z) as reals; a user Ψ gets the natural-domain value."""
         if self.psi is None:
             return G
-        natural = G if self.semiring.name == "probability" else -np.log(G)
+        natural = G if self.semiring.real_plus and not self.semiring.log_weights else -np.log(G)  # p or −ln p
         return np.vectorize(lambda v: float(self.psi(v)), otypes=[float])(natural)
 
     # -- Φ_x by the compiled evaluator (strategy "auto"); OpenFst's feature path is its oracle --

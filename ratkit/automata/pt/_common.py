@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ratkit.automata.alphabet import Alphabet, SequenceLike, as_symbols, symbol_listing
+from ratkit.automata.alphabet import Alphabet, SequenceLike, _single_characters, as_symbols, symbol_listing
 from ratkit.automata.pt.errors import EmptyAlphabetError
 from ratkit.exceptions import ParameterTypeError, UnknownSymbolError
 
@@ -51,7 +51,7 @@ def as_word(x: SequenceLike, sigma: Alphabet | None = None, what: str = "string"
 
 def shows_as_str(symbols: Iterable[str]) -> bool:
     """True when words over these symbols are shown as ``str`` (every symbol one character)."""
-    return all(len(s) == 1 for s in symbols)
+    return _single_characters(symbols)
 
 
 def show(word: Word, as_str: bool) -> Shown:

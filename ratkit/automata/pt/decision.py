@@ -194,14 +194,14 @@ class DecisionList:
             kept.append(([()], self._entries[-1][1]))
         w: dict[Word, int] = {}
         pos_total = neg_total = 0  # Σ of the positive / negative weights of later entries
-        for strings, sign in reversed(kept):
+        for deciding, sign in reversed(kept):
             t = abs(neg_total) + 1 if sign else -(pos_total + 1)
-            for u in strings:
+            for u in deciding:
                 w[u] = t
             if sign:
-                pos_total += t * len(strings)
+                pos_total += t * len(deciding)
             else:
-                neg_total += t * len(strings)
+                neg_total += t * len(deciding)
         order = [u for strings, _ in kept for u in strings]
         return {show(u, self._as_str): w[u] for u in order}
 

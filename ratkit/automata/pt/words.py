@@ -56,7 +56,7 @@ def subsequences(x: SequenceLike, max_len: int | None = None) -> set[Shown]:
         found |= {u + (s,) for u in found if len(u) < max_len}
     if isinstance(x, str):
         return {"".join(u) for u in found}
-    return found
+    return set[Shown](found)
 
 
 #: Bytes one subsequence of length k costs in the returned set (a tuple or str of k items plus its set slot).

@@ -61,14 +61,12 @@ def product_graph(G: Graph, H: Graph, labels: LabelMode = "none") -> Graph:
     gi, gj, _ = G.edges()
     node_labels = None
     if use_nodes:
-        node_labels = [
-            G.node_labels[i] if G.node_labels[i] == H.node_labels[k] else None for i in range(n) for k in range(m)
-        ]
+        g_nodes, h_nodes = G.require_node_labels("product_graph"), H.require_node_labels("product_graph")
+        node_labels = [g_nodes[i] if g_nodes[i] == h_nodes[k] else None for i in range(n) for k in range(m)]
     edge_labels = None
     if use_edges:
-        edge_labels = {
-            (int(s), int(d)): G.edge_labels[(int(gi[x]), int(gj[x]))] for s, d, x in zip(src, dst, a, strict=True)
-        }
+        g_edges = G.require_edge_labels("product_graph")
+        edge_labels = {(int(s), int(d)): g_edges[(int(gi[x]), int(gj[x]))] for s, d, x in zip(src, dst, a, strict=True)}
     return Graph(adjacency, node_labels, edge_labels, self_loops="allow")
 
 
@@ -84,8 +82,9 @@ def matched_pairs(G: Graph, H: Graph) -> np.ndarray:
     for g, name in ((G, "first"), (H, "second")):
         if g.node_labels is None:
             raise ParameterError(f"matched_pairs needs node labels, but the {name} graph has none.")
-    check_label_kinds(G.node_labels, H.node_labels, "node labels")
-    codes_g, codes_h = _codes(G.node_labels, H.node_labels)
+    g_nodes, h_nodes = G.require_node_labels("matched_pairs"), H.require_node_labels("matched_pairs")
+    check_label_kinds(g_nodes, h_nodes, "node labels")
+    codes_g, codes_h = _codes(g_nodes, h_nodes)
     return (codes_g[:, None] == codes_h[None, :]).ravel()
 
 
@@ -130,11 +129,12 @@ def _product_edges(
     hi, hj, hw = H.edges()
     keep = np.ones((gi.size, hi.size), dtype=bool)
     if use_nodes:
-        check_label_kinds(G.node_labels, H.node_labels, "node labels")
-        codes_g, codes_h = _codes(G.node_labels, H.node_labels)
+        g_nodes, h_nodes = G.require_node_labels("the product"), H.require_node_labels("the product")
+        check_label_kinds(g_nodes, h_nodes, "node labels")
+        codes_g, codes_h = _codes(g_nodes, h_nodes)
         keep &= (codes_g[gi][:, None] == codes_h[hi][None, :]) & (codes_g[gj][:, None] == codes_h[hj][None, :])
     if use_edges:
-        ge, he = G.edge_labels, H.edge_labels
+        ge, he = G.require_edge_labels("the product"), H.require_edge_labels("the product")
         check_label_kinds(ge.values(), he.values(), "edge labels")
         eg, eh = _codes(
             [ge[(int(i), int(j))] for i, j in zip(gi, gj, strict=True)],

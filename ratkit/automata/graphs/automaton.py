@@ -111,12 +111,13 @@ def graph_automaton(
     n = G.n_nodes
     src, dst, w = G.edges()
     if labels == "edge":
-        el = G.edge_labels
-        edge_of = label_symbols(el.values(), "edge labels")
-        symbols = [edge_of[el[(int(i), int(j))]] for i, j in zip(src, dst, strict=True)]
+        edge_labels = G.require_edge_labels('labels="edge"')
+        edge_of = label_symbols(edge_labels.values(), "edge labels")
+        symbols = [edge_of[edge_labels[(int(i), int(j))]] for i, j in zip(src, dst, strict=True)]
     elif labels == "node":
-        node_of = label_symbols(G.node_labels, "node labels")
-        symbols = [node_of[G.node_labels[j]] for j in dst]
+        node_labels = G.require_node_labels('labels="node"')
+        node_of = label_symbols(node_labels, "node labels")
+        symbols = [node_of[node_labels[j]] for j in dst]
     else:
         symbols = [NO_LABEL_SYMBOL] * src.size
     arcs: list[tuple] = [(n, "", float(p[v]), v) for v in range(n) if p[v] > 0]
