@@ -25,7 +25,7 @@ from ratkit.learners import LinearDCDSVC, RationalSVC
 from ratkit.plugins import registry
 from tests.cli._helpers import run
 from tests.modelfiles import edit_model
-from tests.test_plain_learner_plugin import _SOURCE as _PLAIN_PLUGIN_SOURCE
+from tests.plugins.test_plain_learner import _SOURCE as _PLAIN_PLUGIN_SOURCE
 
 X_NUM = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, 2.0], [2.0, 0.0], [0.5, 2.5], [2.5, 0.5]])
 Y_NUM = [0, 1, 0, 1, 0, 1]
@@ -146,7 +146,7 @@ def test_a_subclass_of_rational_svc_inherits_its_description(tmp_path, monkeypat
 
 
 # A plain scikit-learn estimator (no ratkit base class, no description): the third-party plugin
-# of test_plain_learner_plugin, the same source.
+# of tests/plugins/test_plain_learner.py, the same source.
 _plugin: dict = {}
 exec(_PLAIN_PLUGIN_SOURCE, _plugin)
 NearestMean = _plugin["NearestMean"]
