@@ -7,7 +7,7 @@ garbage (one class for everything, the sign of NaN) or failed in numpy. Each is 
 :func:`ratkit.load_model` with a ModelFormatError naming the file, the attribute, what it holds
 and what was expected; ``ratkit predict`` prints that as one line with exit status 2.
 
-The variant matrix over every estimator and attribute is in tests/test_fitted.py.
+The variant matrix over every estimator and attribute is in tests/fitted/test_fitted.py.
 """
 
 from __future__ import annotations
