@@ -65,7 +65,7 @@ def test_the_default_byte_limit_is_half_the_physical_memory():
     if "RATKIT_MAX_BYTES" in os.environ:
         pytest.skip("RATKIT_MAX_BYTES is set in this environment")
     if limits.available_memory() < physical:
-        pytest.skip("an RLIMIT_AS/RLIMIT_DATA or a cgroup memory limit lowers it here (tests/test_process_limits.py)")
+        pytest.skip("an RLIMIT_AS/RLIMIT_DATA or a cgroup memory limit lowers it here (tests/test_limits_process.py)")
     assert limits.max_bytes() == physical // 2
 
 

@@ -1,7 +1,7 @@
 """Bad inputs of the command line (issue 21): every case ends in one ``ratkit <command>: error:``
 line naming the bad thing, with exit status 2, and writes nothing.
 
-The matrix of the ordinary cases is tests/test_cli_errors.py; these are the cases of issue 21:
+The matrix of the ordinary cases is tests/cli/test_errors.py; these are the cases of issue 21:
 an option before the command, a check-pds run too large to build (refused at once, saying which
 flags lower it), bad model files (a folder, a missing file, a zip bomb), an output path checked
 before training, and a plugin that calls ``sys.exit()`` when ``plugins list`` loads it.

@@ -7,7 +7,7 @@ garbage (one class for everything, the sign of NaN) or failed in numpy. Each is 
 :func:`ratkit.load_model` with a ModelFormatError naming the file, the attribute, what it holds
 and what was expected; ``ratkit predict`` prints that as one line with exit status 2.
 
-The variant matrix over every estimator and attribute is in tests/test_fitted.py.
+The variant matrix over every estimator and attribute is in tests/fitted/test_fitted.py.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from ratkit.learners import LinearDCDSVC, RationalSVC
 from ratkit.plugins import registry
 from tests.cli._helpers import run
 from tests.modelfiles import edit_model
-from tests.test_plain_learner_plugin import _SOURCE as _PLAIN_PLUGIN_SOURCE
+from tests.plugins.test_plain_learner import _SOURCE as _PLAIN_PLUGIN_SOURCE
 
 X_NUM = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, 2.0], [2.0, 0.0], [0.5, 2.5], [2.5, 0.5]])
 Y_NUM = [0, 1, 0, 1, 0, 1]
@@ -146,7 +146,7 @@ def test_a_subclass_of_rational_svc_inherits_its_description(tmp_path, monkeypat
 
 
 # A plain scikit-learn estimator (no ratkit base class, no description): the third-party plugin
-# of test_plain_learner_plugin, the same source.
+# of tests/plugins/test_plain_learner.py, the same source.
 _plugin: dict = {}
 exec(_PLAIN_PLUGIN_SOURCE, _plugin)
 NearestMean = _plugin["NearestMean"]

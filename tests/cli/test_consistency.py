@@ -13,7 +13,7 @@ from ratkit.cli._common import HelpFormatter
 from ratkit.cli._main import build_parser
 from ratkit.datasets import write_tsv
 from tests.cli._helpers import run
-from tests.test_cli import _commands
+from tests.cli.test_main import _commands
 
 #: dest → the one spelling of a shared flag.
 SHARED = {"C": ["-C"], "output": ["-o", "--output"], "seed": ["--seed"], "n_jobs": ["--n-jobs"], "plot": ["--plot"]}

@@ -1,6 +1,6 @@
 """The recommender entry-point group is ``ratkit.recommenders`` (issue 36: one name per kind);
 the former ``ratkit.recsys`` is read for one release with a DeprecationWarning naming the
-distribution. Throwaway distributions as in tests/test_third_party_plugins.py."""
+distribution. Throwaway distributions as in tests/plugins/test_third_party.py."""
 
 from __future__ import annotations
 

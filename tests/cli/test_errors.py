@@ -289,7 +289,7 @@ def test_bad_flag_is_one_error_line_with_exit_2(files, capsys, argv, message):
 
 def test_every_command_has_bad_flag_cases():
     from ratkit.cli._main import build_parser
-    from tests.test_cli import _commands
+    from tests.cli.test_main import _commands
 
     leaves = {" ".join(c) for c in _commands(build_parser()) if c not in {(g,) for g in GROUPS}}
     covered = {" ".join(c[1][:2]) if c[1][0] in GROUPS else c[1][0] for c in CASES}
