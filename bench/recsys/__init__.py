@@ -2,8 +2,9 @@
 ``python -m bench.recsys.cccf --help`` (CCCF/DCF), ``python -m bench.recsys.cccf_validated --help``
 (CCCF against DCF, each with its settings chosen by validation),
 ``python -m bench.recsys.cccf_defaults --help`` (``CCCF()`` against ``DCF(n_bits=64)``, both at
-their defaults, issue 34), ``python -m bench.recsys.tjsl --help`` (TJSL/FISM) and
-``python -m bench.recsys.mfauc_speed --help`` (compiled MFAUC against numpy and BPR, issue 22)."""
+their defaults, issue 34), ``python -m bench.recsys.tjsl --help`` (TJSL/FISM),
+``python -m bench.recsys.mfauc_speed --help`` (compiled MFAUC against numpy and BPR, issue 22) and
+``python -m bench.recsys.top_k --help`` (the compiled top-n against the argsort and implicit, issue 36)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ def main(argv: list[str] | None = None) -> int:
     from bench.recsys.mfauc_speed import main as run_mfauc_speed
     from bench.recsys.ml100k import main as run_ml100k
     from bench.recsys.tjsl import main as run_tjsl
+    from bench.recsys.top_k import main as run_top_k
 
     status = 0
-    for run in (run_ml100k, run_cccf, run_cccf_defaults, run_tjsl, run_mfauc_speed):
+    for run in (run_ml100k, run_cccf, run_cccf_defaults, run_tjsl, run_mfauc_speed, run_top_k):
         status |= run(argv)
     return status

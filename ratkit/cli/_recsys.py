@@ -288,8 +288,8 @@ def _recommend(args: argparse.Namespace) -> int:
     """The command: ``model.recommend`` for the users asked for, printed by raw ids (TSV)."""
     import numpy as np
 
-    from ratkit.persistence import load_model, plugin_of
     from ratkit.exceptions import DataFormatError, MissingDataError
+    from ratkit.persistence import load_model, plugin_of
     from ratkit.recsys.base import Recommender
 
     wanted = _requested_users(args)  # a missing --users-file fails before the model is read

@@ -289,10 +289,10 @@ def _plot_convergence(model: Any, path: str) -> None:
 def _predict(args: argparse.Namespace) -> int:
     from ratkit import load_model
     from ratkit._files import atomic_write
-    from ratkit.persistence import read_metadata
     from ratkit.datasets import load_sequences, write_tsv
     from ratkit.exceptions import DataFormatError, ModelFormatError
     from ratkit.learners._workflow import prepare, scores
+    from ratkit.persistence import read_metadata
 
     model = load_model(args.model)
     kernel = model.get_params(deep=False).get("kernel", "linear")  # a learner without one reads vectors

@@ -12,7 +12,6 @@ A fitted learner is written by ``model.save(path)`` and read back by
 ``learner`` plugin the same.
 """
 
-from ratkit.persistence import PersistenceMixin, load_model, save_model
 from ratkit.learners.dcd import DualResult, dual_objective, primal_objective, solve
 from ratkit.learners.kernel_learner import (
     KernelLearner,
@@ -22,6 +21,7 @@ from ratkit.learners.kernel_learner import (
     solve_kernel_qp,
 )
 from ratkit.learners.svm import LinearDCDSVC, RationalSVC
+from ratkit.persistence import PersistenceMixin, load_model, save_model
 
 __all__ = [
     "LinearDCDSVC",

@@ -28,14 +28,16 @@ and its cost) and §3.7 (integer weights).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from ratkit._jit import njit, popcount
+from ratkit._jit import njit
+from ratkit._jit import popcount as _popcount_intrinsic
 from ratkit._validation import check_int, check_real
 from ratkit.exceptions import ParameterError
-from ratkit.recsys._ranking import top_n
+from ratkit.recsys._ranking import top_k_rows, top_n
 
 __all__ = [
     "pack_codes",
@@ -48,11 +50,15 @@ __all__ = [
     "item_table",
     "table_scores",
     "table_top_k",
-    "top_k_rows",
+    "top_k_rows",  # the compiled selection of ratkit.recsys._ranking, re-exported for the benchmarks
     "top_k",
 ]
 
 _OWNER = "packed codes"
+
+#: ``ratkit._jit.popcount`` as compiled code calls it, ``popcount(x)``: numba's ``@intrinsic``
+#: types the object by its Python definition, ``(typingctx, x)``, which no caller uses.
+popcount: Callable[[Any], Any] = _popcount_intrinsic  # type: ignore[assignment]  # numba's type, see above
 
 
 def _n_words(n_bits: int) -> int:
@@ -180,7 +186,7 @@ def item_table(item_codes: np.ndarray, item_weights: np.ndarray, n_bits: int, *,
                 f"Integer scores would overflow int64: the largest |score| is up to {largest:.3g} ≥ 2⁶³ "
                 "(r·G·max|η̃|·max|ξ̃|); use smaller integer weights (a smaller weight_scale)."
             )
-        dtype = np.int32 if 0 < largest <= _INT32_SAFE else np.int64
+        dtype: type[np.number[Any]] = np.int32 if 0 < largest <= _INT32_SAFE else np.int64
     else:
         dtype = np.float64
     codes = np.ascontiguousarray(item_codes.transpose(1, 2, 0))
@@ -345,43 +351,16 @@ def _refuse(
     )
 
 
-@njit
-def top_k_rows(scores, k, ids, values):  # pragma: no cover - compiled
-    """Per row of ``scores``, the k largest entries best first, ties to the smaller index: one
-    pass keeping a sorted buffer of k (an entry enters only if it beats the k-th best)."""
-    n = scores.shape[1]
-    for t in range(scores.shape[0]):
-        row, bi, bv = scores[t], ids[t], values[t]
-        filled = 0
-        for j in range(n):
-            x = row[j]
-            if filled == k and not x > bv[k - 1]:
-                continue
-            p = filled if filled < k else k - 1
-            while p > 0 and x > bv[p - 1]:  # strict: an equal earlier entry stays ahead
-                if p < k:
-                    bv[p] = bv[p - 1]
-                    bi[p] = bi[p - 1]
-                p -= 1
-            bv[p] = x
-            bi[p] = j
-            if filled < k:
-                filled += 1
-
-
 def table_top_k(
     table: ItemTable, users_codes: np.ndarray, users_weights: np.ndarray, rows: np.ndarray, k: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """(ids, scores), shape (len(rows), k): the k best items of each user of ``rows`` by
     :func:`table_scores`, best first, ties to the smaller item id — scoring and selection
-    compiled, in one pass over the items (no sort of the n scores)."""
+    compiled (:func:`ratkit.recsys._ranking.top_k_rows`, one pass over the items, no sort of
+    the n scores)."""
     n = table.codes.shape[2]
     k = check_int(k, "k", _OWNER, low=1, high=n)
-    scores = table_scores(table, users_codes, users_weights, rows=rows)
-    ids = np.empty((scores.shape[0], k), dtype=np.int64)
-    values = np.empty((scores.shape[0], k), dtype=scores.dtype)
-    top_k_rows(scores, k, ids, values)
-    return ids, values
+    return top_n(table_scores(table, users_codes, users_weights, rows=rows), k)
 
 
 def packed_scores(

@@ -26,7 +26,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from ratkit.persistence import PersistenceMixin
 from ratkit._validation import check_int
 from ratkit.datasets import Interactions
 from ratkit.exceptions import (
@@ -38,9 +37,11 @@ from ratkit.exceptions import (
     UnsupportedOperationError,
 )
 from ratkit.fitted import Array, Fitted, Int, Sparse, check_fitted
-from ratkit.limits import check_bytes, rows_within
+from ratkit.limits import check_bytes
+from ratkit.persistence import PersistenceMixin
+from ratkit.recsys._blocks import id_array, in_blocks, pairs_from_rows
 from ratkit.recsys._linalg import row_products
-from ratkit.recsys._ranking import exclude_rows, top_n
+from ratkit.recsys._ranking import check_places, exclude_rows, select
 from ratkit.recsys._validation import check_ids, check_shape_matches, check_user_items
 
 __all__ = ["Recommender", "FactorRecommender"]
@@ -48,12 +49,6 @@ __all__ = ["Recommender", "FactorRecommender"]
 log = logging.getLogger(__name__)
 
 R = TypeVar("R", bound="Recommender")
-
-#: Bytes per score while a block of rows is ranked: the model's float64 row, ``recommend``'s
-#: copy of it, its negation and int64 argsort order for the top-n, and a column subset or
-#: sort buffer. ``recommend``, ``similar_*`` and ``score`` work in blocks of rows that keep
-#: this within :func:`ratkit.limits.max_bytes`.
-_BYTES_PER_SCORE = 40.0
 
 #: Fitted attributes ``fit`` sets from an Interactions only (the data's raw ids and its
 #: training interactions): optional.
@@ -71,7 +66,8 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
     :meth:`_score_users_from` (score from the users' rows passed to ``recommend``; models
     that build the user from their items), :meth:`_recalculate_scores` (``recalculate_user``;
     refuses by default), :meth:`_item_factor_rows` / :meth:`_user_factor_rows`
-    (``similar_items`` / ``similar_users``; refuse by default) and :meth:`_top_n`.
+    (``similar_items`` / ``similar_users``; refuse by default). Every model ranks its scores
+    with the one compiled top-n (:func:`ratkit.recsys._ranking.top_n`).
 
     ``recommend``, ``similar_items`` and ``similar_users`` follow implicit (≥ 0.5) argument
     for argument, so ``implicit.evaluation`` runs on any ratkit recommender.
@@ -202,7 +198,7 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         """Dense scores, shape ``(len(users), n_items_)``, for checked user indices."""
 
     def _score_pairs(self, users: np.ndarray, items: np.ndarray) -> np.ndarray:
-        return _pairs_from_rows(self._score_users, users, items, self.n_items_, f"{type(self).__name__}.score")
+        return pairs_from_rows(self._score_users, users, items, self.n_items_, f"{type(self).__name__}.score")
 
     # ------------------------------------------------------------------ using
     def is_fitted(self) -> bool:
@@ -248,7 +244,7 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         approximate) passes the one asked for."""
         self._check_fitted()
         owner = f"{type(self).__name__}.score"
-        u_arr, i_arr = (_id_array(x, kind, owner) for x, kind in ((userids, "userids"), (itemids, "itemids")))
+        u_arr, i_arr = (id_array(x, kind, owner) for x, kind in ((userids, "userids"), (itemids, "itemids")))
         try:
             u, i = np.broadcast_arrays(u_arr, i_arr)  # documented: one user with many items, an outer grid, …
         except ValueError:
@@ -260,7 +256,7 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         items = check_ids(i, self.n_items_, kind="item")
         if score_rows is None:
             return self._score_pairs(users, items).reshape(u.shape)
-        return _pairs_from_rows(score_rows, users, items, self.n_items_, owner).reshape(u.shape)
+        return pairs_from_rows(score_rows, users, items, self.n_items_, owner).reshape(u.shape)
 
     def recommend(
         self,
@@ -362,7 +358,7 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
                 f"{owner} needs user_items, the rows of the given users (user_items = train[userid]), "
                 "when filter_already_liked_items or recalculate_user is true; pass them, or set both to False."
             )
-        self._check_places(len(users), N, self.n_items_, owner, "item")
+        check_places(len(users), N, self.n_items_, owner, "item")
 
         def block(part: slice) -> tuple[np.ndarray, np.ndarray]:
             who = users[part]
@@ -381,9 +377,9 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
                 )
             if filter_already_liked_items:
                 exclude_rows(scores, mine, np.arange(len(who)))
-            return self._select(scores, N, filter_items, items, owner)
+            return select(scores, N, filter_items, items, owner)
 
-        ids, values = _in_blocks(block, len(users), self.n_items_, f"{owner} for one user × {self.n_items_} items")
+        ids, values = in_blocks(block, len(users), self.n_items_, f"{owner} for one user × {self.n_items_} items")
         if single:
             keep = ids[0] >= 0
             return ids[0][keep], values[0][keep]
@@ -427,53 +423,6 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
             "user_items = train[userid]."
         )
 
-    def _select(
-        self, scores: np.ndarray, N: int, filter_ids: Any, candidates: Any, owner: str, kind: str = "item"
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """The ``N`` best columns of each row of ``scores`` (modified in place) as (int32 ids,
-        scores): ``filter_ids`` never chosen, only ``candidates`` when given (then ``N`` is at
-        most their number, as in implicit); missing places get id −1 and score −inf."""
-        n_columns = scores.shape[1]
-        self._check_places(scores.shape[0], N, n_columns, owner, kind)
-        has_filter = filter_ids is not None and np.size(filter_ids) > 0
-        if candidates is not None:
-            if has_filter:
-                raise ParameterError(
-                    f"{owner} got both {kind}s={candidates!r} and filter_{kind}s={filter_ids!r}; pass one "
-                    f"of them (the {kind}s to rank, or the {kind}s never to return)."
-                )
-            chosen = np.unique(check_ids(candidates, n_columns, kind=kind))
-            if chosen.size == 0:
-                raise ParameterError(f"{owner} got an empty {kind}s list; pass at least one {kind} id to rank.")
-            N = min(N, chosen.size)
-            scores = scores[:, chosen]
-        if has_filter:
-            scores[:, check_ids(filter_ids, n_columns, kind=kind)] = -np.inf
-        # N beyond the number of columns (implicit's metrics ask for K > n_items): the missing
-        # places are padded like any other, id −1 and score −inf
-        ids, values = self._top_n(scores, min(N, scores.shape[1]))
-        if ids.shape[1] < N:
-            pad = N - ids.shape[1]
-            ids = np.hstack([ids, np.zeros((ids.shape[0], pad), dtype=ids.dtype)])
-            values = np.hstack([values, np.full((values.shape[0], pad), -np.inf)])
-        if candidates is not None:
-            ids = chosen[ids]
-        ids = np.asarray(ids, dtype=np.int32 if n_columns <= np.iinfo(np.int32).max else np.int64)
-        ids[np.isneginf(values)] = -1
-        return ids, np.asarray(values, dtype=np.float64)
-
-    @staticmethod
-    def _check_places(n_rows: int, N: int, n_columns: int, owner: str, kind: str) -> None:
-        """Refuse (ResourceLimitError) an answer of ``n_rows × N`` (ids, scores) larger than
-        :func:`ratkit.limits.max_bytes` allows (the answer is whole; its work goes in blocks)."""
-        check_bytes(
-            12.0 * n_rows * N,
-            f"{owner} with N={N} for {n_rows} row(s)",
-            f"Ask for at most N={n_columns} (every {kind}); more places only hold padding."
-            if N > n_columns
-            else "Ask for fewer rows or a smaller N per call.",
-        )
-
     def _score_users_from(self, users: np.ndarray, user_rows: sp.csr_matrix | None) -> np.ndarray:
         """Dense scores ``(len(users), n_items_)`` of users whose items are ``user_rows`` (CSR, one
         row per user; None when not given). The default ignores the rows (the user is its
@@ -488,11 +437,6 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
             f"{type(self).__name__} cannot recompute a user from their items (recalculate_user=True): it "
             "has no fold-in. Pass recalculate_user=False, or use a model that has one (e.g. PureSVD)."
         )
-
-    def _top_n(self, scores: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """The ``n`` best (ids, scores) of each row, best first, ties to the smaller id (a model
-        with a faster selection for its scores overrides this; the order must be the same)."""
-        return top_n(scores, n)
 
     # ---------------------------------------------------------------- similarity
     def similar_items(
@@ -540,14 +484,14 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         N = check_int(N, "N", owner, low=1)
         norms = np.linalg.norm(factors, axis=1)
         norms[norms == 0] = 1e-10
-        self._check_places(len(rows), N, factors.shape[0], owner, kind)
+        check_places(len(rows), N, factors.shape[0], owner, kind)
 
         def block(part: slice) -> tuple[np.ndarray, np.ndarray]:
             scores = (factors[rows[part]] @ factors.T) / norms[None, :] / norms[rows[part]][:, None]
-            return self._select(scores, N, filter_ids, candidates, owner, kind)
+            return select(scores, N, filter_ids, candidates, owner, kind)
 
         n = factors.shape[0]
-        ids, values = _in_blocks(block, len(rows), n, f"{owner} for one {kind} × {n} {kind}s")
+        ids, values = in_blocks(block, len(rows), n, f"{owner} for one {kind} × {n} {kind}s")
         if single:
             keep = ids[0] >= 0
             return ids[0][keep], values[0][keep]
@@ -581,7 +525,9 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         ]
         return f"{type(self).__name__}({', '.join(f'{k}={params[k]!r}' for k in order)})"
 
-    def save(self, path: str | os.PathLike[str]) -> str:
+    # the path comes back as a str (a recommender's documented return, kept), where the mixin,
+    # which learners use, returns a Path: a narrower return than the mixin's, deliberately
+    def save(self, path: str | os.PathLike[str]) -> str:  # type: ignore[override]
         """Write the parameters and fitted state to the model file ``path`` (a zip of JSON and
         ``.npy`` arrays, no pickle; see :func:`ratkit.save_model`). Returns the path written.
 
@@ -613,47 +559,6 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
                 + (f" or {type(model).__name__}.load." if callable(getattr(type(model), "load", None)) else ".")
             )
         return model
-
-
-def _id_array(ids: Any, kind: str, owner: str) -> np.ndarray:
-    """``ids`` as an array (ParameterTypeError for a ragged nesting numpy cannot hold)."""
-    try:
-        return np.asarray(ids)
-    except ValueError as exc:
-        raise ParameterTypeError(
-            f"{owner}: {kind} must be an int or an array of ints; got {ids!r:.80} ({exc})."
-        ) from exc
-
-
-def _in_blocks(block: Any, n_rows: int, n_columns: int, what: str) -> tuple[np.ndarray, np.ndarray]:
-    """``block(slice)`` → (ids, scores) of those rows, over ``n_rows`` rows in blocks of as
-    many rows of ``n_columns`` scores as :func:`ratkit.limits.max_bytes` allows, stacked in
-    order. Refuses (ResourceLimitError, naming ``what``) only when one row does not fit."""
-    per = rows_within(_BYTES_PER_SCORE * n_columns, what, "Raise the limit: one row must fit.", most=max(n_rows, 1))
-    if n_rows <= per:
-        return block(slice(0, n_rows))
-    parts = [block(slice(start, start + per)) for start in range(0, n_rows, per)]
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-
-
-def _pairs_from_rows(score_rows: Any, users: np.ndarray, items: np.ndarray, n_items: int, owner: str) -> np.ndarray:
-    """s(users[k], items[k]) from the dense rows ``score_rows`` gives for the distinct users,
-    asked for in blocks of as many users as :func:`ratkit.limits.max_bytes` allows."""
-    users, items = np.ravel(users), np.ravel(items)
-    unique, inverse = np.unique(users, return_inverse=True)
-    inverse = np.ravel(inverse)
-    per = rows_within(
-        _BYTES_PER_SCORE * n_items, f"{owner} for one user × {n_items} items (a dense row of scores)", most=len(unique)
-    )
-    if len(unique) <= per:
-        return np.array(score_rows(unique)[inverse, items], dtype=np.float64)
-    out = np.empty(len(users), dtype=np.float64)
-    order = np.argsort(inverse, kind="stable")
-    bounds = np.searchsorted(inverse[order], np.arange(0, len(unique) + per, per))
-    for b, start in enumerate(range(0, len(unique), per)):
-        pairs = order[bounds[b] : bounds[b + 1]]
-        out[pairs] = np.asarray(score_rows(unique[start : start + per]))[inverse[pairs] - start, items[pairs]]
-    return out
 
 
 class FactorRecommender(Recommender):

@@ -86,7 +86,6 @@ from ratkit.recsys._packed_codes import (
     integer_weights,
     item_table,
     table_scores,
-    top_k_rows,
     unpack_codes,
 )
 from ratkit.recsys._renamed import given_as, resolve, warn_renamed
@@ -197,14 +196,6 @@ class _CompositionalCodes(Recommender):
         if self.weight_scale_ is None:
             return scores
         return scores / self.weight_scale_**2
-
-    def _top_n(self, scores: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """The compiled one-pass selection (a sorted buffer of n; ties to the smaller id, as the
-        base class's stable sort orders them) instead of sorting every row."""
-        ids = np.empty((scores.shape[0], n), dtype=np.int64)
-        values = np.empty((scores.shape[0], n), dtype=scores.dtype)
-        top_k_rows(np.ascontiguousarray(scores), n, ids, values)
-        return ids, values
 
     def _exact_users(self, users: np.ndarray) -> np.ndarray:
         """Σ_k η ξ ⟨b, d⟩ with float weights and ±1 float codes (no packing, no rounding)."""

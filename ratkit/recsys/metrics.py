@@ -256,23 +256,23 @@ def auc_score(scores: Sequence[float], relevant: Collection[int], exclude: Colle
 
     Items in ``exclude`` (e.g. the user's training items) take no part. Ties count ½.
     """
-    scores = _array(scores, "scores", np.float64)
-    if scores.ndim != 1:
-        raise DataFormatError(f"auc_score: scores must be one user's 1-D score vector; got shape {scores.shape}.")
-    scores = scores.reshape(1, -1)
-    if not np.isfinite(scores).all():
-        bad = int(np.flatnonzero(~np.isfinite(scores[0]))[0])
+    vector = _array(scores, "scores", np.float64)
+    if vector.ndim != 1:
+        raise DataFormatError(f"auc_score: scores must be one user's 1-D score vector; got shape {vector.shape}.")
+    row = vector.reshape(1, -1)
+    if not np.isfinite(row).all():
+        bad = int(np.flatnonzero(~np.isfinite(row[0]))[0])
         raise DataFormatError(
-            f"auc_score needs finite scores; got {float(scores[0, bad])!r} at item {bad} (NaN or infinite values)."
+            f"auc_score needs finite scores; got {float(row[0, bad])!r} at item {bad} (NaN or infinite values)."
         )
-    n = scores.shape[1]
+    n = row.shape[1]
     positive = np.zeros((1, n), dtype=bool)
     candidate = np.ones((1, n), dtype=bool)
     positive[0, check_ids(list(relevant), n, kind="relevant item")] = True
     candidate[0, check_ids(list(exclude), n, kind="excluded item")] = False
     if (positive & ~candidate).any():
         raise ParameterError("auc_score: an item is both relevant and excluded.")
-    value = float(auc_rows(scores, positive, candidate)[0])
+    value = float(auc_rows(row, positive, candidate)[0])
     if np.isnan(value):
         raise ParameterError("auc_score needs at least one relevant and one other candidate item.")
     return value

@@ -20,7 +20,6 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
-from ratkit.persistence import PersistenceMixin
 from ratkit._validation import check_int
 from ratkit.automata.kernels import CountBasedKernel, Kernel, count_based, from_spec
 from ratkit.automata.kernels.base import as_collection
@@ -28,6 +27,7 @@ from ratkit.exceptions import TrainingDataError, UnsupportedKernelError
 from ratkit.fitted import Array, Fitted, Instance, Int, Real, Sequences, Text
 from ratkit.learners.kernel_learner._patterns import most_frequent_patterns, pattern_counts
 from ratkit.learners.kernel_learner._qp import KernelQPResult, check_labels, solve_kernel_qp
+from ratkit.persistence import PersistenceMixin
 from ratkit.plugins import register
 
 __all__ = ["KernelLearner", "as_count_based"]

@@ -13,7 +13,6 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from ratkit.persistence import PersistenceMixin
 from ratkit._validation import check_bool, check_int, check_real
 from ratkit.exceptions import (
     NotFittedError,
@@ -26,6 +25,7 @@ from ratkit.exceptions import (
 from ratkit.fitted import Array, Bool, Derived, Fitted, Int, Json, Labels
 from ratkit.learners.dcd._epochs import inverse_diagonal
 from ratkit.learners.wprime import WPrime
+from ratkit.persistence import PersistenceMixin
 
 __all__ = ["DualSVCBase"]
 
