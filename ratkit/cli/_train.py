@@ -173,7 +173,7 @@ def _train(args: argparse.Namespace) -> int:
     """The command: everything after the checks runs where ``--scheduler`` / ``--n-jobs`` say
     (on a Dask cluster, or on local processes), every joblib loop included."""
     from ratkit.automata.kernels import from_spec
-    from ratkit.learners._workflow import DEFAULT_SPEC
+    from ratkit.workflow import DEFAULT_SPEC
 
     learner = _learner_class(args.learner)
     params = _learner_params(args, learner)
@@ -189,7 +189,7 @@ def _learner_class(name: str) -> type:
     for a name no plugin has, an UnknownPluginError listing only the learners ``train``
     accepts — not every learner plugin, some of which it would then refuse."""
     from ratkit.exceptions import RatkitError, UnknownPluginError
-    from ratkit.learners._workflow import learner_class
+    from ratkit.workflow import learner_class
     from ratkit.plugins import available
 
     try:
@@ -223,7 +223,7 @@ def _check_representation(name: str) -> None:
 
 def _train_on(args: argparse.Namespace, kernel: Any, params: dict[str, Any]) -> int:
     from ratkit.datasets import load_sequences
-    from ratkit.learners._workflow import split_dataset, train_and_evaluate
+    from ratkit.workflow import split_dataset, train_and_evaluate
 
     data = load_sequences(args.data, args.format, split="train", target=args.target)
     if args.test_data is not None:
@@ -292,7 +292,7 @@ def _predict(args: argparse.Namespace) -> int:
     from ratkit._persistence import read_metadata
     from ratkit.datasets import load_sequences, write_tsv
     from ratkit.exceptions import DataFormatError, ModelFormatError
-    from ratkit.learners._workflow import prepare, scores
+    from ratkit.workflow import prepare, scores
 
     model = load_model(args.model)
     kernel = model.get_params(deep=False).get("kernel", "linear")  # a learner without one reads vectors

@@ -1,8 +1,10 @@
-"""The plugin registry: built-in and third-party kernels, learners and recommenders.
+"""The plugin registry: built-in and third-party kernels, learners, recommenders and W′ representations.
 
 Built-in plugins register themselves with :func:`register` when their module is
 imported. Third-party distributions add theirs through the entry-point groups
-``ratkit.kernels``, ``ratkit.learners`` and ``ratkit.recsys``; the entry point's name
+``ratkit.kernels``, ``ratkit.learners``, ``ratkit.recsys`` and ``ratkit.representations``
+(the representations of W′ a :class:`~ratkit.learners.RationalSVC` trains on, see
+:mod:`ratkit.learners.wprime`); the entry point's name
 is the plugin name and its target the plugin object. Discovery goes through
 :mod:`importlib.metadata`, runs once and is cached; :func:`refresh` forgets the cache.
 
@@ -42,12 +44,13 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-PluginKind = Literal["kernel", "learner", "recommender"]
+PluginKind = Literal["kernel", "learner", "recommender", "representation"]
 KINDS: tuple[str, ...] = get_args(PluginKind)
 ENTRY_POINT_GROUPS: dict[str, str] = {
     "kernel": "ratkit.kernels",
     "learner": "ratkit.learners",
     "recommender": "ratkit.recsys",
+    "representation": "ratkit.representations",
 }
 # Modules whose import registers the built-in plugins.
 _BUILTIN_MODULES: tuple[str, ...] = ("ratkit.automata.kernels", "ratkit.learners", "ratkit.recsys")

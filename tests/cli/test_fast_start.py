@@ -37,7 +37,7 @@ def test_help_is_fast(command):
 def test_mirrored_constants_equal_the_library_values():
     from ratkit.cli import _common
     from ratkit.datasets import _FORMATS
-    from ratkit.learners._workflow import DEFAULT_LEARNER, DEFAULT_SPEC
+    from ratkit.workflow import DEFAULT_LEARNER, DEFAULT_SPEC
     from ratkit.learners.kernel_learner._qp import QP_SOLVERS
     from ratkit.plugins.registry import KINDS
 

@@ -23,9 +23,8 @@ from __future__ import annotations
 import numpy as np
 
 from ratkit._jit import njit
-from ratkit.learners.dcd._epochs import _next_state
 
-__all__ = ["minimal_dfa", "dense_arc_table", "trie_paths"]
+__all__ = ["minimal_dfa", "dense_arc_table", "trie_paths", "next_state", "intersect_slots"]
 
 #: A dense [state, label] → arc table is kept when it has at most this many entries.
 TABLE_LIMIT = 2**24
@@ -145,6 +144,73 @@ def dense_arc_table(arc_off: np.ndarray, arc_lab: np.ndarray) -> np.ndarray:
 
 
 @njit
+def next_state(table, arc_off, arc_lab, arc_dst, arc_inc, q, label):
+    """(state, path-number increment) after reading ``label`` in q; (−1, 0) if no arc.
+
+    A dense table [state, label] → arc is used when the automaton has one; otherwise a
+    binary search among the state's label-sorted arcs.
+    """
+    if table.shape[0]:
+        arc = table[q, label] if label < table.shape[1] else -1
+    else:
+        lo = arc_off[q]
+        hi = arc_off[q + 1]
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if arc_lab[mid] < label:
+                lo = mid + 1
+            else:
+                hi = mid
+        arc = lo if lo < arc_off[q + 1] and arc_lab[lo] == label else -1
+    if arc < 0:
+        return -1, 0
+    return arc_dst[arc], arc_inc[arc]
+
+
+@njit
+def intersect_slots(i, phi, dfa, scratch):
+    """Φ′_i ⋄ A: walk Φ′_i's patterns through the deterministic automaton A.
+
+    ``phi`` = (indptr, cols, data, lcp, labels, lengths): the rows of Φ′ over a
+    vocabulary whose pattern ``c`` is ``labels[c, :lengths[c]]``, each row sorted, with
+    ``lcp[p]`` the prefix entry p shares with the previous entry of its row.
+    ``dfa`` = (start, table, arc_off, arc_lab, arc_dst, arc_inc, final) (see
+    :class:`~ratkit.learners.wprime._automaton.PatternAutomaton`); ``scratch`` = (state stack,
+    path-number stack, output slots).
+
+    Φ′_i's patterns are visited in sorted order as the leaves of its trie: only the
+    symbols after the shared prefix are walked (the stacks keep the states and path
+    numbers of the prefix). The number of a pattern's path (the sum of the ``arc_inc``
+    along it) is its slot in the weight array, written to ``slots``; −1 when A does not
+    accept the pattern.
+    """
+    indptr, cols, _, lcp, vlab, vlen = phi
+    start, table, arc_off, arc_lab, arc_dst, arc_inc, final = dfa
+    st_state, st_slot, slots = scratch
+    valid = 0  # the stacks hold states for depths 0..valid
+    st_state[0] = start
+    st_slot[0] = 0
+    for p in range(indptr[i], indptr[i + 1]):
+        c = cols[p]
+        L = vlen[c]
+        d = min(lcp[p], valid)
+        ok = True
+        while d < L:
+            q, inc = next_state(table, arc_off, arc_lab, arc_dst, arc_inc, st_state[d], vlab[c, d])
+            if q < 0:
+                ok = False
+                break
+            st_state[d + 1] = q
+            st_slot[d + 1] = st_slot[d] + inc
+            d += 1
+        valid = d
+        if ok and final[st_state[L]]:
+            slots[p - indptr[i]] = st_slot[L]
+        else:
+            slots[p - indptr[i]] = -1
+
+
+@njit
 def _walk_trie(parent, label, dfa, state, number):
     start, table, arc_off, arc_lab, arc_dst, arc_inc, final = dfa
     state[0] = start
@@ -154,7 +220,7 @@ def _walk_trie(parent, label, dfa, state, number):
         if p < 0:
             state[v] = -1
             continue
-        q, inc = _next_state(table, arc_off, arc_lab, arc_dst, arc_inc, p, label[v])
+        q, inc = next_state(table, arc_off, arc_lab, arc_dst, arc_inc, p, label[v])
         state[v] = q
         number[v] = number[parent[v]] + inc
     for v in range(parent.shape[0]):

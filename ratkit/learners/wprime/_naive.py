@@ -30,8 +30,8 @@ from ratkit.automata.distance import total_native
 from ratkit.automata.semirings import PROBABILITY
 from ratkit.automata.transducer import Transducer
 from ratkit.exceptions import ParameterError
-from ratkit.learners.dcd._epochs import epoch_python
-from ratkit.learners.svm import _kernel_view as view
+from ratkit.learners.dcd.epochs import epoch_python
+from ratkit.learners.wprime import kernel_view as view
 from ratkit.learners.wprime._protocol import Epoch, EpochResult, TrainingSet, dual_solution, register_representation
 
 __all__ = ["NaiveUnion", "NaiveWPrime", "dot_native", "naive_epoch", "unit_automaton"]
@@ -212,7 +212,7 @@ class NaiveWPrime:
 
     @classmethod
     def build(cls, data: TrainingSet) -> NaiveWPrime | None:
-        if data.linear:
+        if data.reads_vectors:
             raise ParameterError(
                 "representation='naive' builds W′ from OpenFst feature automata, which a numeric "
                 "'linear' kernel does not have; use representation='trie' or 'automaton'."
