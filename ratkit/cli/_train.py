@@ -189,8 +189,8 @@ def _learner_class(name: str) -> type:
     for a name no plugin has, an UnknownPluginError listing only the learners ``train``
     accepts — not every learner plugin, some of which it would then refuse."""
     from ratkit.exceptions import RatkitError, UnknownPluginError
-    from ratkit.workflow import learner_class
     from ratkit.plugins import available
+    from ratkit.workflow import learner_class
 
     try:
         return learner_class(name)
@@ -286,19 +286,31 @@ def _plot_convergence(model: Any, path: str) -> None:
     print(f"convergence plot written to {path}")
 
 
+def _reads_vectors(kernel: Any) -> bool:
+    """Whether a learner's ``kernel`` parameter is a LinearKernel, or names its family: the model
+    then reads numeric feature vectors, not sequences."""
+    from ratkit.automata.kernels import LinearKernel
+    from ratkit.plugins import available, get
+
+    if isinstance(kernel, str) and kernel in available("kernel"):
+        family = get("kernel", kernel)
+        return isinstance(family, type) and issubclass(family, LinearKernel)
+    return isinstance(kernel, LinearKernel)
+
+
 def _predict(args: argparse.Namespace) -> int:
     from ratkit import load_model
     from ratkit._files import atomic_write
     from ratkit._persistence import read_metadata
     from ratkit.datasets import load_sequences, write_tsv
     from ratkit.exceptions import DataFormatError, ModelFormatError
-    from ratkit.workflow import prepare, scores
+    from ratkit.workflow import Predictor, prepare, scores
 
     model = load_model(args.model)
-    kernel = model.get_params(deep=False).get("kernel", "linear")  # a learner without one reads vectors
-    if not callable(getattr(model, "predict", None)):  # first: a recommender has no kernel either
+    params = model.get_params(deep=False)
+    if not isinstance(model, Predictor):  # first: a recommender does not predict, and has no kernel either
         what: str | None = "that does not predict labels"
-    elif isinstance(kernel, str) and kernel == "linear":
+    elif "kernel" not in params or _reads_vectors(params["kernel"]):  # a learner without one reads vectors
         what = "on numeric feature vectors"
     else:
         what = None

@@ -150,6 +150,10 @@ class LinearDCDSVC(RationalSVC):
         A fit that raises leaves the estimator unfitted (no half-set attributes).
         """
         super().fit(X, y)
+        # a linear model's state is w alone (coef_ on X's columns: the form of its files); what
+        # RationalSVC records besides (the kernel, W′'s form and sizes, timings) is not kept
+        for name in RationalSVC._fitted_schema.attributes.keys() - self._fitted_schema.attributes.keys():
+            vars(self).pop(name, None)
         return self
 
     def _problem_name(self) -> str:

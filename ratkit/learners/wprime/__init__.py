@@ -17,9 +17,14 @@ from ratkit.learners.wprime._naive import NaiveUnion, NaiveWPrime
 # isort: on
 from ratkit.learners.wprime._patterns import PatternTrie
 from ratkit.learners.wprime._protocol import (
+    Epoch,
+    EpochResult,
+    PrimalInputs,
     TrainingSet,
     WPrime,
+    dual_solution,
     get_representation,
+    primal_inputs,
     register_representation,
     representation_names,
 )
@@ -27,6 +32,11 @@ from ratkit.learners.wprime._protocol import (
 __all__ = [
     "WPrime",
     "TrainingSet",
+    "Epoch",
+    "EpochResult",
+    "PrimalInputs",
+    "primal_inputs",
+    "dual_solution",
     "register_representation",
     "get_representation",
     "representation_names",

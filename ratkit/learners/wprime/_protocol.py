@@ -10,7 +10,9 @@ progress — live once in the learner that drives it
 (:meth:`ratkit.learners.svm._base.DualSVCBase._train`).
 
 A new representation is one module with one class decorated by
-:func:`register_representation`; ``RationalSVC(representation=name)`` then uses it, and
+:func:`register_representation` — a ``representation`` plugin of :mod:`ratkit.plugins`, so a
+third-party distribution may name the class in its entry-point group ``ratkit.representations``
+instead, and ``ratkit plugins list`` shows it —; ``RationalSVC(representation=name)`` then uses it, and
 falls back to the registered ``fallback`` when :meth:`WPrime.build` says the kernel lacks
 what it needs (no finite feature map, no factor T).
 
@@ -134,7 +136,7 @@ _ORDER: list[str] = []
 
 W = TypeVar("W", bound=type)
 
-_MISSING = "(missing)"
+_MISSING: Any = object()  # what getattr gives for an attribute a class does not state
 
 
 def register_representation(name: str, *, fallback: str | None = "rows", stage: str = "features") -> Callable[[W], W]:
@@ -163,6 +165,10 @@ def representation_names() -> tuple[str, ...]:
     return tuple([n for n in _ORDER if n in names] + [n for n in names if n not in _ORDER])
 
 
+def _shown(value: Any) -> str:
+    return "nothing" if value is _MISSING else repr(value)
+
+
 def get_representation(name: Any, owner: str = "RationalSVC") -> type[WPrime]:
     """The representation registered as ``name``, or a ParameterError listing the names.
 
@@ -177,7 +183,7 @@ def get_representation(name: Any, owner: str = "RationalSVC") -> type[WPrime]:
     if not isinstance(stage, str) or not (fallback is None or isinstance(fallback, str)):
         raise ParameterTypeError(
             f"The W′ representation {name!r} ({cls!r}) must state 'fallback' (a representation name or None) "
-            f"and 'stage' (a str) as class attributes; got fallback={fallback!r}, stage={stage!r}. Register it "
+            f"and 'stage' (a str) as class attributes; got {_shown(fallback)} and {_shown(stage)}. Register it "
             "with ratkit.learners.wprime.register_representation, which sets them."
         )
     if fallback is not None and fallback not in representation_names():  # pragma: no cover - a registration defect
