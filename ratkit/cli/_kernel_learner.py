@@ -131,7 +131,7 @@ def _run(args: argparse.Namespace) -> int:
         from ratkit import plots
 
         labels = [_pattern_label(p) for p in learner.patterns_]
-        plots.plot_kernel_weights(learner.weights_, labels, args.plot)
+        plots.plot_kernel_weights(learner.weights_.tolist(), labels, args.plot)
         print(f"kernel-learner: weights μ plotted to {args.plot}", file=sys.stderr)
     return 0
 

@@ -8,9 +8,10 @@ from ``--param KEY=VALUE``; ``predict`` reads any model file with :func:`ratkit.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ratkit.cli._argtypes import fraction, key_value, positive, spec_or_path
 from ratkit.cli._common import (
@@ -26,6 +27,9 @@ from ratkit.cli._common import (
 )
 from ratkit.cli._compute import add_compute_arguments, compute_context
 
+if TYPE_CHECKING:
+    from ratkit.datasets import DataFormat
+
 __all__ = ["register_commands", "TRAIN_FORMATS", "PREDICT_FORMATS"]
 
 #: ``--format`` of the commands that need labels, and of those that do not.
@@ -36,6 +40,8 @@ PREDICT_FORMATS = SEQUENCE_FORMATS
 #: The options of ``train`` that set the learner parameter of the same name. Each is passed
 #: to the learner when given; when left out, the learner's own default holds. (``--n-jobs``
 #: is not one of them: it sets where every parallel step runs, see :func:`_train`.)
+#: The parameter kinds that are no named parameter of a learner (``*args``, ``**kwargs``).
+_VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 _LEARNER_OPTIONS = ("C", "representation", "fit_intercept", "tol", "max_iter")
 
 
@@ -148,7 +154,7 @@ def _learner_params(args: argparse.Namespace, learner: type) -> dict[str, Any]:
     params = parse_params(args.param, learner)
     if "kernel" in params:
         raise ParameterError("--param kernel: give the kernel with --kernel SPEC.")
-    valid = set(learner._get_param_names())
+    valid = {p.name for p in inspect.signature(learner).parameters.values() if p.kind not in _VARIADIC}
     for name in _LEARNER_OPTIONS:
         value = getattr(args, name)
         if value is None:
@@ -327,9 +333,8 @@ def _predict(args: argparse.Namespace) -> int:
         )
     meta = read_metadata(args.model)
     target = args.target if args.target is not None else meta.get("target")
-    data = load_sequences(
-        args.data, resolve_format(args.data, args.format, PREDICT_FORMATS), split="test", target=target
-    )
+    fmt = cast("DataFormat", resolve_format(args.data, args.format, PREDICT_FORMATS))  # one of PREDICT_FORMATS
+    data = load_sequences(args.data, fmt, split="test", target=target)
     # a text with line breaks or TABs (a Reuters story) cannot be a column of label<TAB>sequence
     # lines: its document id stands for it (its NEWID), as the note below says
     multiline = any("\n" in s or "\r" in s or "\t" in s for s in data.sequences)

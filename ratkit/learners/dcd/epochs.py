@@ -87,7 +87,7 @@ def dual_change(G: float, old: float, new: float, qinv: float) -> float:
 
 
 @njit
-def coordinate(G: float, a: float, qinv: float, C: float, max_old: float, min_old: float):
+def coordinate(G: float, a: float, qinv: float, C: float, max_old: float, min_old: float) -> tuple[bool, float, float]:
     """(shrink?, ∇^P, new α_i) for one coordinate with gradient G."""
     if a <= 0.0 and G > max_old:
         return True, 0.0, a

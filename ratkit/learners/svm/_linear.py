@@ -8,7 +8,7 @@ C.-J. Hsieh et al., "A dual coordinate descent method for large-scale linear SVM
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -153,7 +153,7 @@ class LinearDCDSVC(RationalSVC):
         # a linear model's state is w alone (coef_ on X's columns: the form of its files); what
         # RationalSVC records besides (the kernel, W′'s form and sizes, timings) is not kept
         for name in RationalSVC._fitted_schema.attributes.keys() - self._fitted_schema.attributes.keys():
-            vars(self).pop(name, None)
+            self.__dict__.pop(name, None)
         return self
 
     def _problem_name(self) -> str:
@@ -165,4 +165,5 @@ class LinearDCDSVC(RationalSVC):
 
     def _scores(self, X: Any) -> np.ndarray:
         X = self._matrix(X, reset=False)
-        return np.asarray(X @ self.coef_.T) + self.intercept_
+        coef = cast(np.ndarray, self.coef_)  # a fitted linear model always has w
+        return np.asarray(X @ coef.T) + self.intercept_

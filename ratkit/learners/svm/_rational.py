@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, cast
 
 import numpy as np
 from sklearn.base import clone
@@ -196,7 +196,7 @@ class RationalSVC(DualSVCBase):
     #: ``support_vectors_``; a subclass inherits it.
     _fitted_schema: ClassVar[Fitted] = DualSVCBase._fitted_schema.extend(
         kernel_=Instance(
-            (Kernel, Callable),
+            (Kernel, cast(type, Callable)),  # collections.abc.Callable is a class at run time
             "a ratkit kernel or a callable K(X, Y)",
             values=("linear",),  # the LinearKernel as files written before it existed hold it
         ),
@@ -305,7 +305,8 @@ class RationalSVC(DualSVCBase):
         of X and y, after the check that they have as many samples), sequences on their own."""
         if view.reads_vectors(kernel):
             self._check_lengths(X, y)
-            return self._matrix(X, y, reset=True)  # type: ignore[no-any-return]
+            X, y = self._matrix(X, y, reset=True)
+            return X, y
         return self._inputs(X, kernel, reset=True), y
 
     # -- training ----------------------------------------------------------------------
@@ -321,7 +322,7 @@ class RationalSVC(DualSVCBase):
         owner = type(self).__name__
         C, tol, max_iter = self._check_solver_params()
         rng = self._random_state()
-        name = self.representation
+        name: str | None = self.representation
         cls = get_representation(name, owner)
         scale = check_real(self.intercept_scaling, "intercept_scaling", owner, low=0.0, low_open=True)
         kernel = self._resolve_kernel()
@@ -365,12 +366,14 @@ class RationalSVC(DualSVCBase):
     def _scores(self, X: Any) -> np.ndarray:
         kernel = self.kernel_
         X = self._inputs(X, kernel, reset=False)
-        if self.coef_ is not None:
+        coef = self.coef_
+        if coef is not None:
             view.warn_if_foreign(getattr(self.feature_map_, "symbols", ()), X)
             F = view.transform_features(kernel, self.feature_map_, X, self.n_jobs)
-            return np.asarray(F @ self.coef_.T) + self.intercept_
+            return np.asarray(F @ coef.T) + self.intercept_
         K = view.kernel_matrix(kernel, X, self.support_vectors_)
-        return K @ self.dual_coef_.T + self.intercept_
+        dual_coef = cast(np.ndarray, self.dual_coef_)  # without coef_, the kernel expansion (_one_form)
+        return K @ dual_coef.T + self.intercept_
 
     # -- sizes of W′ (Table III) ---------------------------------------------------------
     def wprime_sizes(self, problem: int = 0) -> dict[str, int]:

@@ -20,9 +20,12 @@ vocabularies", Software—Practice and Experience 23 (1993).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ratkit._jit import njit
+from ratkit.learners.wprime._patterns import PatternTrie
 
 __all__ = ["minimal_dfa", "dense_arc_table", "trie_paths", "next_state", "intersect_slots"]
 
@@ -117,7 +120,7 @@ def _dfa_arcs(cls, rep, child_offsets, children, label, final):
     return arc_off, arc_lab, arc_dst, arc_inc, fin, count
 
 
-def minimal_dfa(trie) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+def minimal_dfa(trie: PatternTrie) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """The minimal DFA of the trie's patterns: (start, arc_off, arc_lab, arc_dst, arc_inc,
     final, number of paths). Arcs of state q are ``arc_off[q]:arc_off[q + 1]``, labels
     ascending; summing ``arc_inc`` along the path of z gives z's lexicographic rank."""
@@ -228,7 +231,7 @@ def _walk_trie(parent, label, dfa, state, number):
             state[v] = -1
 
 
-def trie_paths(trie, dfa: tuple, codes: np.ndarray) -> np.ndarray:
+def trie_paths(trie: PatternTrie, dfa: tuple[Any, ...], codes: np.ndarray) -> np.ndarray:
     """The path number in the DFA ``dfa`` (the arrays of
     :class:`~ratkit.learners.wprime._automaton.PatternAutomaton`) of each pattern ``codes``
     (a node of ``trie``), −1 where the DFA rejects it. The trie's nodes are walked once, each

@@ -60,7 +60,8 @@ def dot_native(a: pynini.Fst, b: pynini.Fst) -> float:
     f = pynini.intersect(a, b)
     if f.start() < 0:
         return 0.0
-    if f.topsort().properties(pynini.ACYCLIC, True) != pynini.ACYCLIC:  # cyclic: sum to convergence
+    acyclic = pynini.ACYCLIC  # type: ignore[attr-defined]  # pynini's stub omits _pywrapfst's property bits
+    if f.topsort().properties(acyclic, True) != acyclic:  # cyclic: sum to convergence
         return float(np.exp(-total_native(Transducer(f, PROBABILITY, _EMPTY, check=False))))
     t = fst_to_arrays(f)
     return float(_topsorted_total(t.start, t.final, t.src, t.weight, t.dst))
@@ -122,7 +123,8 @@ class NaiveUnion:
         it = self.parts[part].mutable_arcs(0)
         it.seek(pos)
         arc = it.value()
-        it.set_value(pynini.Arc(0, 0, pynini.Weight("log64", native), arc.nextstate))
+        weight = pynini.Weight("log64", native)  # type: ignore[attr-defined]  # pynini's stub omits Weight
+        it.set_value(pynini.Arc(0, 0, weight, arc.nextstate))  # type: ignore[attr-defined]  # and Arc
 
     def dot(self, phi: pynini.Fst) -> float:
         """D(Φ ⋄ W′₊) − D(Φ ⋄ W′₋)."""

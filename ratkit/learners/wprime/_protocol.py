@@ -150,7 +150,8 @@ def register_representation(name: str, *, fallback: str | None = "rows", stage: 
 
     def decorator(cls: W) -> W:
         register("representation", name)(cls)
-        cls.name, cls.fallback, cls.stage = name, fallback, stage
+        declared: Any = cls  # the class gains the attributes of the WPrime protocol here
+        declared.name, declared.fallback, declared.stage = name, fallback, stage
         if name not in _ORDER:
             _ORDER.append(name)
         return cls
@@ -178,7 +179,7 @@ def get_representation(name: Any, owner: str = "RationalSVC") -> type[WPrime]:
     ParameterTypeError saying so.
     """
     check_choice(name, "representation", owner, representation_names())
-    cls = get("representation", name)
+    cls: type[WPrime] = get("representation", name)
     fallback, stage = getattr(cls, "fallback", _MISSING), getattr(cls, "stage", _MISSING)
     if not isinstance(stage, str) or not (fallback is None or isinstance(fallback, str)):
         raise ParameterTypeError(
@@ -188,7 +189,7 @@ def get_representation(name: Any, owner: str = "RationalSVC") -> type[WPrime]:
         )
     if fallback is not None and fallback not in representation_names():  # pragma: no cover - a registration defect
         raise ParameterError(f"The W′ representation {name!r} falls back to {fallback!r}, which is not registered.")
-    return cls  # type: ignore[no-any-return]
+    return cls
 
 
 @dataclass(frozen=True)
