@@ -291,11 +291,18 @@ class RationalSVC(DualSVCBase):
         )
 
     def _inputs(self, X: Any, kernel: Any, reset: bool) -> Any:
-        """The inputs as the kernel reads them, checked once, here: a numeric matrix for a kernel
-        that reads vectors (scikit-learn's ``validate_data``), else a list."""
+        """The inputs as the kernel reads them: a numeric matrix for a kernel that reads vectors
+        (scikit-learn's ``validate_data``), else a list.
+
+        Each input is checked once, by the one that reads it: a ratkit kernel checks the items
+        of a list itself (every hook coerces its inputs at its boundary), so a list given with
+        one goes to it as it is; anything else (an array, a table, a generator) is made a list
+        here, and so are the inputs of a plain callable K(X, Y), which checks nothing.
+        """
         if view.reads_vectors(kernel):
             return self._matrix(X, reset=reset)
-        X = as_collection(X, "X")
+        if not (isinstance(kernel, Kernel) and type(X) is list):
+            X = as_collection(X, "X")
         if not X and reset:
             raise TrainingDataError(f"{type(self).__name__} got an empty training set; give at least two sequences.")
         return X
