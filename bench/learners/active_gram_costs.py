@@ -20,10 +20,10 @@ from scipy.optimize import nnls
 
 from ratkit.automata import kernels
 from ratkit.datasets import reuters_modapte
-from ratkit.learners.dcd import _active_gram as ag
+from ratkit.learners.dcd import active_gram as ag
 from ratkit.learners.dcd.epochs import epoch_indexed, inverse_diagonal
-from ratkit.learners.wprime import kernel_view as view
 from ratkit.learners.dcd.rows import IndexedRows, csr_arrays
+from ratkit.learners.wprime import kernel_view as view
 
 from .reuters import _bodies
 

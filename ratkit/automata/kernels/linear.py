@@ -75,7 +75,7 @@ class LinearKernel(Kernel):
         """Φ(X) = X: the rows of X are the feature vectors (a 2-D float64 array, or CSR)."""
         return as_vectors(X)
 
-    def gram(self, X: Any, Y: Any = None) -> np.ndarray:
+    def _gram(self, X: Any, Y: Any = None) -> np.ndarray:
         """[⟨x_i, y_j⟩] = X Yᵀ, dense (Y = None: X against itself)."""
         A = as_vectors(X)
         B = A if Y is None else as_vectors(Y, "Y")
@@ -85,6 +85,12 @@ class LinearKernel(Kernel):
             )
         K = A @ B.T
         return np.asarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
+
+    if "_gram" not in vars(Kernel):  # a base whose gram is the family's hook (before Kernel.gram called _gram)
+
+        def gram(self, X: Any, Y: Any = None) -> np.ndarray:
+            """[⟨x_i, y_j⟩] = X Yᵀ, dense (Y = None: X against itself)."""
+            return self._gram(X, Y)
 
     def value(self, x: Any, y: Any) -> float:
         """⟨x, y⟩ for two vectors."""
