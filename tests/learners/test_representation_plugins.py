@@ -126,3 +126,15 @@ def test_a_representation_that_does_not_state_its_fallback_is_refused(monkeypatc
     X, y = _data()
     with pytest.raises(ParameterTypeError, match="must state 'fallback'.*register_representation"):
         RationalSVC(kernels.ngram(2), representation="no-fallback").fit(X, y)
+
+
+def test_training_set_linear_is_deprecated_and_still_answers():
+    import numpy as np
+
+    from ratkit.automata.kernels import LinearKernel
+    from ratkit.learners.wprime import TrainingSet
+
+    with pytest.warns(DeprecationWarning, match="TrainingSet.linear is deprecated.*reads_vectors"):
+        assert TrainingSet(LinearKernel(), np.eye(3)).linear is True
+    with pytest.warns(DeprecationWarning):
+        assert TrainingSet(kernels.ngram(2), ["ab"]).linear is False

@@ -10,6 +10,8 @@ Compiled builders for :mod:`ratkit.learners.wprime._automaton`:
   a minimal perfect hash — Lucchesi and Kowaltowski 1993).
 * :func:`trie_paths` — the path number of every pattern of a trie, one DFA lookup per trie
   node from its parent's state.
+* :func:`next_state` and :func:`intersect_slots` — the compiled walks of those arrays: one
+  transition, and Φ′_i ⋄ A (the slot of every pattern of a row of Φ′ in the DFA A).
 
 References
 ----------

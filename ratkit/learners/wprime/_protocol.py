@@ -23,6 +23,7 @@ A. Ghose, *Rational kernels: a survey*, §V-B eq. (45)–(54), Algorithm 4, Tabl
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeVar
@@ -89,6 +90,18 @@ class TrainingSet:
         """Whether X is a numeric matrix whose rows are their own features
         (:func:`~ratkit.learners.wprime.kernel_view.reads_vectors`)."""
         return view.reads_vectors(self.kernel)
+
+    @property
+    def linear(self) -> bool:
+        """Deprecated: :attr:`reads_vectors` (the kernel was the string ``"linear"``; it is a
+        :class:`~ratkit.automata.kernels.LinearKernel` now)."""
+        warnings.warn(
+            "TrainingSet.linear is deprecated and will be removed in the next release; use "
+            "TrainingSet.reads_vectors (true for a LinearKernel).",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.reads_vectors
 
     @property
     def shift(self) -> float:
