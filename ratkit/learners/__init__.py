@@ -1,8 +1,9 @@
 """ratkit.learners: SVMs trained by dual coordinate descent, on vectors and on rational kernels.
 
 :class:`LinearDCDSVC` is Algorithm 3 of the survey (the linear L1-loss SVM dual: RationalSVC
-on :class:`~ratkit.automata.kernels.LinearKernel`); :class:`RationalSVC` is Algorithm 4 (the same solver on a rational kernel T ∘ T⁻¹, with
-W′ = Σ α_i y_i Φ′_i kept as a trie, a minimal automaton, a naive ε-union or kernel rows:
+on :class:`~ratkit.automata.kernels.LinearKernel`); :class:`RationalSVC` is Algorithm 4 (the
+same solver on a rational kernel T ∘ T⁻¹, with W′ = Σ α_i y_i Φ′_i kept as a trie, a minimal
+automaton, a naive ε-union or kernel rows:
 :mod:`ratkit.learners.wprime`). Both are scikit-learn classifiers and ``learner`` plugins
 (``linear-dcd``, ``rational-svc``). :class:`KernelLearner` learns the weights of a
 count-based rational kernel by the QP of §VI (plugin ``kernel-learner``).
