@@ -12,8 +12,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ratkit.learners import LinearDCDSVC
 from ratkit.learners.dcd import active_gram as ag
-from ratkit.learners.dcd.epochs import epoch_indexed, inverse_diagonal
 from ratkit.learners.dcd._solver import solve
+from ratkit.learners.dcd.epochs import epoch_indexed, inverse_diagonal
 from ratkit.learners.dcd.rows import IndexedRows, csr_arrays
 
 
