@@ -260,6 +260,8 @@ class RationalSVC(DualSVCBase):
     def _reads_vectors(self) -> bool:
         """Whether ``kernel`` takes numeric feature vectors (a LinearKernel), for the tags:
         False when it cannot be resolved (``fit`` reports why)."""
+        if isinstance(self.kernel, Kernel):
+            return view.reads_vectors(self.kernel)  # no clone needed to ask its type
         try:
             return view.reads_vectors(self._resolve_kernel())
         except (RatkitError, TypeError, ValueError):
