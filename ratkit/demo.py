@@ -27,8 +27,8 @@ import numpy as np
 
 from ratkit._files import check_output_path
 from ratkit.datasets import load_splice
-from ratkit.learners._workflow import DEFAULT_SPEC, prepare, split_dataset, train_and_evaluate
 from ratkit.persistence import load_model, save_model
+from ratkit.workflow import DEFAULT_SPEC, prepare, split_dataset, train_and_evaluate
 
 __all__ = ["DEMO_SPEC", "run_demo"]
 

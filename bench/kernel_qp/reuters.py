@@ -34,9 +34,7 @@ import scipy.sparse as sp
 
 from ratkit.automata.kernels import Kernel, count_based, ngram
 from ratkit.datasets import reuters_modapte
-from ratkit.learners.kernel_learner._learner import KernelLearner
-from ratkit.learners.kernel_learner._patterns import most_frequent_patterns, pattern_counts
-from ratkit.learners.kernel_learner._qp import solve_kernel_qp
+from ratkit.learners.kernel_learner import KernelLearner, most_frequent_patterns, pattern_counts, solve_kernel_qp
 
 DATA = str(Path(__file__).resolve().parents[2].parent / "shared" / "data" / "reuters21578")
 OUT = Path(__file__).resolve().parents[1] / "out"

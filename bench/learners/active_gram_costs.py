@@ -1,4 +1,4 @@
-"""Calibrate the build-cost model of :mod:`ratkit.learners.dcd._active_gram` on Reuters n-grams.
+"""Calibrate the build-cost model of :mod:`ratkit.learners.dcd.active_gram` on Reuters n-grams.
 
 For random sets A of training stories it times, in one process, a pass of dual coordinate
 descent on the indexed rows of A (the unit: seconds per entry x_i(z)) and the build of
@@ -20,10 +20,10 @@ from scipy.optimize import nnls
 
 from ratkit.automata import kernels
 from ratkit.datasets import reuters_modapte
-from ratkit.learners.dcd import _active_gram as ag
-from ratkit.learners.dcd._epochs import epoch_indexed, inverse_diagonal
-from ratkit.learners.svm import _kernel_view as view
-from ratkit.learners.wprime._indexed_rows import IndexedRows, csr_arrays
+from ratkit.learners.dcd import active_gram as ag
+from ratkit.learners.dcd.epochs import epoch_indexed, inverse_diagonal
+from ratkit.learners.dcd.rows import IndexedRows, csr_arrays
+from ratkit.learners.wprime import kernel_view as view
 
 from .reuters import _bodies
 

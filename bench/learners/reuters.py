@@ -52,7 +52,7 @@ from sklearn.svm import SVC, LinearSVC
 from ratkit.automata import kernels
 from ratkit.datasets import reuters_modapte
 from ratkit.learners import RationalSVC
-from ratkit.learners.wprime._naive import NaiveUnion
+from ratkit.learners.wprime import NaiveUnion
 
 CATEGORIES = ("acq", "earn", "crude", "grain", "money-fx", "interest", "trade", "ship", "wheat", "corn")
 DEFAULT_DATA = os.path.join("..", "shared", "data", "reuters21578")

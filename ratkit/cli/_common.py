@@ -38,14 +38,14 @@ __all__ = [
     "png_file",
 ]
 
-#: ``ratkit.learners._workflow.DEFAULT_SPEC``: the kernel of ``train`` and ``gram`` without --kernel.
+#: ``ratkit.workflow.DEFAULT_SPEC``: the kernel of ``train`` and ``gram`` without --kernel.
 DEFAULT_SPEC: dict[str, Any] = {"family": "cosine", "kernel": {"family": "ngram", "n": 3}}
-#: ``ratkit.learners._workflow.DEFAULT_LEARNER``.
+#: ``ratkit.workflow.DEFAULT_LEARNER``.
 DEFAULT_LEARNER = "rational-svc"
 #: ``ratkit.learners.kernel_learner._qp.QP_SOLVERS``: the cvxpy solvers of ``kernel-learner``.
 QP_SOLVERS: tuple[str, ...] = ("CLARABEL", "OSQP", "SCS", "HIGHS")
 #: ``ratkit.plugins.registry.KINDS``.
-PLUGIN_KINDS: tuple[str, ...] = ("kernel", "learner", "recommender")
+PLUGIN_KINDS: tuple[str, ...] = ("kernel", "learner", "recommender", "representation")
 #: ``ratkit.datasets._FORMATS``: the formats of :func:`ratkit.datasets.load_sequences`.
 SEQUENCE_FORMATS: tuple[str, ...] = ("auto", "tsv", "splice", "reuters", "lines")
 

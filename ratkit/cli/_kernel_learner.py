@@ -2,7 +2,7 @@
 
 Reads labelled sequences with :func:`ratkit.datasets.load_sequences` (``label<TAB>sequence``
 lines, UCI splice.data or the Reuters-21578 folder), fits a
-:class:`~ratkit.learners.kernel_learner._learner.KernelLearner` and writes the learned kernel as a spec
+:class:`~ratkit.learners.KernelLearner` and writes the learned kernel as a spec
 (``{"family": "count-based", "patterns": [...], "weights": [...]}``), which ``from_spec``
 and ``ratkit train --kernel`` read back. ``learn-kernel``, its former name, still works.
 """
@@ -98,7 +98,7 @@ def _run(args: argparse.Namespace) -> int:
     from ratkit._files import atomic_write
     from ratkit.automata.kernels import to_spec
     from ratkit.datasets import load_sequences
-    from ratkit.learners.kernel_learner._learner import KernelLearner
+    from ratkit.learners.kernel_learner import KernelLearner
 
     data = load_sequences(args.data, args.format, split="train", target=args.target)
     sequences = [tuple(s.split()) for s in data.sequences] if args.tokens else data.sequences
@@ -131,7 +131,7 @@ def _run(args: argparse.Namespace) -> int:
         from ratkit import plots
 
         labels = [_pattern_label(p) for p in learner.patterns_]
-        plots.plot_kernel_weights(learner.weights_, labels, args.plot)
+        plots.plot_kernel_weights(learner.weights_.tolist(), labels, args.plot)
         print(f"kernel-learner: weights μ plotted to {args.plot}", file=sys.stderr)
     return 0
 

@@ -8,9 +8,10 @@ from ``--param KEY=VALUE``; ``predict`` reads any model file with :func:`ratkit.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ratkit.cli._argtypes import fraction, key_value, positive, spec_or_path
 from ratkit.cli._common import (
@@ -26,6 +27,9 @@ from ratkit.cli._common import (
 )
 from ratkit.cli._compute import add_compute_arguments, compute_context
 
+if TYPE_CHECKING:
+    from ratkit.datasets import DataFormat
+
 __all__ = ["register_commands", "TRAIN_FORMATS", "PREDICT_FORMATS"]
 
 #: ``--format`` of the commands that need labels, and of those that do not.
@@ -36,6 +40,8 @@ PREDICT_FORMATS = SEQUENCE_FORMATS
 #: The options of ``train`` that set the learner parameter of the same name. Each is passed
 #: to the learner when given; when left out, the learner's own default holds. (``--n-jobs``
 #: is not one of them: it sets where every parallel step runs, see :func:`_train`.)
+#: The parameter kinds that are no named parameter of a learner (``*args``, ``**kwargs``).
+_VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 _LEARNER_OPTIONS = ("C", "representation", "fit_intercept", "tol", "max_iter")
 
 
@@ -148,7 +154,7 @@ def _learner_params(args: argparse.Namespace, learner: type) -> dict[str, Any]:
     params = parse_params(args.param, learner)
     if "kernel" in params:
         raise ParameterError("--param kernel: give the kernel with --kernel SPEC.")
-    valid = set(learner._get_param_names())
+    valid = {p.name for p in inspect.signature(learner).parameters.values() if p.kind not in _VARIADIC}
     for name in _LEARNER_OPTIONS:
         value = getattr(args, name)
         if value is None:
@@ -173,7 +179,7 @@ def _train(args: argparse.Namespace) -> int:
     """The command: everything after the checks runs where ``--scheduler`` / ``--n-jobs`` say
     (on a Dask cluster, or on local processes), every joblib loop included."""
     from ratkit.automata.kernels import from_spec
-    from ratkit.learners._workflow import DEFAULT_SPEC
+    from ratkit.workflow import DEFAULT_SPEC
 
     learner = _learner_class(args.learner)
     params = _learner_params(args, learner)
@@ -189,8 +195,8 @@ def _learner_class(name: str) -> type:
     for a name no plugin has, an UnknownPluginError listing only the learners ``train``
     accepts — not every learner plugin, some of which it would then refuse."""
     from ratkit.exceptions import RatkitError, UnknownPluginError
-    from ratkit.learners._workflow import learner_class
     from ratkit.plugins import available
+    from ratkit.workflow import learner_class
 
     try:
         return learner_class(name)
@@ -223,7 +229,7 @@ def _check_representation(name: str) -> None:
 
 def _train_on(args: argparse.Namespace, kernel: Any, params: dict[str, Any]) -> int:
     from ratkit.datasets import load_sequences
-    from ratkit.learners._workflow import split_dataset, train_and_evaluate
+    from ratkit.workflow import split_dataset, train_and_evaluate
 
     data = load_sequences(args.data, args.format, split="train", target=args.target)
     if args.test_data is not None:
@@ -286,19 +292,31 @@ def _plot_convergence(model: Any, path: str) -> None:
     print(f"convergence plot written to {path}")
 
 
+def _reads_vectors(kernel: Any) -> bool:
+    """Whether a learner's ``kernel`` parameter is a LinearKernel, or names its family: the model
+    then reads numeric feature vectors, not sequences."""
+    from ratkit.automata.kernels import LinearKernel
+    from ratkit.plugins import available, get
+
+    if isinstance(kernel, str) and kernel in available("kernel"):
+        family = get("kernel", kernel)
+        return isinstance(family, type) and issubclass(family, LinearKernel)
+    return isinstance(kernel, LinearKernel)
+
+
 def _predict(args: argparse.Namespace) -> int:
     from ratkit import load_model
     from ratkit._files import atomic_write
     from ratkit.datasets import load_sequences, write_tsv
     from ratkit.exceptions import DataFormatError, ModelFormatError
-    from ratkit.learners._workflow import prepare, scores
     from ratkit.persistence import read_metadata
+    from ratkit.workflow import Predictor, prepare, scores
 
     model = load_model(args.model)
-    kernel = model.get_params(deep=False).get("kernel", "linear")  # a learner without one reads vectors
-    if not callable(getattr(model, "predict", None)):  # first: a recommender has no kernel either
+    params = model.get_params(deep=False)
+    if not isinstance(model, Predictor):  # first: a recommender does not predict, and has no kernel either
         what: str | None = "that does not predict labels"
-    elif isinstance(kernel, str) and kernel == "linear":
+    elif "kernel" not in params or _reads_vectors(params["kernel"]):  # a learner without one reads vectors
         what = "on numeric feature vectors"
     else:
         what = None
@@ -315,9 +333,8 @@ def _predict(args: argparse.Namespace) -> int:
         )
     meta = read_metadata(args.model)
     target = args.target if args.target is not None else meta.get("target")
-    data = load_sequences(
-        args.data, resolve_format(args.data, args.format, PREDICT_FORMATS), split="test", target=target
-    )
+    fmt = cast("DataFormat", resolve_format(args.data, args.format, PREDICT_FORMATS))  # one of PREDICT_FORMATS
+    data = load_sequences(args.data, fmt, split="test", target=target)
     # a text with line breaks or TABs (a Reuters story) cannot be a column of label<TAB>sequence
     # lines: its document id stands for it (its NEWID), as the note below says
     multiline = any("\n" in s or "\r" in s or "\t" in s for s in data.sequences)

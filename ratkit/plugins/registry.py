@@ -1,11 +1,13 @@
-"""The plugin registry: built-in and third-party kernels, learners and recommenders.
+"""The plugin registry: built-in and third-party kernels, learners, recommenders and W′ representations.
 
 Built-in plugins register themselves with :func:`register` when their module is
 imported. Third-party distributions add theirs through the entry-point groups
-``ratkit.kernels``, ``ratkit.learners`` and ``ratkit.recommenders`` (one per kind, see
-:data:`ENTRY_POINT_GROUPS`); the entry point's name is the plugin name and its target the
-plugin object. Recommenders in the former group ``ratkit.recsys`` are still read for one
-release, with a :class:`DeprecationWarning` naming the distribution to update. Discovery goes through
+``ratkit.kernels``, ``ratkit.learners``, ``ratkit.recommenders`` and ``ratkit.representations``
+(one per kind, see :data:`ENTRY_POINT_GROUPS`; the representations of W′ a
+:class:`~ratkit.learners.RationalSVC` trains on are described in :mod:`ratkit.learners.wprime`);
+the entry point's name is the plugin name and its target the plugin object. Recommenders in the
+former group ``ratkit.recsys`` are still read for one release, with a :class:`DeprecationWarning`
+naming the distribution to update. Discovery goes through
 :mod:`importlib.metadata`, runs once and is cached; :func:`refresh` forgets the cache.
 
 :func:`describe` and :func:`describe_all` tell where each plugin comes from: a
@@ -46,12 +48,13 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-PluginKind = Literal["kernel", "learner", "recommender"]
+PluginKind = Literal["kernel", "learner", "recommender", "representation"]
 KINDS: tuple[str, ...] = get_args(PluginKind)
 ENTRY_POINT_GROUPS: dict[str, str] = {
     "kernel": "ratkit.kernels",
     "learner": "ratkit.learners",
     "recommender": "ratkit.recommenders",
+    "representation": "ratkit.representations",
 }
 #: Former entry-point groups, still read for one release (a DeprecationWarning names the
 #: distribution): kind → group.

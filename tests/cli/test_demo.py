@@ -17,7 +17,7 @@ from ratkit.cli._main import main
 from ratkit.datasets import load_splice
 from ratkit.demo import run_demo
 from ratkit.exceptions import OutputPathError
-from ratkit.learners._workflow import prepare, split_dataset
+from ratkit.workflow import prepare, split_dataset
 from tests.cli._helpers import run
 
 

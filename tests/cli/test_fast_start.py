@@ -37,9 +37,9 @@ def test_help_is_fast(command):
 def test_mirrored_constants_equal_the_library_values():
     from ratkit.cli import _common
     from ratkit.datasets import _FORMATS
-    from ratkit.learners._workflow import DEFAULT_LEARNER, DEFAULT_SPEC
     from ratkit.learners.kernel_learner._qp import QP_SOLVERS
     from ratkit.plugins.registry import KINDS
+    from ratkit.workflow import DEFAULT_LEARNER, DEFAULT_SPEC
 
     assert _common.DEFAULT_SPEC == DEFAULT_SPEC
     assert _common.DEFAULT_LEARNER == DEFAULT_LEARNER

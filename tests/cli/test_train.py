@@ -10,7 +10,7 @@ import pytest
 from ratkit.cli._main import main
 from ratkit.datasets import load_tsv, write_tsv
 from ratkit.learners import load_model
-from ratkit.learners._workflow import positional_tokens
+from ratkit.workflow import positional_tokens
 
 
 def _write(path, seed, m=80):

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ratkit._jit import njit
-from ratkit.learners.dcd._epochs import _advance, _next_state, _row_step, intersect_slots
+from ratkit.learners.dcd.epochs import _advance, _row_step
+from ratkit.learners.wprime._automaton_arrays import intersect_slots
+from ratkit.learners.wprime._automaton_arrays import next_state as _next_state
 
 __all__ = ["epoch_automaton", "walk_row", "epoch_automaton_walk", "WalkRows"]
 

@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
 
 from ratkit.learners import LinearDCDSVC
-from ratkit.learners.dcd import _active_gram as ag
-from ratkit.learners.dcd._epochs import epoch_indexed, inverse_diagonal
+from ratkit.learners.dcd import active_gram as ag
 from ratkit.learners.dcd._solver import solve
-from ratkit.learners.wprime._indexed_rows import IndexedRows, csr_arrays
+from ratkit.learners.dcd.epochs import epoch_indexed, inverse_diagonal
+from ratkit.learners.dcd.rows import IndexedRows, csr_arrays
 
 
 def _dense_q(X: sp.csr_matrix, bias: float, y: np.ndarray, members: np.ndarray) -> np.ndarray:

@@ -17,15 +17,15 @@ import scipy.sparse as sp
 
 from ratkit.automata import kernels
 from ratkit.learners import RationalSVC
-from ratkit.learners.dcd import _active_gram as ag
-from ratkit.learners.dcd._epochs import inverse_diagonal
+from ratkit.learners.dcd import active_gram as ag
 from ratkit.learners.dcd._solver import solve
+from ratkit.learners.dcd.epochs import inverse_diagonal
+from ratkit.learners.dcd.rows import csr_arrays
+from ratkit.learners.wprime import PatternTrie
 from ratkit.learners.wprime._automaton import AutomatonWPrime, PatternAutomaton, merge_equivalent
 from ratkit.learners.wprime._automaton_arrays import minimal_dfa
-from ratkit.learners.wprime._indexed_rows import csr_arrays
 from ratkit.learners.wprime._patterns import code_labels, sorted_lcp
 from ratkit.learners.wprime._protocol import TrainingSet, primal_inputs
-from ratkit.learners.wprime._trie import PatternTrie
 
 from ._automaton_reference import WalkRows, epoch_automaton, epoch_automaton_walk
 

@@ -13,7 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 from ratkit import load_model
 from ratkit.automata import kernels
 from ratkit.learners import LinearDCDSVC, RationalSVC
-from ratkit.learners.dcd import _active_gram as ag
+from ratkit.learners.dcd import active_gram as ag
 from ratkit.learners.dcd import convergence_record, solve
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ratkit.learners import RationalSVC
-from ratkit.learners._workflow import positional_tokens
+from ratkit.workflow import positional_tokens
 
 X = ["acgtac", "acgaac", "tgcatg", "tgcttg", "acgtaa", "tgcatc"]
 y = ["a", "a", "t", "t", "a", "t"]

@@ -8,8 +8,8 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ratkit.learners.dcd._epochs import epoch_indexed
-from ratkit.learners.wprime._indexed_rows import IndexedRows, csr_arrays
+from ratkit.learners.dcd.epochs import epoch_indexed
+from ratkit.learners.dcd.rows import IndexedRows, csr_arrays
 
 problems = st.tuples(
     st.integers(1, 9),  # rows

@@ -411,11 +411,11 @@ def test_a_new_w_prime_representation_is_one_class_and_one_registration(monkeypa
     """W′ as a dense vector over the explicit features, registered from outside the package:
     RationalSVC uses it by name, with the solver's intercept and one-vs-rest, and takes the
     very steps of the trie (plain Algorithm 4: no shrinking)."""
-    from ratkit.learners.dcd._epochs import epoch_python
-    from ratkit.learners.wprime import _protocol
+    from ratkit.learners.dcd.epochs import epoch_python
     from ratkit.learners.wprime._protocol import primal_inputs, register_representation
+    from ratkit.plugins import registry
 
-    monkeypatch.setattr(_protocol, "_REGISTRY", dict(_protocol._REGISTRY))
+    monkeypatch.setitem(registry._registry, "representation", dict(registry._registry["representation"]))
 
     @register_representation("dense")
     class DenseWPrime:

@@ -7,9 +7,9 @@ import random
 import numpy as np
 import pytest
 
+from ratkit.learners.wprime import PatternTrie
 from ratkit.learners.wprime._automaton import PatternAutomaton, minimal_weighted_size
 from ratkit.learners.wprime._patterns import code_labels
-from ratkit.learners.wprime._trie import PatternTrie
 
 
 def _random_patterns(rng: random.Random):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from ratkit.exceptions import RatkitError, TrainingDataError
-from ratkit.learners._workflow import scores
+from ratkit.workflow import scores
 
 
 class _Model:

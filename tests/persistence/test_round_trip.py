@@ -76,6 +76,25 @@ def _linear_dcd(tmp: Path) -> tuple[np.ndarray, np.ndarray]:
     return before, load_model(tmp / "lin.zip").decision_function(Z)
 
 
+def _linear_svc(**params) -> Run:
+    """RationalSVC on the LinearKernel (X numeric, sparse here): W′ on X's columns, or the kernel
+    expansion on the support vectors (rows), decision values on new vectors."""
+
+    def run(tmp: Path) -> tuple[np.ndarray, np.ndarray]:
+        import scipy.sparse as sp
+
+        rng = np.random.RandomState(1)
+        X = sp.csr_matrix(np.where(rng.rand(50, 6) < 0.5, rng.randn(50, 6), 0.0))
+        y = np.where(np.asarray(X[:, 0].todense()).ravel() > np.asarray(X[:, 1].todense()).ravel(), "a", "b")
+        model = RationalSVC(K.LinearKernel(), C=1.0, fit_intercept=True, random_state=0, **params).fit(X, y)
+        Z = sp.csr_matrix(rng.randn(15, 6))
+        before = model.decision_function(Z)
+        model.save(tmp / "lin.zip")
+        return before, load_model(tmp / "lin.zip").decision_function(Z)
+
+    return run
+
+
 def _kernel_learner(tmp: Path) -> tuple[np.ndarray, np.ndarray]:
     """KernelLearner's product is the learned kernel: the reloaded learner's kernel, and the
     kernel read back from the spec ``ratkit kernel-learner`` writes, compute the same Gram matrix."""
@@ -183,14 +202,18 @@ def _pairwise_graph_svc(tmp: Path) -> tuple[np.ndarray, np.ndarray]:
 
 # (case id, [the plugin names and spec families it covers], run)
 CASES: list[tuple[str, list[str], Run]] = [
-    ("ngram", ["kernel:ngram"], _svc(lambda: K.ngram(2))),
+    ("ngram", ["kernel:ngram", "representation:trie"], _svc(lambda: K.ngram(2))),
     ("gappy", ["kernel:gappy"], _svc(lambda: K.gappy(2, 0.5))),
     ("mismatch-inferred-alphabet", ["kernel:mismatch"], _svc(lambda: K.mismatch(3, 1))),
     ("mismatch-declared-alphabet", ["kernel:mismatch"], _svc(lambda: K.mismatch(2, 1, "acgt"))),
     ("subsequence", ["kernel:subsequence"], _svc(K.subsequence, m=16)),
     ("count_based", ["kernel:count-based"], _svc(lambda: K.count_based(["ac", "gt", "ca", "a"], [1.0, 0.5, 2.0, 0.1]))),
     ("transducer-file", ["kernel:transducer"], _transducer_svc),
-    ("edit_distance-exp", ["kernel:edit-distance", "kernel:exp", "exp"], _svc(_edit_exp, m=16)),
+    (
+        "edit_distance-exp",
+        ["kernel:edit-distance", "kernel:exp", "exp", "representation:rows"],  # no features: kernel rows
+        _svc(_edit_exp, m=16),
+    ),
     ("cosine", ["kernel:cosine", "cosine"], _svc(lambda: K.cosine(K.ngram(3)))),
     ("sum", ["kernel:sum", "sum"], _svc(lambda: K.SumKernel([K.ngram(2), K.gappy(2, 0.5)], [1.0, 0.5]), m=16)),
     ("product", ["kernel:product", "product"], _svc(lambda: K.ngram(1) * K.ngram(2), m=16)),
@@ -201,8 +224,18 @@ CASES: list[tuple[str, list[str], Run]] = [
         ["kernel:nds-to-pds", "nds_to_pds", "nds-to-pds"],
         _svc(lambda: K.nds_to_pds(K.edit_distance(substitution=2.0), x0="acgt"), m=16),
     ),
-    ("rational-svc-automaton", ["learner:rational-svc"], _svc(lambda: K.mismatch(2, 1), representation="automaton")),
-    ("rational-svc-naive", ["learner:rational-svc"], _svc(lambda: K.ngram(2), m=16, representation="naive")),
+    (
+        "rational-svc-automaton",
+        ["learner:rational-svc", "representation:automaton"],
+        _svc(lambda: K.mismatch(2, 1), representation="automaton"),
+    ),
+    (
+        "rational-svc-naive",
+        ["learner:rational-svc", "representation:naive"],
+        _svc(lambda: K.ngram(2), m=16, representation="naive"),
+    ),
+    ("rational-svc-linear", ["learner:rational-svc", "kernel:linear"], _linear_svc()),
+    ("rational-svc-linear-rows", ["kernel:linear", "representation:rows"], _linear_svc(representation="rows")),
     ("rational-svc-intercept", ["learner:rational-svc"], _svc(lambda: K.cosine(K.ngram(2)), fit_intercept=True)),
     ("pairwise-tl", ["kernel:pairwise", "pairwise"], _pairwise_svc),
     (

@@ -44,6 +44,7 @@ from ratkit.automata.kernels.count_based import CountBasedKernel, count_based
 from ratkit.automata.kernels.edit_distance import EditDistanceKernel, edit_distance
 from ratkit.automata.kernels.gappy import GappyKernel, gappy
 from ratkit.automata.kernels.identity import input_key
+from ratkit.automata.kernels.linear import LinearKernel
 from ratkit.automata.kernels.mismatch import MismatchKernel, mismatch
 from ratkit.automata.kernels.ngram import NgramKernel, ngram
 from ratkit.automata.kernels.random_walk import RandomWalkKernel, random_walk
@@ -81,6 +82,7 @@ __all__ = [
     "exp_kernel",
     "polynomial",
     "nds_to_pds",
+    "LinearKernel",
     "NgramKernel",
     "GappyKernel",
     "MismatchKernel",

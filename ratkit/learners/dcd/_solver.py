@@ -6,7 +6,7 @@ The L1-loss SVM primal (survey eq. (35)) and its dual (eq. (36)) are
     f(α) = ½ αᵀQα − eᵀα,   0 ≤ α_i ≤ C,   Q_ij = y_i y_j K(x_i, x_j).
 
 :func:`solve` runs outer iterations — one pass over a fresh random permutation of the
-coordinates, done by a compiled ``epoch`` function of :mod:`ratkit.learners.dcd._epochs` —
+coordinates, done by a compiled ``epoch`` function of :mod:`ratkit.learners.dcd.epochs` —
 until the projected gradients of a pass span at most ``tol`` (max ∇^P − min ∇^P ≤ tol,
 the rule of Hsieh et al. 2008) or ``max_iter`` passes have run, optionally shrinking the
 coordinates that sit at a bound (Hsieh et al. §3.2). Every pass is recorded: f(α) after it

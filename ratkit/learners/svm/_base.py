@@ -23,7 +23,7 @@ from ratkit.exceptions import (
     TrainingDataError,
 )
 from ratkit.fitted import Array, Bool, Derived, Fitted, Int, Json, Labels
-from ratkit.learners.dcd._epochs import inverse_diagonal
+from ratkit.learners.dcd import convergence_record, inverse_diagonal, solve
 from ratkit.learners.wprime import WPrime
 from ratkit.persistence import PersistenceMixin
 
@@ -148,8 +148,6 @@ class DualSVCBase(PersistenceMixin, ClassifierMixin, BaseEstimator):
         ``intercept_`` = s² Σ_i α_i y_i (the weight of ε times s, ``shift`` = s²), ``n_iter_``,
         ``converged_`` and ``convergence_`` (:func:`~ratkit.learners.dcd.convergence_record`);
         return the representation's fitted attributes."""
-        from ratkit.learners.dcd._solver import convergence_record, solve
-
         qinv = self._inverse_diagonal(wprime.diagonal)
         alphas = np.zeros(Y.shape)
         results = []
@@ -186,7 +184,7 @@ class DualSVCBase(PersistenceMixin, ClassifierMixin, BaseEstimator):
             raise
 
     def _inverse_diagonal(self, q: np.ndarray) -> np.ndarray:
-        """1 / Q_ii (see :func:`~ratkit.learners.dcd._epochs.inverse_diagonal`), refusing a Q_ii
+        """1 / Q_ii (see :func:`~ratkit.learners.dcd.epochs.inverse_diagonal`), refusing a Q_ii
         that is NaN or overflows: the step of that coordinate would be 0 for ever, and a run
         with every α stuck at 0 would look converged."""
         q = np.asarray(q, dtype=np.float64)

@@ -8,27 +8,27 @@ C.-J. Hsieh et al., "A dual coordinate descent method for large-scale linear SVM
 
 from __future__ import annotations
 
-import logging
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
-from ratkit._validation import check_real
+from ratkit.automata.kernels import LinearKernel
 from ratkit.fitted import Array, Fitted, Int
 from ratkit.learners.svm._base import DualSVCBase
-from ratkit.learners.wprime import TrainingSet, TrieWPrime
+from ratkit.learners.svm._rational import RationalSVC
 from ratkit.plugins import register
 
 __all__ = ["LinearDCDSVC"]
 
-log = logging.getLogger(__name__)
-
 
 @register("learner", "linear-dcd")
-class LinearDCDSVC(DualSVCBase):
+class LinearDCDSVC(RationalSVC):
     """Linear SVM min_w ½‖w‖² + C Σ max(0, 1 − y_i wᵀx_i) by dual coordinate descent.
 
-    Solves the dual min_α ½αᵀQα − eᵀα, 0 ≤ α_i ≤ C, Q_ij = y_i y_j x_iᵀx_j (eq. (36)) one
+    :class:`RationalSVC` with the kernel fixed to :class:`~ratkit.automata.kernels.LinearKernel`
+    and W′ = w held as the ``"trie"`` representation (indexed rows of X), with LIBLINEAR's
+    default of an intercept. Solves the dual min_α ½αᵀQα − eᵀα, 0 ≤ α_i ≤ C,
+    Q_ij = y_i y_j x_iᵀx_j (eq. (36)) one
     coordinate at a time (Algorithm 3): the gradient y_i wᵀx_i − 1 (eq. (43)) is read
     from w = Σ α_i y_i x_i, which each step updates in O(nnz(x_i)) (eq. (44)). Each
     outer iteration visits the coordinates in a fresh random permutation; the run stops
@@ -56,7 +56,7 @@ class LinearDCDSVC(DualSVCBase):
         Megabytes for the inner products among the active samples, > 0. Once shrinking has
         left few samples active, the passes read x_iᵀx_j from a float32 matrix instead of
         updating w (the same steps, cheaper), when building it pays for itself
-        (:mod:`ratkit.learners.dcd._active_gram`).
+        (:mod:`ratkit.learners.dcd.active_gram`).
     show_progress
         Show a progress bar per binary problem counting the passes, with the current gap
         max ∇^P − min ∇^P against ``tol`` (off by default).
@@ -91,7 +91,7 @@ class LinearDCDSVC(DualSVCBase):
 
     A feature only one sample has is not stored in w while training: its weight is
     α_i y_i x_ij throughout, so its share of the gradient is α_i Σ_j x_ij², and it is
-    written into ``coef_`` at the end (:mod:`ratkit.learners.wprime._indexed_rows`). The steps
+    written into ``coef_`` at the end (:mod:`ratkit.learners.dcd.rows`). The steps
     are those of Algorithm 3.
 
     References
@@ -108,11 +108,18 @@ class LinearDCDSVC(DualSVCBase):
     array([0, 1])
     """
 
+    #: The fitted state of a linear model, the form of its files: w as ``coef_`` on X's columns.
     _fitted_schema: ClassVar[Fitted] = DualSVCBase._fitted_schema.extend(
         n_features_in_=Int(low=1),
         coef_=Array("f", ("n_problems", "n_features_in_")),
     )
     _fitted_attributes: ClassVar[tuple[str, ...]] = _fitted_schema.required
+
+    #: What RationalSVC reads and LinearDCDSVC fixes: the kernel (cloned by ``fit``), W′ on
+    #: the indexed rows of X, no parallel feature extraction (the inputs are the features).
+    kernel: Any = LinearKernel()
+    representation: Any = "trie"
+    n_jobs: int | None = None
 
     def __init__(
         self,
@@ -137,33 +144,26 @@ class LinearDCDSVC(DualSVCBase):
         self.cache_size = cache_size
         self.show_progress = show_progress
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
-
     def fit(self, X: Any, y: Any) -> LinearDCDSVC:
         """Solve one dual per binary problem; X dense or sparse of shape (n_samples, n_features).
 
         A fit that raises leaves the estimator unfitted (no half-set attributes).
         """
-        with self._fitting():
-            return self._fit(X, y)
-
-    def _fit(self, X: Any, y: Any) -> LinearDCDSVC:
-        C, tol, max_iter = self._check_solver_params()
-        rng = self._random_state()
-        scale = check_real(self.intercept_scaling, "intercept_scaling", "LinearDCDSVC", low=0.0, low_open=True)
-        self._check_lengths(X, y)
-        X, y = self._matrix(X, y, reset=True)
-        Y = self._encode_targets(y, X.shape[0])
-        bias = scale if self.fit_intercept else 0.0
-        data = TrainingSet("linear", X, bias, cache_size=self.cache_size)
-        wprime = TrieWPrime.build(data)  # the indexed rows of X (a "linear" kernel always has its features)
-        fitted = self._train(wprime, Y, C, tol, max_iter, rng, data.shift)
-        self.coef_ = fitted["coef_"]
+        super().fit(X, y)
+        # a linear model's state is w alone (coef_ on X's columns: the form of its files); what
+        # RationalSVC records besides (the kernel, W′'s form and sizes, timings) is not kept
+        for name in RationalSVC._fitted_schema.attributes.keys() - self._fitted_schema.attributes.keys():
+            self.__dict__.pop(name, None)
         return self
+
+    def _problem_name(self) -> str:
+        return type(self).__name__
+
+    def _check_restored(self) -> None:
+        """A linear model's file holds w only: the kernel is the LinearKernel."""
+        self.kernel_ = LinearKernel()
 
     def _scores(self, X: Any) -> np.ndarray:
         X = self._matrix(X, reset=False)
-        return np.asarray(X @ self.coef_.T) + self.intercept_
+        coef = cast(np.ndarray, self.coef_)  # a fitted linear model always has w
+        return np.asarray(X @ coef.T) + self.intercept_

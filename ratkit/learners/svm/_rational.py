@@ -12,21 +12,28 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, cast
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import clone
+from sklearn.utils import Tags
 
 from ratkit._validation import check_real
-from ratkit.automata.kernels import Kernel, Vocabulary, VocabularyError
+from ratkit.automata.kernels import Kernel, LinearKernel, Vocabulary, VocabularyError
 from ratkit.automata.kernels.base import as_collection
-from ratkit.exceptions import ModelFormatError, NotPDSKernelError, ParameterError, ParameterTypeError, TrainingDataError
+from ratkit.exceptions import (
+    ModelFormatError,
+    NotPDSKernelError,
+    ParameterError,
+    ParameterTypeError,
+    RatkitError,
+    TrainingDataError,
+)
 from ratkit.fitted import Array, Derived, Fitted, Instance, Int, Json, Real, Samples, Text
-from ratkit.learners.svm import _kernel_view as view
 from ratkit.learners.svm._base import DualSVCBase
-from ratkit.learners.wprime import TrainingSet, WPrime, get_representation, wprime_sizes
-from ratkit.plugins import register
+from ratkit.learners.wprime import TrainingSet, get_representation, wprime_sizes
+from ratkit.learners.wprime import kernel_view as view
+from ratkit.plugins import available, register
 
 __all__ = ["RationalSVC", "Representation"]
 
@@ -43,7 +50,8 @@ Representation = Literal["trie", "automaton", "naive", "rows"]
 def _one_form(model: RationalSVC) -> str | None:
     """W′ on a vocabulary (``coef_``), or a kernel expansion (``dual_coef_`` on
     ``support_vectors_``), complete."""
-    linear = isinstance(model.kernel_, str)
+    # a LinearKernel's W′ is on the columns of X; files written before it existed hold the string "linear"
+    linear = view.reads_vectors(model.kernel_) or isinstance(model.kernel_, str)
     if model.coef_ is not None:
         if model.feature_map_ is None and not linear:
             return "coef_ (W′ on a vocabulary) is set but feature_map_ is None, which a kernel model needs"
@@ -71,16 +79,18 @@ class RationalSVC(DualSVCBase):
     kernel
         A ratkit kernel (e.g. ``kernels.ngram(5)`` or ``kernels.cosine(kernels.ngram(5))``),
         a kernel spec (dict, JSON string or .toml/.json path, see
-        :func:`ratkit.automata.kernels.from_spec`), ``"linear"`` (X is a numeric matrix
-        whose rows are the feature vectors Φ′_i themselves), or a callable
-        ``K(X, Y) -> ndarray``. None means ``kernels.ngram(3)``.
+        :func:`ratkit.automata.kernels.from_spec`), the name of a registered kernel family
+        whose parameters all have defaults — ``"linear"`` is
+        :class:`~ratkit.automata.kernels.LinearKernel` (X is a numeric matrix whose rows are
+        the feature vectors Φ′_i themselves) —, or a callable ``K(X, Y) -> ndarray``. None
+        means ``kernels.ngram(3)``.
     C
         Penalty of the hinge losses, > 0.
     representation
         How W′ is held (Table II): ``"trie"`` — a weighted trie over the patterns,
         looked up once (indexed features), O(n(Φ′_i)) per gradient and update; the
         weights of patterns that only one Φ′_i has are kept implicitly as α_i y_i Φ′_i
-        (see :mod:`ratkit.learners.wprime._indexed_rows`);
+        (see :mod:`ratkit.learners.dcd.rows`);
         ``"automaton"`` — the minimal deterministic automaton of the patterns with
         numbered paths, each gradient an intersection Φ′_i ⋄ W′
         (:mod:`ratkit.learners.wprime._automaton`); ``"naive"`` — the ε-union of the feature
@@ -105,7 +115,7 @@ class RationalSVC(DualSVCBase):
         Megabytes for kernel rows, > 0: in the fallback, the kernel matrix (whole when it
         fits); with ``"trie"``, the inner products among the active coordinates once
         shrinking has left few of them, when building them pays for itself (the same
-        steps, cheaper; :mod:`ratkit.learners.dcd._active_gram`).
+        steps, cheaper; :mod:`ratkit.learners.dcd.active_gram`).
     n_jobs
         Processes for feature extraction and kernel matrices (joblib convention).
     show_progress
@@ -182,13 +192,17 @@ class RationalSVC(DualSVCBase):
     """
 
     #: What ``fit`` sets (:mod:`ratkit.fitted`): W′ as ``coef_`` on the columns of
-    #: ``feature_map_`` (or of X for ``"linear"``), or the kernel expansion ``dual_coef_`` on
+    #: ``feature_map_`` (or of X for a LinearKernel), or the kernel expansion ``dual_coef_`` on
     #: ``support_vectors_``; a subclass inherits it.
     _fitted_schema: ClassVar[Fitted] = DualSVCBase._fitted_schema.extend(
-        kernel_=Instance((Kernel, Callable), "a ratkit kernel, 'linear' or a callable K(X, Y)", values=("linear",)),
+        kernel_=Instance(
+            (Kernel, cast(type, Callable)),  # collections.abc.Callable is a class at run time
+            "a ratkit kernel or a callable K(X, Y)",
+            values=("linear",),  # the LinearKernel as files written before it existed hold it
+        ),
         shift_=Real(low=0.0),
         representation_=Text(),
-        n_features_in_=Int(low=1, optional=True),  # the "linear" kernel only
+        n_features_in_=Int(low=1, optional=True),  # a kernel that reads vectors (LinearKernel) only
         feature_map_=Instance((Vocabulary,), "a vocabulary of patterns", nullable=True),
         coef_=Array("f", ("n_problems", "n_columns"), nullable=True),
         support_=Array("iu", ("n_support",), low=0, below="n_samples", unique=True, nullable=True),
@@ -234,22 +248,35 @@ class RationalSVC(DualSVCBase):
         self.n_jobs = n_jobs
         self.show_progress = show_progress
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = self.kernel == "linear"
-        tags.input_tags.string = self.kernel != "linear"
-        tags.input_tags.two_d_array = self.kernel == "linear"
+        vectors = self._reads_vectors()
+        tags.input_tags.sparse = vectors
+        tags.input_tags.string = not vectors
+        tags.input_tags.two_d_array = vectors
         return tags
 
     # -- parameters and inputs ----------------------------------------------------------
+    def _reads_vectors(self) -> bool:
+        """Whether ``kernel`` takes numeric feature vectors (a LinearKernel), for the tags:
+        False when it cannot be resolved (``fit`` reports why)."""
+        if isinstance(self.kernel, Kernel):
+            return view.reads_vectors(self.kernel)  # no clone needed to ask its type
+        try:
+            return view.reads_vectors(self._resolve_kernel())
+        except (RatkitError, TypeError, ValueError):
+            return False
+
     def _resolve_kernel(self) -> Any:
         k = self.kernel
         if k is None:
             from ratkit.automata.kernels import ngram
 
             return ngram(3)
-        if isinstance(k, str) and k == "linear":
-            return "linear"
+        if isinstance(k, str) and k in available("kernel"):  # a family by name, e.g. "linear"
+            from ratkit.automata.kernels import from_spec
+
+            return from_spec({"family": k})
         if isinstance(k, (dict, str)) or hasattr(k, "__fspath__"):
             from ratkit.automata.kernels import from_spec
 
@@ -261,21 +288,39 @@ class RationalSVC(DualSVCBase):
         if callable(k):
             return k
         raise ParameterTypeError(
-            "The 'kernel' parameter of RationalSVC must be a ratkit kernel, a kernel spec (dict, "
+            f"The 'kernel' parameter of {type(self).__name__} must be a ratkit kernel, a kernel spec (dict, "
             f"JSON string or file), 'linear' or a callable K(X, Y). Got {k!r} instead."
         )
 
     def _inputs(self, X: Any, kernel: Any, reset: bool) -> Any:
-        if kernel == "linear":
+        """The inputs as the kernel reads them: a numeric matrix for a kernel that reads vectors
+        (scikit-learn's ``validate_data``), else a list.
+
+        Each input is checked once, by the one that reads it: a ratkit kernel checks the items
+        of a list itself (every hook coerces its inputs at its boundary), so a list given with
+        one goes to it as it is; anything else (an array, a table, a generator) is made a list
+        here, and so are the inputs of a plain callable K(X, Y), which checks nothing.
+        """
+        if view.reads_vectors(kernel):
             return self._matrix(X, reset=reset)
-        X = as_collection(X, "X")
+        if not (isinstance(kernel, Kernel) and type(X) is list):
+            X = as_collection(X, "X")
         if not X and reset:
-            raise TrainingDataError("RationalSVC got an empty training set; give at least two sequences.")
+            raise TrainingDataError(f"{type(self).__name__} got an empty training set; give at least two sequences.")
         return X
+
+    def _training_inputs(self, X: Any, y: Any, kernel: Any) -> tuple[Any, Any]:
+        """(X, y) for ``fit``: a matrix is validated with its labels (scikit-learn's ``validate_data``
+        of X and y, after the check that they have as many samples), sequences on their own."""
+        if view.reads_vectors(kernel):
+            self._check_lengths(X, y)
+            X, y = self._matrix(X, y, reset=True)
+            return X, y
+        return self._inputs(X, kernel, reset=True), y
 
     # -- training ----------------------------------------------------------------------
     def fit(self, X: Any, y: Any) -> RationalSVC:
-        """Train one dual per binary problem on sequences X (or a matrix for ``"linear"``).
+        """Train one dual per binary problem on sequences X (or a matrix for a LinearKernel).
 
         A fit that raises leaves the estimator unfitted (no half-set attributes).
         """
@@ -283,32 +328,33 @@ class RationalSVC(DualSVCBase):
             return self._fit(X, y)
 
     def _fit(self, X: Any, y: Any) -> RationalSVC:
+        owner = type(self).__name__
         C, tol, max_iter = self._check_solver_params()
         rng = self._random_state()
-        first = get_representation(self.representation)
-        scale = check_real(self.intercept_scaling, "intercept_scaling", "RationalSVC", low=0.0, low_open=True)
+        name: str | None = self.representation
+        cls = get_representation(name, owner)
+        scale = check_real(self.intercept_scaling, "intercept_scaling", owner, low=0.0, low_open=True)
         kernel = self._resolve_kernel()
         if view.is_pds(kernel) is False:
             raise NotPDSKernelError(
-                f"RationalSVC needs a positive definite symmetric kernel; {type(kernel).__name__} "
+                f"{owner} needs a positive definite symmetric kernel; {type(kernel).__name__} "
                 "is "
                 "flagged non-PDS (is_pds is False), so the dual is not convex. Use a PDS kernel, "
                 "e.g. a T∘T⁻¹ family, or exp_kernel(k, t) of a negative definite k (not the edit "
                 "distance, which is not NDS over two or more symbols: Proposition 3, Fig. 8)."
             )
-        X = self._inputs(X, kernel, reset=True)
-        n = X.shape[0] if kernel == "linear" else len(X)
-        Y = self._encode_targets(y, n)
+        X, y = self._training_inputs(X, y, kernel)
+        Y = self._encode_targets(y, view.n_rows(X))
         self.kernel_ = kernel
         bias = scale if self.fit_intercept else 0.0
         data = TrainingSet(kernel, X, bias, self.n_jobs, self.show_progress, self.cache_size)
         self.shift_ = data.shift
         t0 = time.perf_counter()
-        cls: type[WPrime] = first
         wprime = cls.build(data)
         while wprime is None:  # the kernel lacks what this representation needs: its fallback
-            log.info("%s: no W′ as a %s; training on %s", view.describe(kernel), cls.name, cls.fallback)
-            cls = get_representation(cls.fallback)
+            log.info("%s: no W′ as a %s; training on %s", view.describe(kernel), name, cls.fallback)
+            name = cls.fallback
+            cls = get_representation(name, owner)
             wprime = cls.build(data)
         t1 = time.perf_counter()
         fitted = self._train(wprime, Y, C, tol, max_iter, rng, data.shift)
@@ -318,7 +364,7 @@ class RationalSVC(DualSVCBase):
         self.support_vectors_ = fitted.get("support_vectors_")
         self.dual_coef_ = fitted.get("dual_coef_")
         self.wprime_size_ = fitted["wprime_size_"]
-        self.representation_ = cls.name
+        self.representation_ = name
         self.fit_time_ = {cls.stage: t1 - t0, "solver": time.perf_counter() - t1}
         return self
 
@@ -329,21 +375,14 @@ class RationalSVC(DualSVCBase):
     def _scores(self, X: Any) -> np.ndarray:
         kernel = self.kernel_
         X = self._inputs(X, kernel, reset=False)
-        if self.coef_ is not None:
-            if kernel == "linear":
-                F = X
-            else:
-                view.warn_if_foreign(getattr(self.feature_map_, "symbols", ()), X)
-                F = view.transform_features(kernel, self.feature_map_, X, self.n_jobs)
-            return np.asarray(F @ self.coef_.T) + self.intercept_
-        if kernel == "linear":
-            K = X @ self.support_vectors_.T
-            K = K.toarray() if sp.issparse(K) else np.asarray(K)  # np.asarray of a sparse product is a 0-d object
-        elif isinstance(kernel, Kernel):
-            K = kernel.gram(X, self.support_vectors_) if len(self.support_vectors_) else np.zeros((len(X), 0))
-        else:
-            K = np.asarray(kernel(X, self.support_vectors_), dtype=np.float64)
-        return K @ self.dual_coef_.T + self.intercept_
+        coef = self.coef_
+        if coef is not None:
+            view.warn_if_foreign(getattr(self.feature_map_, "symbols", ()), X)
+            F = view.transform_features(kernel, self.feature_map_, X, self.n_jobs)
+            return np.asarray(F @ coef.T) + self.intercept_
+        K = view.kernel_matrix(kernel, X, self.support_vectors_)
+        dual_coef = cast(np.ndarray, self.dual_coef_)  # without coef_, the kernel expansion (_one_form)
+        return K @ dual_coef.T + self.intercept_
 
     # -- sizes of W′ (Table III) ---------------------------------------------------------
     def wprime_sizes(self, problem: int = 0) -> dict[str, int]:
@@ -377,6 +416,8 @@ class RationalSVC(DualSVCBase):
         A manifest whose kernel was changed (say n = 2 → 5 of an n-gram kernel) with the
         arrays left alone would otherwise load and score every sequence 0.
         """
+        if isinstance(self.kernel_, str):  # a file written before LinearKernel holds its name, "linear"
+            self.kernel_ = LinearKernel()
         fmap, kernel = self.feature_map_, self.kernel_
         if fmap is None or self.coef_ is None or not isinstance(kernel, Kernel):
             return

@@ -34,13 +34,12 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ratkit.learners.dcd._active_gram import cache_capacity
-from ratkit.learners.dcd._epochs import intersect_slots
-from ratkit.learners.wprime._automaton_arrays import dense_arc_table, minimal_dfa, trie_paths
-from ratkit.learners.wprime._indexed_rows import IndexedRows, csr_arrays
-from ratkit.learners.wprime._patterns import sorted_lcp
+from ratkit.learners.dcd.active_gram import cache_capacity
+from ratkit.learners.dcd.rows import IndexedRows, csr_arrays
+from ratkit.learners.wprime._automaton_arrays import dense_arc_table, intersect_slots, minimal_dfa, trie_paths
+from ratkit.learners.wprime._indexed import IndexedRowsWPrime
+from ratkit.learners.wprime._patterns import PatternTrie, sorted_lcp
 from ratkit.learners.wprime._protocol import TrainingSet, primal_inputs, register_representation
-from ratkit.learners.wprime._trie import IndexedRowsWPrime, PatternTrie
 
 __all__ = ["PatternAutomaton", "AutomatonWPrime", "merge_equivalent", "minimal_weighted_size", "wprime_sizes"]
 
@@ -218,12 +217,12 @@ class AutomatonWPrime(IndexedRowsWPrime):
     pattern is spelt through its arrays from the trie of the patterns, each trie node by one
     lookup from its parent's state (:func:`~ratkit.learners.wprime._automaton_arrays.trie_paths`),
     and every row Φ′_i keeps the path number of each of its patterns beside the value Φ′_i(z)
-    (:class:`~ratkit.learners.wprime._indexed_rows.IndexedRows` on the automaton's numbering).
-    The passes are then the trie's (:class:`~ratkit.learners.wprime._trie.IndexedRowsWPrime`)
+    (:class:`~ratkit.learners.dcd.rows.IndexedRows` on the automaton's numbering).
+    The passes are then the trie's (:class:`~ratkit.learners.wprime._indexed.IndexedRowsWPrime`)
     on path numbers instead of node numbers: exact gradients read and written at W′[path]
-    (:func:`~ratkit.learners.dcd._epochs.epoch_indexed`) while many coordinates are active,
+    (:func:`~ratkit.learners.dcd.epochs.epoch_indexed`) while many coordinates are active,
     cached float32 inner products of the active rows within ``cache_size`` once shrinking has
-    left few (:class:`~ratkit.learners.dcd._active_gram.ActiveGramEpoch`). The rows' entries
+    left few (:class:`~ratkit.learners.dcd.active_gram.ActiveGramEpoch`). The rows' entries
     are the trie's, in the same order, so both representations take the same steps, to the
     last bit. Those steps, their order and Δf are those of walking Φ′_i at every step
     (the previous implementation, ``epoch_automaton_walk``, kept as the tests' reference in

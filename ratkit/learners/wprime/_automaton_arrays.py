@@ -10,6 +10,8 @@ Compiled builders for :mod:`ratkit.learners.wprime._automaton`:
   a minimal perfect hash — Lucchesi and Kowaltowski 1993).
 * :func:`trie_paths` — the path number of every pattern of a trie, one DFA lookup per trie
   node from its parent's state.
+* :func:`next_state` and :func:`intersect_slots` — the compiled walks of those arrays: one
+  transition, and Φ′_i ⋄ A (the slot of every pattern of a row of Φ′ in the DFA A).
 
 References
 ----------
@@ -20,12 +22,14 @@ vocabularies", Software—Practice and Experience 23 (1993).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ratkit._jit import njit
-from ratkit.learners.dcd._epochs import _next_state
+from ratkit.learners.wprime._patterns import PatternTrie
 
-__all__ = ["minimal_dfa", "dense_arc_table", "trie_paths"]
+__all__ = ["minimal_dfa", "dense_arc_table", "trie_paths", "next_state", "intersect_slots"]
 
 #: A dense [state, label] → arc table is kept when it has at most this many entries.
 TABLE_LIMIT = 2**24
@@ -118,7 +122,7 @@ def _dfa_arcs(cls, rep, child_offsets, children, label, final):
     return arc_off, arc_lab, arc_dst, arc_inc, fin, count
 
 
-def minimal_dfa(trie) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+def minimal_dfa(trie: PatternTrie) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """The minimal DFA of the trie's patterns: (start, arc_off, arc_lab, arc_dst, arc_inc,
     final, number of paths). Arcs of state q are ``arc_off[q]:arc_off[q + 1]``, labels
     ascending; summing ``arc_inc`` along the path of z gives z's lexicographic rank."""
@@ -145,6 +149,73 @@ def dense_arc_table(arc_off: np.ndarray, arc_lab: np.ndarray) -> np.ndarray:
 
 
 @njit
+def next_state(table, arc_off, arc_lab, arc_dst, arc_inc, q, label):
+    """(state, path-number increment) after reading ``label`` in q; (−1, 0) if no arc.
+
+    A dense table [state, label] → arc is used when the automaton has one; otherwise a
+    binary search among the state's label-sorted arcs.
+    """
+    if table.shape[0]:
+        arc = table[q, label] if label < table.shape[1] else -1
+    else:
+        lo = arc_off[q]
+        hi = arc_off[q + 1]
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if arc_lab[mid] < label:
+                lo = mid + 1
+            else:
+                hi = mid
+        arc = lo if lo < arc_off[q + 1] and arc_lab[lo] == label else -1
+    if arc < 0:
+        return -1, 0
+    return arc_dst[arc], arc_inc[arc]
+
+
+@njit
+def intersect_slots(i, phi, dfa, scratch):
+    """Φ′_i ⋄ A: walk Φ′_i's patterns through the deterministic automaton A.
+
+    ``phi`` = (indptr, cols, data, lcp, labels, lengths): the rows of Φ′ over a
+    vocabulary whose pattern ``c`` is ``labels[c, :lengths[c]]``, each row sorted, with
+    ``lcp[p]`` the prefix entry p shares with the previous entry of its row.
+    ``dfa`` = (start, table, arc_off, arc_lab, arc_dst, arc_inc, final) (see
+    :class:`~ratkit.learners.wprime._automaton.PatternAutomaton`); ``scratch`` = (state stack,
+    path-number stack, output slots).
+
+    Φ′_i's patterns are visited in sorted order as the leaves of its trie: only the
+    symbols after the shared prefix are walked (the stacks keep the states and path
+    numbers of the prefix). The number of a pattern's path (the sum of the ``arc_inc``
+    along it) is its slot in the weight array, written to ``slots``; −1 when A does not
+    accept the pattern.
+    """
+    indptr, cols, _, lcp, vlab, vlen = phi
+    start, table, arc_off, arc_lab, arc_dst, arc_inc, final = dfa
+    st_state, st_slot, slots = scratch
+    valid = 0  # the stacks hold states for depths 0..valid
+    st_state[0] = start
+    st_slot[0] = 0
+    for p in range(indptr[i], indptr[i + 1]):
+        c = cols[p]
+        L = vlen[c]
+        d = min(lcp[p], valid)
+        ok = True
+        while d < L:
+            q, inc = next_state(table, arc_off, arc_lab, arc_dst, arc_inc, st_state[d], vlab[c, d])
+            if q < 0:
+                ok = False
+                break
+            st_state[d + 1] = q
+            st_slot[d + 1] = st_slot[d] + inc
+            d += 1
+        valid = d
+        if ok and final[st_state[L]]:
+            slots[p - indptr[i]] = st_slot[L]
+        else:
+            slots[p - indptr[i]] = -1
+
+
+@njit
 def _walk_trie(parent, label, dfa, state, number):
     start, table, arc_off, arc_lab, arc_dst, arc_inc, final = dfa
     state[0] = start
@@ -154,7 +225,7 @@ def _walk_trie(parent, label, dfa, state, number):
         if p < 0:
             state[v] = -1
             continue
-        q, inc = _next_state(table, arc_off, arc_lab, arc_dst, arc_inc, p, label[v])
+        q, inc = next_state(table, arc_off, arc_lab, arc_dst, arc_inc, p, label[v])
         state[v] = q
         number[v] = number[parent[v]] + inc
     for v in range(parent.shape[0]):
@@ -162,7 +233,7 @@ def _walk_trie(parent, label, dfa, state, number):
             state[v] = -1
 
 
-def trie_paths(trie, dfa: tuple, codes: np.ndarray) -> np.ndarray:
+def trie_paths(trie: PatternTrie, dfa: tuple[Any, ...], codes: np.ndarray) -> np.ndarray:
     """The path number in the DFA ``dfa`` (the arrays of
     :class:`~ratkit.learners.wprime._automaton.PatternAutomaton`) of each pattern ``codes``
     (a node of ``trie``), −1 where the DFA rejects it. The trie's nodes are walked once, each

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ratkit.learners.dcd._epochs import epoch_gram, epoch_python
-from ratkit.learners.svm import _kernel_view as view
+from ratkit.learners.dcd.epochs import epoch_gram, epoch_python
+from ratkit.learners.wprime import kernel_view as view
 from ratkit.learners.wprime._protocol import Epoch, EpochResult, TrainingSet, dual_solution, register_representation
 
 __all__ = ["KernelRows", "KernelRowsWPrime", "epoch_rows"]

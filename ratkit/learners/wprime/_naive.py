@@ -24,14 +24,14 @@ import numpy as np
 import pynini
 
 from ratkit._jit import njit
-from ratkit.automata._fstbytes import FstArrays, arrays_to_fst, fst_to_arrays
 from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.distance import total_native
+from ratkit.automata.fst_arrays import FstArrays, arrays_to_fst, fst_to_arrays
 from ratkit.automata.semirings import PROBABILITY
 from ratkit.automata.transducer import Transducer
 from ratkit.exceptions import ParameterError
-from ratkit.learners.dcd._epochs import epoch_python
-from ratkit.learners.svm import _kernel_view as view
+from ratkit.learners.dcd.epochs import epoch_python
+from ratkit.learners.wprime import kernel_view as view
 from ratkit.learners.wprime._protocol import Epoch, EpochResult, TrainingSet, dual_solution, register_representation
 
 __all__ = ["NaiveUnion", "NaiveWPrime", "dot_native", "naive_epoch", "unit_automaton"]
@@ -60,7 +60,8 @@ def dot_native(a: pynini.Fst, b: pynini.Fst) -> float:
     f = pynini.intersect(a, b)
     if f.start() < 0:
         return 0.0
-    if f.topsort().properties(pynini.ACYCLIC, True) != pynini.ACYCLIC:  # cyclic: sum to convergence
+    acyclic = pynini.ACYCLIC  # type: ignore[attr-defined]  # pynini's stub omits _pywrapfst's property bits
+    if f.topsort().properties(acyclic, True) != acyclic:  # cyclic: sum to convergence
         return float(np.exp(-total_native(Transducer(f, PROBABILITY, _EMPTY, check=False))))
     t = fst_to_arrays(f)
     return float(_topsorted_total(t.start, t.final, t.src, t.weight, t.dst))
@@ -122,7 +123,8 @@ class NaiveUnion:
         it = self.parts[part].mutable_arcs(0)
         it.seek(pos)
         arc = it.value()
-        it.set_value(pynini.Arc(0, 0, pynini.Weight("log64", native), arc.nextstate))
+        weight = pynini.Weight("log64", native)  # type: ignore[attr-defined]  # pynini's stub omits Weight
+        it.set_value(pynini.Arc(0, 0, weight, arc.nextstate))  # type: ignore[attr-defined]  # and Arc
 
     def dot(self, phi: pynini.Fst) -> float:
         """D(Φ ⋄ W′₊) − D(Φ ⋄ W′₋)."""
@@ -212,7 +214,7 @@ class NaiveWPrime:
 
     @classmethod
     def build(cls, data: TrainingSet) -> NaiveWPrime | None:
-        if data.linear:
+        if data.reads_vectors:
             raise ParameterError(
                 "representation='naive' builds W′ from OpenFst feature automata, which a numeric "
                 "'linear' kernel does not have; use representation='trie' or 'automaton'."

@@ -10,7 +10,9 @@ progress — live once in the learner that drives it
 (:meth:`ratkit.learners.svm._base.DualSVCBase._train`).
 
 A new representation is one module with one class decorated by
-:func:`register_representation`; ``RationalSVC(representation=name)`` then uses it, and
+:func:`register_representation` — a ``representation`` plugin of :mod:`ratkit.plugins`, so a
+third-party distribution may name the class in its entry-point group ``ratkit.representations``
+instead, and ``ratkit plugins list`` shows it —; ``RationalSVC(representation=name)`` then uses it, and
 falls back to the registered ``fallback`` when :meth:`WPrime.build` says the kernel lacks
 what it needs (no finite feature map, no factor T).
 
@@ -21,6 +23,7 @@ A. Ghose, *Rational kernels: a survey*, §V-B eq. (45)–(54), Algorithm 4, Tabl
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeVar
@@ -29,8 +32,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ratkit._validation import check_choice
-from ratkit.exceptions import DuplicatePluginError, ParameterError
-from ratkit.learners.svm import _kernel_view as view
+from ratkit.exceptions import ParameterError, ParameterTypeError
+from ratkit.learners.wprime import kernel_view as view
+from ratkit.plugins import available, get, register
 
 __all__ = [
     "Epoch",
@@ -61,10 +65,10 @@ class TrainingSet:
     Attributes
     ----------
     kernel
-        The resolved kernel: a ratkit kernel, a callable K(X, Y), or ``"linear"`` (X is a
-        numeric matrix whose rows are the Φ′_i).
+        The resolved kernel: a ratkit kernel (a :class:`~ratkit.automata.kernels.LinearKernel`
+        for a numeric matrix whose rows are the Φ′_i), or a callable K(X, Y).
     X
-        The training inputs: a list of sequences, or a CSR matrix for ``"linear"``.
+        The training inputs: a list of sequences, or a matrix for a kernel that reads vectors.
     bias
         s, the value of the empty pattern ε in every Φ′_i (an intercept learnt by
         augmentation, K ← K + s²); 0 without an intercept.
@@ -82,8 +86,22 @@ class TrainingSet:
     cache_size: float = 200.0
 
     @property
+    def reads_vectors(self) -> bool:
+        """Whether X is a numeric matrix whose rows are their own features
+        (:func:`~ratkit.learners.wprime.kernel_view.reads_vectors`)."""
+        return view.reads_vectors(self.kernel)
+
+    @property
     def linear(self) -> bool:
-        return isinstance(self.kernel, str) and self.kernel == "linear"
+        """Deprecated: :attr:`reads_vectors` (the kernel was the string ``"linear"``; it is a
+        :class:`~ratkit.automata.kernels.LinearKernel` now)."""
+        warnings.warn(
+            "TrainingSet.linear is deprecated and will be removed in the next release; use "
+            "TrainingSet.reads_vectors (true for a LinearKernel).",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.reads_vectors
 
     @property
     def shift(self) -> float:
@@ -92,7 +110,7 @@ class TrainingSet:
 
     @property
     def n_samples(self) -> int:
-        return int(self.X.shape[0]) if self.linear else len(self.X)
+        return view.n_rows(self.X)
 
 
 class WPrime(Protocol):
@@ -125,37 +143,65 @@ class WPrime(Protocol):
     def solution(self, alphas: np.ndarray, Y: np.ndarray) -> dict[str, Any]: ...
 
 
-_REGISTRY: dict[str, type[WPrime]] = {}
+# The registered names in registration order (the built-ins in the order of Table II, then
+# "rows"): the order in which messages and ``ratkit train --help`` list them.
+_ORDER: list[str] = []
 
-W = TypeVar("W")
+W = TypeVar("W", bound=type)
+
+_MISSING: Any = object()  # what getattr gives for an attribute a class does not state
 
 
 def register_representation(name: str, *, fallback: str | None = "rows", stage: str = "features") -> Callable[[W], W]:
-    """Class decorator: register a :class:`WPrime` implementation under ``name``."""
+    """Class decorator: register a :class:`WPrime` implementation as the ``representation``
+    plugin ``name`` (:func:`ratkit.plugins.register`), with its ``fallback`` and ``stage``.
+
+    A third-party distribution may instead name the class in its entry-point group
+    ``ratkit.representations`` (or call ``ratkit.plugins.register("representation", name)``);
+    the class then states ``fallback`` and ``stage`` itself.
+    """
 
     def decorator(cls: W) -> W:
-        if name in _REGISTRY and _REGISTRY[name] is not cls:
-            raise DuplicatePluginError(
-                f"The W′ representation name {name!r} is taken by {_REGISTRY[name].__qualname__}; choose another."
-            )
-        cls.name, cls.fallback, cls.stage = name, fallback, stage  # type: ignore[attr-defined]
-        _REGISTRY[name] = cls  # type: ignore[assignment]
+        register("representation", name)(cls)
+        declared: Any = cls  # the class gains the attributes of the WPrime protocol here
+        declared.name, declared.fallback, declared.stage = name, fallback, stage
+        if name not in _ORDER:
+            _ORDER.append(name)
         return cls
 
     return decorator
 
 
 def representation_names() -> tuple[str, ...]:
-    """The registered representations, in registration order."""
-    return tuple(_REGISTRY)
+    """The registered representations: those registered here in registration order, then
+    any other ``representation`` plugin (an entry point) by name."""
+    names = available("representation")
+    return tuple([n for n in _ORDER if n in names] + [n for n in names if n not in _ORDER])
+
+
+def _shown(value: Any) -> str:
+    return "nothing" if value is _MISSING else repr(value)
 
 
 def get_representation(name: Any, owner: str = "RationalSVC") -> type[WPrime]:
-    """The representation registered as ``name``, or a ParameterError listing the names."""
+    """The representation registered as ``name``, or a ParameterError listing the names.
+
+    A class registered without :func:`register_representation` (an entry point of the group
+    ``ratkit.representations``) states ``fallback`` (a representation name or None) and
+    ``stage`` (a str) as class attributes; one that does not is refused with a
+    ParameterTypeError saying so.
+    """
     check_choice(name, "representation", owner, representation_names())
-    cls = _REGISTRY[name]
-    if cls.fallback is not None and cls.fallback not in _REGISTRY:  # pragma: no cover - a registration defect
-        raise ParameterError(f"The W′ representation {name!r} falls back to {cls.fallback!r}, which is not registered.")
+    cls: type[WPrime] = get("representation", name)
+    fallback, stage = getattr(cls, "fallback", _MISSING), getattr(cls, "stage", _MISSING)
+    if not isinstance(stage, str) or not (fallback is None or isinstance(fallback, str)):
+        raise ParameterTypeError(
+            f"The W′ representation {name!r} ({cls!r}) must state 'fallback' (a representation name or None) "
+            f"and 'stage' (a str) as class attributes; got {_shown(fallback)} and {_shown(stage)}. Register it "
+            "with ratkit.learners.wprime.register_representation, which sets them."
+        )
+    if fallback is not None and fallback not in representation_names():  # pragma: no cover - a registration defect
+        raise ParameterError(f"The W′ representation {name!r} falls back to {fallback!r}, which is not registered.")
     return cls
 
 
@@ -163,8 +209,8 @@ def get_representation(name: Any, owner: str = "RationalSVC") -> type[WPrime]:
 class PrimalInputs:
     """The explicit features of a training set, as the trie and the automaton read them.
 
-    ``F`` is the (n, p) matrix of Φ′ on ``vocabulary`` (None for ``"linear"``: feature j is
-    then the one-symbol pattern j + 1); ``patterns`` holds the code of every column of the
+    ``F`` is the (n, p) matrix of Φ′ on ``vocabulary`` (None when the inputs are their own
+    features: feature j is then the one-symbol pattern j + 1); ``patterns`` holds the code of every column of the
     augmented rows [s, Φ′_i] — ε (code 0) first when there is an intercept — in ``base``.
     """
 
@@ -176,14 +222,13 @@ class PrimalInputs:
 
 def primal_inputs(data: TrainingSet) -> PrimalInputs | None:
     """The explicit feature map of the training set, or None when the kernel has no finite one."""
-    if data.linear:
-        vocabulary, F = None, sp.csr_matrix(data.X)
+    feats = view.explicit_features(data.kernel, data.X, data.n_jobs, data.show_progress)
+    if feats is None:
+        return None
+    vocabulary, F = feats
+    if vocabulary is None:  # the columns of X: one-symbol patterns 1..p
         codes, base = np.arange(1, F.shape[1] + 1, dtype=np.int64), F.shape[1] + 1
     else:
-        feats = view.explicit_features(data.kernel, data.X, data.n_jobs, data.show_progress)
-        if feats is None:
-            return None
-        vocabulary, F = feats
         codes, base = vocabulary.pattern_codes()
         codes = np.asarray(codes, dtype=np.int64)
     if data.bias > 0 and codes.size and codes[0] == 0:
@@ -202,6 +247,6 @@ def dual_solution(data: TrainingSet, alphas: np.ndarray, Y: np.ndarray) -> dict[
     X = data.X
     return {
         "support_": support,
-        "support_vectors_": X[support] if data.linear else [X[i] for i in support],
+        "support_vectors_": view.take(X, support),
         "dual_coef_": (alphas * Y)[:, support],
     }

@@ -2,7 +2,10 @@
 
 ``ratkit train``, ``ratkit predict`` and ``ratkit demo`` are thin wrappers around these.
 The learner is any registered ``learner`` plugin that takes a ``kernel`` parameter and
-predicts (default ``rational-svc``).
+predicts labels (a :class:`Predictor`; default ``rational-svc``).
+
+This module sits above :mod:`ratkit.learners` and :mod:`ratkit.recsys` and below the CLI and
+the demo: it only uses their public names and the plugin registry.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import inspect
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from sklearn.metrics import accuracy_score, f1_score
@@ -23,6 +26,7 @@ from ratkit.exceptions import ParameterError, ParameterTypeError, TrainingDataEr
 __all__ = [
     "DEFAULT_SPEC",
     "DEFAULT_LEARNER",
+    "Predictor",
     "learner_class",
     "TrainReport",
     "positional_tokens",
@@ -40,9 +44,23 @@ DEFAULT_SPEC: dict[str, Any] = {"family": "cosine", "kernel": {"family": "ngram"
 DEFAULT_LEARNER = "rational-svc"
 
 
+@runtime_checkable
+class Predictor(Protocol):
+    """What a learner plugin must do to be trained and scored here: predict labels.
+
+    The capability is the method itself, declared by the class (``issubclass(cls, Predictor)``):
+    a learner plugin that only learns something else (a kernel: ``kernel-learner``) and a
+    recommender (which ranks items) are not predictors.
+    """
+
+    def predict(self, X: Any) -> Any:
+        """The label of every input of X."""
+        ...
+
+
 def learner_class(name: str) -> type:
-    """The ``learner`` plugin ``name``, if it is a class that takes a ``kernel`` and predicts;
-    UnknownPluginError (listing the learners) or ParameterTypeError otherwise."""
+    """The ``learner`` plugin ``name``, if it is a class that takes a ``kernel`` and is a
+    :class:`Predictor`; UnknownPluginError (listing the learners) or ParameterTypeError otherwise."""
     from ratkit.plugins import get
 
     cls = get("learner", name)
@@ -53,7 +71,7 @@ def learner_class(name: str) -> type:
             f"The learner {name!r} ({cls.__name__}) takes no 'kernel' parameter, so it cannot be trained on "
             "sequences with a kernel spec; train it from Python on its own inputs."
         )
-    if not callable(getattr(cls, "predict", None)):
+    if not issubclass(cls, Predictor):
         raise ParameterTypeError(
             f"The learner {name!r} ({cls.__name__}) does not predict labels (it has no 'predict'), so it "
             "cannot be trained and scored as a classifier here."
@@ -86,7 +104,7 @@ def split_dataset(data: SequenceDataset, test_size: float, seed: int) -> tuple[S
     except ValueError as exc:
         raise TrainingDataError(f"{data.source}: cannot split {len(data)} examples for testing: {exc}") from None
 
-    def take(rows):
+    def take(rows: np.ndarray) -> SequenceDataset:
         return SequenceDataset(
             [data.sequences[i] for i in rows],
             [data.labels[i] for i in rows],

@@ -3,8 +3,10 @@
 Everything is asked of the kernel through the hooks of
 :class:`~ratkit.automata.kernels.Kernel` (``fit_features``, ``transform_features``,
 ``feature_automata``, ``gram_with``, ``diag``, ``is_pds``), so a combined or third-party
-kernel is seen exactly as a built-in one; besides ratkit kernels, RationalSVC takes
-``"linear"`` (a numeric matrix) and plain callables ``K(X, Y)``.
+kernel is seen exactly as a built-in one; besides ratkit kernels, RationalSVC takes plain
+callables ``K(X, Y)``. A :class:`~ratkit.automata.kernels.LinearKernel` is told by its type
+(:func:`reads_vectors`): its inputs are the rows of a numeric matrix and are their own
+features (:meth:`~ratkit.automata.kernels.LinearKernel.features`), on the columns of X.
 """
 
 from __future__ import annotations
@@ -19,11 +21,14 @@ import scipy.sparse as sp
 
 from ratkit._sparse import float64_csr
 from ratkit.automata.alphabet import symbol_listing
-from ratkit.automata.kernels import Kernel, TooManyPaths, Vocabulary
-from ratkit.automata.kernels._features import row_sq_norms
+from ratkit.automata.kernels import Kernel, LinearKernel, TooManyPaths, Vocabulary
 from ratkit.exceptions import SolverError
 
 __all__ = [
+    "reads_vectors",
+    "n_rows",
+    "take",
+    "kernel_matrix",
     "describe",
     "check_finite",
     "is_pds",
@@ -34,9 +39,34 @@ __all__ = [
 ]
 
 
+def reads_vectors(kernel: Any) -> bool:
+    """Whether the kernel's inputs are numeric feature vectors (the rows of a 2-D array or sparse
+    matrix) that are their own features: a :class:`~ratkit.automata.kernels.LinearKernel`."""
+    return isinstance(kernel, LinearKernel)
+
+
+def n_rows(X: Any) -> int:
+    """The number of inputs: rows of a matrix, items of a list."""
+    return int(X.shape[0]) if isinstance(X, np.ndarray) or sp.issparse(X) else len(X)
+
+
+def take(X: Any, idx: Any) -> Any:
+    """The inputs ``idx`` of X: rows of a matrix, or a list of the items."""
+    if isinstance(X, np.ndarray) or sp.issparse(X):
+        return X[np.asarray(idx, dtype=np.int64)]
+    return [X[i] for i in idx]
+
+
+def kernel_matrix(kernel: Any, X: Any, Y: Any) -> np.ndarray:
+    """[K(x_i, y_j)] of two collections of inputs (an (n, 0) matrix when Y is empty)."""
+    if isinstance(kernel, Kernel):
+        return kernel.gram(X, Y) if n_rows(Y) else np.zeros((n_rows(X), 0))
+    return np.asarray(kernel(X, Y), dtype=np.float64)
+
+
 def describe(kernel: Any) -> str:
     """The kernel as a user wrote it: the repr of a ratkit kernel (its family and parameters),
-    'linear', or the name of a callable."""
+    or the name of a callable."""
     if isinstance(kernel, (Kernel, str)):
         return repr(kernel)
     return getattr(kernel, "__qualname__", type(kernel).__name__)
@@ -61,17 +91,18 @@ def check_finite(values: Any, kernel: Any, what: str) -> np.ndarray:
 
 
 def is_pds(kernel: Any) -> bool | None:
-    """The kernel's PDS flag (True, False, or None when unknown); ``"linear"`` is PDS."""
-    if isinstance(kernel, Kernel):
-        return kernel.is_pds
-    return True if isinstance(kernel, str) and kernel == "linear" else None
+    """The kernel's PDS flag (True, False, or None when unknown: a plain callable)."""
+    return kernel.is_pds if isinstance(kernel, Kernel) else None
 
 
 def explicit_features(
-    kernel: Any, X: list, n_jobs: int | None, show_progress: bool
-) -> tuple[Vocabulary, sp.csr_matrix] | None:
+    kernel: Any, X: Any, n_jobs: int | None, show_progress: bool
+) -> tuple[Vocabulary | None, sp.csr_matrix] | None:
     """(vocabulary, Φ′) with ⟨Φ′_i, Φ′_j⟩ = K(x_i, x_j) (:meth:`Kernel.fit_features`); None
-    when K has no finite feature map."""
+    when K has no finite feature map. The vocabulary is None when the features are the inputs
+    themselves (:func:`reads_vectors`): column j of Φ′ is column j of X."""
+    if reads_vectors(kernel):
+        return None, sp.csr_matrix(kernel.features(X))
     if not isinstance(kernel, Kernel):
         return None
     try:
@@ -106,9 +137,11 @@ def warn_if_foreign(symbols: Sequence[str], X: list) -> None:
     )
 
 
-def transform_features(kernel: Any, fmap: Vocabulary, X: list, n_jobs: int | None) -> sp.csr_matrix:
-    """Φ′ of new sequences on the fitted vocabulary (unseen features have W′ weight 0;
-    :meth:`Kernel.transform_features`)."""
+def transform_features(kernel: Any, fmap: Vocabulary | None, X: Any, n_jobs: int | None) -> np.ndarray | sp.csr_matrix:
+    """Φ′ of new inputs on the fitted vocabulary (unseen features have W′ weight 0;
+    :meth:`Kernel.transform_features`); the inputs themselves for a kernel that reads vectors."""
+    if reads_vectors(kernel):
+        return kernel.features(X)
     return float64_csr(kernel.transform_features(fmap, X, n_jobs=n_jobs), copy=False)
 
 
@@ -134,23 +167,14 @@ def gram_function(
 def _gram_function(
     kernel: Any, X: Any, n_jobs: int | None, show_progress: bool
 ) -> tuple[Callable[[list[int]], np.ndarray], Callable[[], np.ndarray], Callable[[], np.ndarray]]:
-    if isinstance(kernel, str):  # "linear": X is a numeric matrix
-
-        def rows(idx: list[int]) -> np.ndarray:
-            return np.asarray((X[idx] @ X.T).todense() if sp.issparse(X) else X[idx] @ X.T)
-
-        def diag() -> np.ndarray:
-            return row_sq_norms(X) if sp.issparse(X) else np.einsum("ij,ij->i", X, X)
-
-        return rows, lambda: rows(list(range(X.shape[0]))), diag
     if isinstance(kernel, Kernel):
         return (
-            lambda idx: kernel.gram([X[i] for i in idx], X),
+            lambda idx: kernel.gram(take(X, idx), X),
             lambda: kernel.gram_with(X, n_jobs=n_jobs, show_progress=show_progress),
             lambda: kernel.diag(X),
         )
     return (
-        lambda idx: np.asarray(kernel([X[i] for i in idx], X), dtype=np.float64),
+        lambda idx: np.asarray(kernel(take(X, idx), X), dtype=np.float64),
         lambda: np.asarray(kernel(X, X), dtype=np.float64),
         lambda: np.array([float(np.asarray(kernel([x], [x])).ravel()[0]) for x in X]),
     )

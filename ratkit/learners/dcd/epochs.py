@@ -42,7 +42,6 @@ __all__ = [
     "projected_gradient",
     "newton_step",
     "dual_change",
-    "intersect_slots",
     "PG_ZERO",
 ]
 
@@ -88,7 +87,7 @@ def dual_change(G: float, old: float, new: float, qinv: float) -> float:
 
 
 @njit
-def coordinate(G: float, a: float, qinv: float, C: float, max_old: float, min_old: float):
+def coordinate(G: float, a: float, qinv: float, C: float, max_old: float, min_old: float) -> tuple[bool, float, float]:
     """(shrink?, ∇^P, new α_i) for one coordinate with gradient G."""
     if a <= 0.0 and G > max_old:
         return True, 0.0, a
@@ -140,7 +139,7 @@ def epoch_indexed(active, size, max_old, min_old, indptr, indices, data, own, y,
     """Algorithm 3 on rows x_i stored as CSR: G = y_i ⟨w, x_i⟩ + α_i own_i − 1;
     w += Δα_i y_i x_i.
 
-    The rows are those of :class:`~ratkit.learners.wprime._indexed_rows.IndexedRows`: ``w``
+    The rows are those of :class:`~ratkit.learners.dcd.rows.IndexedRows`: ``w``
     holds the weights of the features several rows share, ``own_i`` = ‖x_i‖² over the
     features only x_i has. With the features the patterns of the trie of W′, this is
     Algorithm 4 with W′ a weighted trie indexed once.
@@ -156,73 +155,6 @@ def epoch_indexed(active, size, max_old, min_old, indptr, indices, data, own, y,
         df += change
         s, size, pgmax, pgmin = _advance(active, s, size, shrink, PG, pgmax, pgmin)
     return pgmax, pgmin, size, df
-
-
-@njit
-def _next_state(table, arc_off, arc_lab, arc_dst, arc_inc, q, label):
-    """(state, path-number increment) after reading ``label`` in q; (−1, 0) if no arc.
-
-    A dense table [state, label] → arc is used when the automaton has one; otherwise a
-    binary search among the state's label-sorted arcs.
-    """
-    if table.shape[0]:
-        arc = table[q, label] if label < table.shape[1] else -1
-    else:
-        lo = arc_off[q]
-        hi = arc_off[q + 1]
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if arc_lab[mid] < label:
-                lo = mid + 1
-            else:
-                hi = mid
-        arc = lo if lo < arc_off[q + 1] and arc_lab[lo] == label else -1
-    if arc < 0:
-        return -1, 0
-    return arc_dst[arc], arc_inc[arc]
-
-
-@njit
-def intersect_slots(i, phi, dfa, scratch):
-    """Φ′_i ⋄ A: walk Φ′_i's patterns through the deterministic automaton A.
-
-    ``phi`` = (indptr, cols, data, lcp, labels, lengths): the rows of Φ′ over a
-    vocabulary whose pattern ``c`` is ``labels[c, :lengths[c]]``, each row sorted, with
-    ``lcp[p]`` the prefix entry p shares with the previous entry of its row.
-    ``dfa`` = (start, table, arc_off, arc_lab, arc_dst, arc_inc, final) (see
-    :class:`~ratkit.learners.wprime._automaton.PatternAutomaton`); ``scratch`` = (state stack,
-    path-number stack, output slots).
-
-    Φ′_i's patterns are visited in sorted order as the leaves of its trie: only the
-    symbols after the shared prefix are walked (the stacks keep the states and path
-    numbers of the prefix). The number of a pattern's path (the sum of the ``arc_inc``
-    along it) is its slot in the weight array, written to ``slots``; −1 when A does not
-    accept the pattern.
-    """
-    indptr, cols, _, lcp, vlab, vlen = phi
-    start, table, arc_off, arc_lab, arc_dst, arc_inc, final = dfa
-    st_state, st_slot, slots = scratch
-    valid = 0  # the stacks hold states for depths 0..valid
-    st_state[0] = start
-    st_slot[0] = 0
-    for p in range(indptr[i], indptr[i + 1]):
-        c = cols[p]
-        L = vlen[c]
-        d = min(lcp[p], valid)
-        ok = True
-        while d < L:
-            q, inc = _next_state(table, arc_off, arc_lab, arc_dst, arc_inc, st_state[d], vlab[c, d])
-            if q < 0:
-                ok = False
-                break
-            st_state[d + 1] = q
-            st_slot[d + 1] = st_slot[d] + inc
-            d += 1
-        valid = d
-        if ok and final[st_state[L]]:
-            slots[p - indptr[i]] = st_slot[L]
-        else:
-            slots[p - indptr[i]] = -1
 
 
 @njit

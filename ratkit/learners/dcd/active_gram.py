@@ -1,7 +1,7 @@
 """Dual coordinate descent that switches to cached inner products once shrinking has
 narrowed the active coordinates.
 
-On indexed rows (:class:`~ratkit.learners.wprime._indexed_rows.IndexedRows`) a step on
+On indexed rows (:class:`~ratkit.learners.dcd.rows.IndexedRows`) a step on
 coordinate i reads and writes the nnz(x_i) entries of W′ that x_i touches (eq. (53)–(54)):
 scattered memory accesses. Late in a run, shrinking leaves a small active set A of
 coordinates that is swept again and again (hundreds of passes on Reuters n-grams). With
@@ -41,8 +41,8 @@ from __future__ import annotations
 import numpy as np
 
 from ratkit._jit import njit
-from ratkit.learners.dcd._epochs import _advance, coordinate, dual_change, epoch_indexed
-from ratkit.learners.wprime._indexed_rows import IndexedRows
+from ratkit.learners.dcd.epochs import _advance, coordinate, dual_change, epoch_indexed
+from ratkit.learners.dcd.rows import IndexedRows
 
 __all__ = ["ActiveGramEpoch", "active_gram", "cache_capacity"]
 
