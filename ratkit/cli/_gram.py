@@ -2,14 +2,14 @@
 to a ``.npy`` file (memory-mapped, resumable), on local processes or a Dask cluster.
 
 K_ij = k(x_i, x_j) over the file's sequences (labels, if any, are ignored); see
-:mod:`ratkit.automata.kernels._blocked` for the blocks, the manifest and ``--resume``.
+:mod:`ratkit.automata.kernels.blocked` for the blocks and :mod:`ratkit.automata.kernels.gram_file`
+for the manifest and ``--resume``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import time
 from typing import Any
 
@@ -80,7 +80,8 @@ def _gram(args: argparse.Namespace) -> int:
     """The command: the output path and the kernel are checked before anything else, the
     scheduler reached before the data are read; then the blocks run."""
     from ratkit.automata.kernels import from_spec
-    from ratkit.automata.kernels._blocked import check_gram_output, manifest_path, open_gram, partial_path, write_gram
+    from ratkit.automata.kernels.blocked import write_gram
+    from ratkit.automata.kernels.gram_file import check_gram_output, partial_path
     from ratkit.datasets import load_sequences
     from ratkit.exceptions import OutputPathError, ParameterError
 
@@ -102,7 +103,7 @@ def _gram(args: argparse.Namespace) -> int:
         print(f"kernel: {json.dumps(kernel.to_spec())}", flush=True)
         start = time.perf_counter()
         # written, not opened: a map of the whole file may not fit in this process's address space
-        write_gram(
+        written = write_gram(
             kernel,
             X,
             out=target,
@@ -112,13 +113,12 @@ def _gram(args: argparse.Namespace) -> int:
             show_progress=not args.quiet,
         )
         seconds = time.perf_counter() - start
-    rows_per_block = json.loads(manifest_path(target).read_text(encoding="utf-8"))["rows_per_block"]
     print(
         f"Gram matrix {len(X)} × {len(X)} written to {target} in "
-        f"{math.ceil(len(X) / rows_per_block)} blocks of up to {rows_per_block} rows, {seconds:.2f} s"
+        f"{written.n_blocks} blocks of up to {written.rows_per_block} rows, {seconds:.2f} s"
     )
     if args.plot:
-        _plot_gram(open_gram(target), data.labels, args.plot, title=json.dumps(kernel.to_spec()))
+        _plot_gram(written.open(), data.labels, args.plot, title=json.dumps(kernel.to_spec()))
     return 0
 
 

@@ -27,7 +27,9 @@ import scipy.sparse as sp
 
 from ratkit._sparse import float64_csr
 from ratkit._validation import check_int, check_real
-from ratkit.automata.kernels._features import (
+from ratkit.automata.kernels._float_range import checked, times_exp, unit_rows
+from ratkit.automata.kernels.base import Kernel
+from ratkit.automata.kernels.features import (
     BlockVocabulary,
     PairVocabulary,
     Vocabulary,
@@ -39,8 +41,7 @@ from ratkit.automata.kernels._features import (
     tensor_rows,
     vocabulary_matrix,
 )
-from ratkit.automata.kernels._float_range import checked, times_exp, unit_rows
-from ratkit.automata.kernels.base import Kernel, as_collection, check_gram_bytes
+from ratkit.automata.kernels.inputs import as_collection, check_gram_bytes
 from ratkit.exceptions import ParameterError, ParameterTypeError
 from ratkit.plugins import register
 
@@ -99,9 +100,16 @@ def _expect(vocabulary: Any, kind: type, kernel: Kernel) -> Any:
     return vocabulary
 
 
+def _budget(work_bytes: int | None) -> dict[str, int]:
+    """``work_bytes=`` for a part's fit_features when a budget is given (a part that does not take it still works)."""
+    return {} if work_bytes is None else {"work_bytes": work_bytes}
+
+
 class _Combination(Kernel):
     """A kernel computed from the Gram matrices of other kernels: it passes the options of
     :meth:`gram_with` (``strategy``, ``n_jobs``, ``show_progress``) on to its parts."""
+
+    _gram_takes_n_jobs = True
 
     def gram_with(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
         return self.gram(X, Y, **options)
@@ -169,7 +177,7 @@ class SumKernel(_Combination):
             return 0.0, self
         return middle, SumKernel([k for _, k in split], [float(v) for v in np.exp(a - middle)])
 
-    def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+    def _gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
         return _finite(lambda: self._combine(lambda k: k.gram_with(X, Y, **options)), self)
 
     def diag(self, X: Any) -> np.ndarray:
@@ -185,14 +193,14 @@ class SumKernel(_Combination):
         return sum(times_exp(values(k), math.log(c) + s) if c > 0 else 0.0 * values(k) for c, (s, k) in zip(w, split))
 
     def fit_features(
-        self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
+        self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None, work_bytes: int | None = None
     ) -> tuple[BlockVocabulary, sp.csr_matrix]:
         """[√c_1 F_1, √c_2 F_2, …]: ⟨F_i, F_j⟩ = Σ_k c_k K_k(x_i, x_j)."""
         ks, w = self._parts()
         X = as_collection(X)
         parts, blocks = [], []
         for c, k in zip(w, ks):
-            vocabulary, F = k.fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
+            vocabulary, F = k.fit_features(X, n_jobs=n_jobs, show_progress=show_progress, **_budget(work_bytes))
             parts.append(vocabulary)
             blocks.append(_scaled_rows(F, np.sqrt(c)))
         return BlockVocabulary(tuple(parts)), sp.hstack(blocks, format="csr")
@@ -262,7 +270,7 @@ class ProductKernel(_Combination):
         split = [k.split_scale() for k in self._parts()]
         return sum(s for s, _ in split), ProductKernel([k for _, k in split])
 
-    def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+    def _gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
         return _finite(lambda: self._combine(lambda k: k.gram_with(X, Y, **options)), self)
 
     def diag(self, X: Any) -> np.ndarray:
@@ -277,14 +285,14 @@ class ProductKernel(_Combination):
         return times_exp(functools.reduce(np.multiply, [values(k) for _, k in split]), sum(s for s, _ in split))
 
     def fit_features(
-        self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
+        self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None, work_bytes: int | None = None
     ) -> tuple[Vocabulary, sp.csr_matrix]:
         """F_1 ⊗ F_2 ⊗ … row by row: ⟨F_i, F_j⟩ = Π_k K_k(x_i, x_j)."""
         ks = self._parts()
         X = as_collection(X)
-        vocabulary, F = ks[0].fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
+        vocabulary, F = ks[0].fit_features(X, n_jobs=n_jobs, show_progress=show_progress, **_budget(work_bytes))
         for k in ks[1:]:
-            right, G = k.fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
+            right, G = k.fit_features(X, n_jobs=n_jobs, show_progress=show_progress, **_budget(work_bytes))
             pairs, F = vocabulary_matrix(*tensor_rows(F, G), len(X))
             vocabulary = PairVocabulary(vocabulary, right, pairs)
         return vocabulary, F
@@ -361,7 +369,7 @@ class ScaledKernel(_Wrapper):
         s, k = self._base().split_scale()
         return math.log(self._c()) + s, k
 
-    def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+    def _gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
         return _finite(lambda: self._scaled(lambda k: k.gram_with(X, Y, **options)), self)
 
     def diag(self, X: Any) -> np.ndarray:
@@ -374,11 +382,11 @@ class ScaledKernel(_Wrapper):
         return c * values(self.kernel) if s == 0.0 else times_exp(values(k), math.log(c) + s)
 
     def fit_features(
-        self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
+        self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None, work_bytes: int | None = None
     ) -> tuple[Vocabulary, sp.csr_matrix]:
         """√c F₀ on K₀'s vocabulary."""
         c = self._c()
-        vocabulary, F = self.kernel.fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
+        vocabulary, F = self.kernel.fit_features(X, n_jobs=n_jobs, show_progress=show_progress, **_budget(work_bytes))
         return vocabulary, _scaled_rows(F, np.sqrt(c))
 
     def transform_features(
@@ -408,7 +416,7 @@ class PolynomialKernel(_Wrapper):
         check_real(self.coef0, "coef0", "polynomial", low=0.0)
         check_real(self.scale, "scale", "polynomial", low=0.0, low_open=True)
 
-    def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+    def _gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
         self._validate_params()
         return _finite(lambda: (self.scale * self.kernel.gram_with(X, Y, **options) + self.coef0) ** self.degree, self)
 
@@ -433,7 +441,7 @@ class CosineKernel(_Wrapper):
     def __init__(self, kernel: Kernel | None = None) -> None:
         self.kernel = kernel
 
-    def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+    def _gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
         k = self._unit_base()
         X = as_collection(X, "X")
         Y = None if Y is None else as_collection(Y, "Y")
@@ -480,10 +488,12 @@ class CosineKernel(_Wrapper):
         return (k.diag(X) > 0).astype(np.float64)
 
     def fit_features(
-        self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
+        self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None, work_bytes: int | None = None
     ) -> tuple[Vocabulary, sp.csr_matrix]:
         """F₀ with rows of unit norm: the vocabulary is X's own, so ‖F₀_i‖² = K₀(x_i, x_i)."""
-        vocabulary, F = self._unit_base().fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
+        vocabulary, F = self._unit_base().fit_features(
+            X, n_jobs=n_jobs, show_progress=show_progress, **_budget(work_bytes)
+        )
         return vocabulary, unit_rows(F, self)
 
     def transform_features(
@@ -537,7 +547,7 @@ class ExpKernel(_Wrapper):
         self._t()
         super()._validate_params()
 
-    def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+    def _gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
         return np.exp(-self._t() * self.kernel.gram_with(X, Y, **options))
 
     def diag(self, X: Any) -> np.ndarray:
@@ -570,7 +580,7 @@ class CenteredNDSKernel(_Wrapper):
                 f"tokens, a lattice or a graph). Got {type(x0).__name__} {x0!r:.40} instead."
             )
 
-    def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+    def _gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
         k = self._base()
         X = as_collection(X)
         Ys = X if Y is None else as_collection(Y)

@@ -20,7 +20,7 @@ import numpy as np
 from ratkit.automata.alphabet import Alphabet, as_symbols
 from ratkit.automata.construct import from_arcs
 from ratkit.automata.kernels._windows import encode, window_codes
-from ratkit.automata.kernels.base import RationalKernel, Strategy
+from ratkit.automata.kernels.rational import RationalKernel, Strategy
 from ratkit.automata.semirings import PROBABILITY
 from ratkit.automata.transducer import Transducer
 from ratkit.exceptions import ParameterError, ParameterTypeError

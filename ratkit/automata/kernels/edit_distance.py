@@ -27,7 +27,7 @@ from ratkit._validation import check_real
 from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.construct import from_arcs
 from ratkit.automata.kernels._windows import encode
-from ratkit.automata.kernels.base import RationalKernel, Strategy
+from ratkit.automata.kernels.rational import RationalKernel, Strategy
 from ratkit.automata.semirings import get_semiring
 from ratkit.automata.transducer import Transducer
 from ratkit.exceptions import ParameterError, WeightOverflowError

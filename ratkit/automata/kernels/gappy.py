@@ -26,7 +26,7 @@ from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.construct import from_arcs
 from ratkit.automata.kernels._paths import TooManyPaths, max_code_length
 from ratkit.automata.kernels._windows import encode
-from ratkit.automata.kernels.base import RationalKernel, Strategy
+from ratkit.automata.kernels.rational import RationalKernel, Strategy
 from ratkit.automata.semirings import PROBABILITY
 from ratkit.automata.transducer import Transducer
 from ratkit.plugins import register
@@ -36,7 +36,7 @@ __all__ = ["GappyKernel", "gappy", "gappy_counter", "gappy_pair_transducer"]
 # Memory limits. The DP keeps one dense table T of v^n entries per sequence (v its distinct
 # symbols; 8 bytes each, ≈ 160 MB at the limit) and two block tables of at most
 # _BLOCK_ENTRIES entries; above _MAX_DENSE it falls back to the feature automata Φ_x, which
-# are refused beyond base.MAX_PHI_ARCS arcs (by _feature_automaton_arcs).
+# are refused beyond ratkit.limits.MAX_PHI_ARCS arcs (by _feature_automaton_arcs).
 _MAX_DENSE = 20_000_000
 _BLOCK_ENTRIES = 1 << 21
 

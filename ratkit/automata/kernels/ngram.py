@@ -12,9 +12,9 @@ from typing import Any
 from ratkit._validation import check_int
 from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.construct import from_arcs
-from ratkit.automata.kernels._features import uniform_values
 from ratkit.automata.kernels._windows import encode, window_codes
-from ratkit.automata.kernels.base import RationalKernel, Strategy
+from ratkit.automata.kernels.features import uniform_values
+from ratkit.automata.kernels.rational import RationalKernel, Strategy
 from ratkit.automata.semirings import PROBABILITY
 from ratkit.automata.transducer import Transducer
 from ratkit.plugins import register

@@ -84,7 +84,8 @@ from ratkit.automata.graphs import Graph
 from ratkit.automata.graphs._automaton import walk_vector
 from ratkit.automata.graphs._product import LABEL_MODES, check_label_kinds, matched_pairs, product_adjacency
 from ratkit.automata.kernels._walks_rational import rational_walk_value
-from ratkit.automata.kernels.base import Kernel, check_gram_bytes
+from ratkit.automata.kernels.base import Kernel
+from ratkit.automata.kernels.inputs import check_gram_bytes
 from ratkit.exceptions import DivergentSumError, ParameterError, ParameterTypeError, SolverError, WeightOverflowError
 from ratkit.plugins import register
 
@@ -463,7 +464,7 @@ class RandomWalkKernel(Kernel):
         return np.array([self.value(g, g) for g in graphs], dtype=np.float64)
 
     # -- Gram matrices -------------------------------------------------------------------------
-    def gram(self, X: Any, Y: Any = None) -> np.ndarray:
+    def _gram(self, X: Any, Y: Any = None) -> np.ndarray:
         """[k(G_i, H_j)]; Y = None: X against itself, only the upper triangle computed."""
         self._validate_params()
         left = self._graphs(X, "X")
