@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from typing import Any
+from typing import Any, cast
 
 from ratkit.cli._argtypes import spec_or_path
 from ratkit.cli._common import DEFAULT_SPEC, SEQUENCE_FORMATS, add_format, add_output, add_plot, resolve_format
@@ -82,7 +82,7 @@ def _gram(args: argparse.Namespace) -> int:
     from ratkit.automata.kernels import from_spec
     from ratkit.automata.kernels.blocked import write_gram
     from ratkit.automata.kernels.gram_file import check_gram_output, partial_path
-    from ratkit.datasets import load_sequences
+    from ratkit.datasets import DataFormat, load_sequences
     from ratkit.exceptions import OutputPathError, ParameterError
 
     if not args.output.endswith(".npy"):
@@ -97,7 +97,7 @@ def _gram(args: argparse.Namespace) -> int:
     kernel = from_spec(args.kernel if args.kernel is not None else DEFAULT_SPEC)
     with compute_context(args):
         fmt = resolve_format(args.data, args.format, SEQUENCE_FORMATS)
-        data = load_sequences(args.data, fmt, split="train", target=args.target)
+        data = load_sequences(args.data, cast("DataFormat", fmt), split="train", target=args.target)
         X = list(data.sequences)
         print(f"data: {data.source}: {len(X)} sequences")
         print(f"kernel: {json.dumps(kernel.to_spec())}", flush=True)

@@ -194,7 +194,8 @@ class Kernel(BaseEstimator):
             if n_jobs is None:
                 return self._gram(X, Y, **options)
             if self._gram_takes_n_jobs:
-                return self._gram(X, Y, n_jobs=n_jobs, **options)
+                options["n_jobs"] = n_jobs
+                return self._gram(X, Y, **options)
         return blocked_gram(
             self, X, Y, n_jobs=n_jobs, out=out, block_bytes=block_bytes, resume=resume, overwrite=overwrite, **options
         )
@@ -418,7 +419,7 @@ def _operand_error(op: str, other: Any) -> ParameterTypeError:
 
 def _init_parameters(cls: type, keep_var_keyword: bool = False) -> dict[str, inspect.Parameter]:
     """The named parameters of ``cls.__init__`` (no self, no ``*args``; ``**kwargs`` only when asked)."""
-    init = cls.__init__
+    init = getattr(cls, "__init__")  # noqa: B009 - the class's own or inherited __init__
     if init is object.__init__:
         return {}
     skip = {inspect.Parameter.VAR_POSITIONAL} | (set() if keep_var_keyword else {inspect.Parameter.VAR_KEYWORD})

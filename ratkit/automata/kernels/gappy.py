@@ -14,7 +14,7 @@ A. Ghose, *Rational kernels: a survey*, §II item 2 (Figs. 3 and 4); H. Lodhi et
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from typing import Any
 
 import numpy as np
@@ -61,7 +61,7 @@ def gappy_pair_transducer(n: int, decay: float, alphabet: Alphabet) -> Transduce
     Within every gap the x-skips come before the y-skips, so each pair of index tuples
     has exactly one path. Since l(i) − n is T's exponent, S = λ^{2n} · (T ∘ T⁻¹).
     """
-    lam, arcs, finals = decay, [], {}
+    lam, arcs = decay, []
 
     # states: ("gap", k, side) for k matched symbols; side 0 = skipping x, 1 = skipping y
     def st(k: int, side: int) -> tuple:
@@ -77,7 +77,7 @@ def gappy_pair_transducer(n: int, decay: float, alphabet: Alphabet) -> Transduce
             if k < n:
                 arcs.append((st(k, 0), s, s, lam * lam, st(k + 1, 0)))
                 arcs.append((st(k, 1), s, s, lam * lam, st(k + 1, 0)))
-    finals = {st(n, 0): 1.0, st(n, 1): 1.0}
+    finals: dict[Hashable, float] = {st(n, 0): 1.0, st(n, 1): 1.0}
     return from_arcs(arcs, st(0, 0), finals, PROBABILITY, alphabet)
 
 
@@ -131,7 +131,9 @@ class GappyKernel(RationalKernel):
         m = max(int(length) - self.n + 1, 0)
         return m + (self.n - 1) * m * (m + 1) // 2
 
-    def _specialized_features(self, sequences: list[Any], symbols: dict[str, int]):
+    def _specialized_features(
+        self, sequences: list[Any], symbols: dict[str, int]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """COO triplets of T(x, z) = Σ_{i: x[i] = z} λ^((i_n − i_1 + 1) − n) for every n-pattern z.
 
         By the DP of :func:`_pattern_table`: O(|x|·v^(n−1)) time and O(v^n) memory for the v

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -83,7 +83,7 @@ def mismatch_counter(k: int, m: int, alphabet: Alphabet) -> Transducer:
                 arcs.append(((p, j), s, s, 1.0, (p + 1, j)))
                 if j < m:
                     arcs += [((p, j), s, t, 1.0, (p + 1, j + 1)) for t in alphabet if t != s]
-    finals = {(k, j): 1.0 for j in range(m + 1)}
+    finals: dict[Hashable, float] = {(k, j): 1.0 for j in range(m + 1)}
     return from_arcs(arcs, (0, 0), finals, PROBABILITY, alphabet)
 
 
@@ -191,7 +191,9 @@ class MismatchKernel(RationalKernel):
             return ""
         return f", or strategy='intersection' (pairwise, on feature automata of {arcs:,} arcs in all)"
 
-    def _specialized_features(self, sequences: list[Any], symbols: dict[str, int]):
+    def _specialized_features(
+        self, sequences: list[Any], symbols: dict[str, int]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """COO triplets (row, code, 1) of every k-window u of every sequence and every z ∈ Σ^k
         within m substitutions of u: W·Σ_{j≤m} C(k, j)(|Σ| − 1)^j triplets for W windows.
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ratkit._validation import check_int
 from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.construct import from_arcs
@@ -63,7 +65,9 @@ class NgramKernel(RationalKernel):
         self._validate_params()
         return ngram_counter(self.n, alphabet)
 
-    def _specialized_features(self, sequences: list[Any], symbols: dict[str, int]):
+    def _specialized_features(
+        self, sequences: list[Any], symbols: dict[str, int]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         self._validate_params()
         labels, offsets = encode(sequences, symbols)
         rows, codes = window_codes(labels, offsets, self.n, len(symbols) + 1)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import pynini
@@ -452,7 +452,7 @@ class RationalKernel(Kernel):
                 f"Got {self.show_progress!r:.40} instead."
             )
 
-    def _options(self, strategy: Any, n_jobs: Any, show_progress: Any) -> tuple[str, int | None, bool]:
+    def _options(self, strategy: Any, n_jobs: Any, show_progress: Any) -> tuple[Strategy, int | None, bool]:
         strategy = self.strategy if strategy is None else strategy
         if not isinstance(strategy, str) or strategy not in _STRATEGIES:
             raise (ParameterError if isinstance(strategy, str) else ParameterTypeError)(
@@ -461,7 +461,7 @@ class RationalKernel(Kernel):
             )
         n_jobs = self.n_jobs if n_jobs is None else n_jobs
         show_progress = bool(self.show_progress if show_progress is None else show_progress)
-        return strategy, n_jobs, show_progress
+        return cast(Strategy, strategy), n_jobs, show_progress
 
     # -- Gram matrices -----------------------------------------------------------
     def _gram(
@@ -523,7 +523,11 @@ class RationalKernel(Kernel):
             return np.zeros(0)
         scale, unit = self.split_scale()
         if scale != 0.0:
-            return rescaled(unit.diag(X, strategy=strategy, n_jobs=n_jobs), scale, self)
+            if isinstance(unit, RationalKernel):
+                values = unit.diag(X, strategy=strategy, n_jobs=n_jobs)
+            else:
+                values = unit.diag(X)
+            return rescaled(values, scale, self)
         alphabet = self.alphabet_for(X)
         if strategy in ("auto", "specialized") and not any(map(is_lattice, X)):
             special = self._specialized_diag(X, alphabet)
@@ -546,9 +550,12 @@ class RationalKernel(Kernel):
     def _gram_pairwise(
         self, X: list, Ys: list, symmetric: bool, alphabet: Alphabet, how: str, n_jobs: int | None, show_progress: bool
     ) -> np.ndarray:
+        factor = self.factor(alphabet)
         if how == "intersection":
+            if factor is None:
+                raise UnsupportedKernelError(f"{type(self).__name__} is not of the form T ∘ T⁻¹: no intersection.")
             self._check_feature_automata(X if symmetric else X + Ys, held=True)
-            t = self.factor(alphabet)
+            t = factor
             tf = sorted_fst(t)
             left = [phi_fst(x, t, tf) for x in X]
             right = left if symmetric else [phi_fst(y, t, tf) for y in Ys]
@@ -558,7 +565,7 @@ class RationalKernel(Kernel):
             sf = sorted_fst(s)
             left = [pynini.arcsort(pynini.compose(input_fst(x, s), sf), sort_type="olabel") for x in X]
             right = [input_fst(y, s) for y in Ys]
-        semiring = (self.factor(alphabet) if how == "intersection" else self.transducer(alphabet)).semiring
+        semiring = (factor if factor is not None and how == "intersection" else self.transducer(alphabet)).semiring
         # Only T ∘ T⁻¹ is symmetric by construction; a general S (e.g. an edit distance with
         # different insertion and deletion weights) is evaluated on every pair.
         symmetric = symmetric and how == "intersection"

@@ -15,6 +15,7 @@ A. Ghose, *Rational kernels: a survey*, §IV-A4, eq. (33) and Fig. 12.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
@@ -61,7 +62,7 @@ def subsequence_transducer(alphabet: Alphabet) -> Transducer:
         f"The subsequence transducer over {len(syms):,} symbols (|Σ|·(4|Σ| + 2) arcs)",
         "Use fewer distinct symbols, or Gram matrices with strategy='auto' (the subsequence DP needs no transducer).",
     )
-    arcs = []
+    arcs: list[tuple[Hashable, str, str, float, Hashable]] = []
     for s in syms:
         arcs.append(("S", s, "", 1.0, "F"))
         arcs.append(("F", s, "", 1.0, "F"))

@@ -216,7 +216,7 @@ class TransducerKernel(RationalKernel):
         return self.user_transducer().semiring
 
     @property
-    def is_pds(self) -> bool:
+    def is_pds(self) -> bool:  # type: ignore[override]  # computed from the transducer; the base declares a class attribute
         return bool(self.pds) and self.psi is None and self.semiring.name in ("probability", "log")
 
     def _alphabet_symbols(self) -> tuple[str, ...]:
@@ -263,10 +263,11 @@ class TransducerKernel(RationalKernel):
 
     def _psi_features(self, G: np.ndarray) -> np.ndarray:
         """G holds ⊕_z Φ_x(z) ⊗ Φ_y(z) as reals; a user Ψ gets the natural-domain value."""
-        if self.psi is None:
+        psi = self.psi
+        if psi is None:
             return G
         natural = G if self.semiring.name == "probability" else -np.log(G)
-        return np.vectorize(lambda v: float(self.psi(v)), otypes=[float])(natural)
+        return np.vectorize(lambda v: float(psi(v)), otypes=[float])(natural)
 
     # -- Φ_x by the compiled evaluator (strategy "auto"); OpenFst's feature path is its oracle --
     def _compiled_features(
@@ -368,7 +369,9 @@ def _read_att_text(text: Any, semiring: Any) -> Transducer:
         ) from exc
 
 
-def _evaluate_chunk(exported: _evaluator.ExportedTransducer, chunk: list[np.ndarray]):
+def _evaluate_chunk(
+    exported: _evaluator.ExportedTransducer, chunk: list[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`~._evaluator.evaluate` of a chunk of label arrays (rows numbered within the chunk)."""
     offsets = np.zeros(len(chunk) + 1, dtype=np.int64)
     np.cumsum([c.shape[0] for c in chunk], out=offsets[1:])
