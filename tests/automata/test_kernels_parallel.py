@@ -54,7 +54,7 @@ def test_none_follows_an_enclosing_joblib_parallel_config():
 
 def _extraction_calls(monkeypatch):
     """The parallel_map calls the vectorised extractors make (their number of tasks each)."""
-    from ratkit.automata.kernels import rational as base
+    from ratkit.automata.kernels import _rational_work as base
 
     calls = []
     real = base.parallel_map

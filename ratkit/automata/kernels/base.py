@@ -88,7 +88,7 @@ class Kernel(BaseEstimator):
     """
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        """Warn a family that overrides :meth:`gram` (the contract before 0.x): it keeps
+        """Warn a family that overrides :meth:`gram` (the former contract): it keeps
         working in memory, without ``out=`` and the other keywords; :meth:`_gram` is the hook."""
         super().__init_subclass__(**kwargs)
         if "gram" in cls.__dict__:

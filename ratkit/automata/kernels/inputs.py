@@ -30,6 +30,8 @@ from ratkit.limits import check_bytes
 __all__ = [
     "is_single",
     "is_lattice",
+    "as_lattice",
+    "input_size",
     "as_collection",
     "as_sequences",
     "check_sequence",

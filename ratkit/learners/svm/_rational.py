@@ -20,7 +20,7 @@ from sklearn.base import clone
 
 from ratkit._validation import check_real
 from ratkit.automata.kernels import Kernel, Vocabulary, VocabularyError
-from ratkit.automata.kernels.base import as_collection
+from ratkit.automata.kernels.inputs import as_collection
 from ratkit.exceptions import ModelFormatError, NotPDSKernelError, ParameterError, ParameterTypeError, TrainingDataError
 from ratkit.fitted import Array, Derived, Fitted, Instance, Int, Json, Real, Samples, Text
 from ratkit.learners.svm import _kernel_view as view
