@@ -719,3 +719,19 @@ def test_the_old_paths_of_the_moved_names_warn_and_still_work():
     assert old is RationalKernel
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         base.nothing  # noqa: B018
+
+
+def test_n_jobs_goes_to_a_gram_hook_that_declares_it():
+    seen = []
+
+    class Takes(Kernel):
+        _gram_takes_n_jobs = True
+
+        def _gram(self, X, Y=None, *, n_jobs=None):
+            seen.append(n_jobs)
+            Y = X if Y is None else Y
+            return np.zeros((len(X), len(Y)))
+
+    Takes().gram(SEQS, n_jobs=2)
+    Takes().gram(SEQS)
+    assert seen == [2, None]

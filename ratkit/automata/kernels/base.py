@@ -188,7 +188,8 @@ class Kernel(BaseEstimator):
             existing one; never both.
         **options
             The family's own options (``strategy``, ``show_progress``, …), passed to
-            :meth:`_gram` (for every block, in blocks).
+            :meth:`_gram`; in blocks, to every block's (``show_progress`` then draws the
+            bar of the blocks).
         """
         if out is None and block_bytes is None and not resume and not overwrite:
             if n_jobs is None:
