@@ -244,7 +244,7 @@ def _active_backend_is_local() -> bool:
 
 
 def map_chunks(
-    func: Callable[[Sequence[Any]], T],
+    func: Callable[..., T],
     items: Sequence[Any],
     *,
     shared: Sequence[Shared] = (),

@@ -24,7 +24,8 @@ import numpy as np
 import pytest
 
 import ratkit
-from ratkit.automata.kernels import _blocked, ngram
+from ratkit.automata.kernels import blocked as _blocked
+from ratkit.automata.kernels import ngram
 from ratkit.cli._main import main
 from ratkit.datasets import write_tsv
 from ratkit.exceptions import OutputPathError

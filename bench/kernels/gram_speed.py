@@ -30,8 +30,8 @@ import scipy.sparse as sp
 from sklearn.feature_extraction.text import CountVectorizer
 
 from ratkit.automata.kernels import from_transducer, gappy, mismatch, ngram, subsequence
-from ratkit.automata.kernels.base import MAX_COMPOSED_STATES
 from ratkit.datasets import load_splice, reuters_modapte
+from ratkit.limits import MAX_COMPOSED_STATES
 
 
 def _timed(fn, repeat: int = 1):

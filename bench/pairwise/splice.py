@@ -50,8 +50,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold, StratifiedShu
 from sklearn.svm import SVC
 
 from bench.learners.reuters import best_of
-from ratkit.automata.kernels import cosine, ngram
-from ratkit.automata.kernels.base import Kernel
+from ratkit.automata.kernels import Kernel, cosine, ngram
 from ratkit.automata.pairwise import PAIR_KINDS, pairwise
 from ratkit.datasets import load_splice
 from ratkit.learners import RationalSVC

@@ -41,7 +41,7 @@ def _halves(n: int, per: int, parts: int) -> list[list[tuple[int, int]]]:
 def _work(path: str, blocks: list[tuple[int, int]]) -> float:
     from threadpoolctl import threadpool_limits
 
-    from ratkit.automata.kernels._blocked import _feature_block
+    from ratkit.automata.kernels.blocked import _feature_block
 
     F = sp.load_npz(path).tocsr()
     with threadpool_limits(1):

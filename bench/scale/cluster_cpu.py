@@ -50,7 +50,7 @@ def calls(docs: list[str], n_calls: int) -> list[dict[str, Any]]:
     import distributed
 
     import ratkit._parallel as parallel
-    import ratkit.automata.kernels._blocked as blocked
+    import ratkit.automata.kernels.blocked as blocked
     from ratkit.automata.kernels import ngram
 
     n, kernel = len(docs), ngram(5)

@@ -13,7 +13,7 @@ Usage: ``python -m bench.scale.gram [--n 5] [--docs 0] [--blocks 32] [--graphs 2
    serial), and the block loop (``parallel_map`` of the blocks: products F_I F_{[a,n)}ᵀ, the tiles' trip
    back, and their placement into the matrix by this process, ``_place``, which overlaps the workers'
    products and is also shown alone). The extraction runs in blocks only when it is estimated to pay
-   (``ratkit.automata.kernels.base.EXTRACTION_SECONDS_PER_BYTE``); when it stays in this process it
+   (``ratkit.automata.kernels.rational.EXTRACTION_SECONDS_PER_BYTE``); when it stays in this process it
    counts in the serial remainder. Since the workers write their blocks into a file themselves
    (issue 19, second round), what this process still does inside the block loop is shown as placement
    (``_place`` in one process, ``_write_tile`` for a block a worker sent back) and checks
@@ -158,7 +158,8 @@ class Phases:
 
     @contextlib.contextmanager
     def active(self) -> Iterator[Phases]:
-        from ratkit.automata.kernels import _blocked, base
+        from ratkit.automata.kernels import blocked as _blocked
+        from ratkit.automata.kernels import rational as base
 
         patches = [
             (base.RationalKernel, "_specialized_in_blocks", self._wrap, "extract"),

@@ -69,7 +69,8 @@ def _csr_bytes(F: Any) -> int:
 
 def child(args: argparse.Namespace) -> int:
     """The measured run (``--child OUT``): prints one JSON line of memory figures."""
-    from ratkit.automata.kernels import _blocked, ngram
+    from ratkit.automata.kernels import blocked as _blocked
+    from ratkit.automata.kernels import gram_file, ngram
 
     docs = reuters_bodies(args.reuters, args.docs)
     k = ngram(args.n)
@@ -94,7 +95,7 @@ def child(args: argparse.Namespace) -> int:
     # the memory it freed handed back to the system, before the baseline is read
     warm = out.with_name("warm-up.npy")
     ngram(args.n).gram(docs[:20], n_jobs=1, out=warm, block_bytes=block_bytes_for(20, 20, 4), show_progress=False)
-    for path in (warm, _blocked.manifest_path(warm)):
+    for path in (warm, gram_file.manifest_path(warm)):
         path.unlink()
     gc.collect()
     trim_heap()
@@ -105,7 +106,7 @@ def child(args: argparse.Namespace) -> int:
         G = k.gram(docs, n_jobs=1, out=out, block_bytes=B, show_progress=False)
     marks["seconds"] = time.perf_counter() - start
     marks["blocks peak"] = _status("VmHWM")
-    marks["blocks"] = len(json.loads(_blocked.manifest_path(out).read_text())["done"])
+    marks["blocks"] = len(json.loads(gram_file.manifest_path(out).read_text())["done"])
     marks["block bytes"] = B
     marks["shape"] = list(G.shape)
     del G
@@ -194,7 +195,8 @@ def memory_section(args: argparse.Namespace, folder: Path, reference: np.ndarray
 
 
 def resume_section(args: argparse.Namespace, folder: Path, docs: list[str], reference: np.ndarray) -> bool:
-    from ratkit.automata.kernels import _blocked, ngram
+    from ratkit.automata.kernels import blocked as _blocked
+    from ratkit.automata.kernels import gram_file, ngram
 
     k = ngram(args.n)
     n = len(docs)
@@ -206,7 +208,7 @@ def resume_section(args: argparse.Namespace, folder: Path, docs: list[str], refe
     t_fresh = time.perf_counter() - start
 
     out = folder / "resumed.npy"
-    manifest = _blocked.manifest_path(out)
+    manifest = gram_file.manifest_path(out)
     want = max(1, int(args.kill_after * total))
     proc = subprocess.Popen(_child_command(args, out, "--child-run"), cwd=_ROOT)
     while proc.poll() is None and _done_blocks(manifest) < want:
@@ -215,7 +217,7 @@ def resume_section(args: argparse.Namespace, folder: Path, docs: list[str], refe
         os.kill(proc.pid, signal.SIGKILL)
     code = proc.wait()
     listed = _done_blocks(manifest)
-    partial = _blocked.partial_path(out).exists()
+    partial = gram_file.partial_path(out).exists()
     looks_complete = out.exists()
 
     computed: list[int] = []

@@ -65,9 +65,10 @@ from typing import Any, Literal
 import numpy as np
 
 from ratkit._validation import check_choice
-from ratkit.automata.kernels.base import Kernel, check_gram_bytes
+from ratkit.automata.kernels.base import Kernel
 from ratkit.automata.kernels.combination import KernelWrapper, finite_combination
 from ratkit.automata.kernels.identity import input_key
+from ratkit.automata.kernels.inputs import check_gram_bytes
 from ratkit.exceptions import ParameterTypeError, UnsupportedOperationError
 from ratkit.plugins import register
 
@@ -282,7 +283,7 @@ class PairwiseKernel(KernelWrapper):
         elements = _Elements()
         self._base().learn(elements.items(np.unique(elements.codes(pairs))) if pairs else [])
 
-    def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+    def _gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
         """[K(p_i, q_j)] from one base Gram matrix over the distinct elements of the pairs
         (``options`` go to the base kernel's :meth:`~ratkit.automata.kernels.Kernel.gram_with`)."""
         kind = self._kind()

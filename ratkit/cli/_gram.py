@@ -2,16 +2,16 @@
 to a ``.npy`` file (memory-mapped, resumable), on local processes or a Dask cluster.
 
 K_ij = k(x_i, x_j) over the file's sequences (labels, if any, are ignored); see
-:mod:`ratkit.automata.kernels._blocked` for the blocks, the manifest and ``--resume``.
+:mod:`ratkit.automata.kernels.blocked` for the blocks and :mod:`ratkit.automata.kernels.gram_file`
+for the manifest and ``--resume``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import time
-from typing import Any
+from typing import Any, cast
 
 from ratkit.cli._argtypes import spec_or_path
 from ratkit.cli._common import DEFAULT_SPEC, SEQUENCE_FORMATS, add_format, add_output, add_plot, resolve_format
@@ -80,8 +80,9 @@ def _gram(args: argparse.Namespace) -> int:
     """The command: the output path and the kernel are checked before anything else, the
     scheduler reached before the data are read; then the blocks run."""
     from ratkit.automata.kernels import from_spec
-    from ratkit.automata.kernels._blocked import check_gram_output, manifest_path, open_gram, partial_path, write_gram
-    from ratkit.datasets import load_sequences
+    from ratkit.automata.kernels.blocked import write_gram
+    from ratkit.automata.kernels.gram_file import check_gram_output, partial_path
+    from ratkit.datasets import DataFormat, load_sequences
     from ratkit.exceptions import OutputPathError, ParameterError
 
     if not args.output.endswith(".npy"):
@@ -96,13 +97,13 @@ def _gram(args: argparse.Namespace) -> int:
     kernel = from_spec(args.kernel if args.kernel is not None else DEFAULT_SPEC)
     with compute_context(args):
         fmt = resolve_format(args.data, args.format, SEQUENCE_FORMATS)
-        data = load_sequences(args.data, fmt, split="train", target=args.target)
+        data = load_sequences(args.data, cast("DataFormat", fmt), split="train", target=args.target)
         X = list(data.sequences)
         print(f"data: {data.source}: {len(X)} sequences")
         print(f"kernel: {json.dumps(kernel.to_spec())}", flush=True)
         start = time.perf_counter()
         # written, not opened: a map of the whole file may not fit in this process's address space
-        write_gram(
+        written = write_gram(
             kernel,
             X,
             out=target,
@@ -112,13 +113,12 @@ def _gram(args: argparse.Namespace) -> int:
             show_progress=not args.quiet,
         )
         seconds = time.perf_counter() - start
-    rows_per_block = json.loads(manifest_path(target).read_text(encoding="utf-8"))["rows_per_block"]
     print(
         f"Gram matrix {len(X)} × {len(X)} written to {target} in "
-        f"{math.ceil(len(X) / rows_per_block)} blocks of up to {rows_per_block} rows, {seconds:.2f} s"
+        f"{written.n_blocks} blocks of up to {written.rows_per_block} rows, {seconds:.2f} s"
     )
     if args.plot:
-        _plot_gram(open_gram(target), data.labels, args.plot, title=json.dumps(kernel.to_spec()))
+        _plot_gram(written.open(), data.labels, args.plot, title=json.dumps(kernel.to_spec()))
     return 0
 
 

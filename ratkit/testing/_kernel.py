@@ -25,7 +25,7 @@ import pytest
 from sklearn.base import clone
 
 from ratkit.automata.kernels import Kernel, TooManyPaths, from_spec, to_spec, vocabulary_from_state
-from ratkit.automata.kernels.base import is_single
+from ratkit.automata.kernels.inputs import is_single
 
 __all__ = ["KernelContract"]
 
@@ -81,6 +81,14 @@ class KernelContract:
         return G
 
     # -- the contract ------------------------------------------------------------------------
+    def test_computes_its_gram_in_the_gram_hook(self) -> None:
+        k = self.make_kernel()
+        assert type(k).gram is Kernel.gram, (
+            f"{type(k).__name__} overrides gram(); define _gram(self, X, Y=None, **options) instead: Kernel.gram "
+            "is the one entry, which validates, computes in blocks into a file (out=, block_bytes=, resume=, "
+            "overwrite=) and calls _gram."
+        )
+
     def test_is_a_kernel_family(self) -> None:
         k = self.make_kernel()
         assert isinstance(k, Kernel)

@@ -22,7 +22,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold  # noqa: E402
 
 from ratkit._parallel import compute_on, connect  # noqa: E402
 from ratkit.automata.kernels import edit_distance, ngram, random_walk  # noqa: E402
-from ratkit.automata.kernels._blocked import manifest_path  # noqa: E402
+from ratkit.automata.kernels.gram_file import manifest_path  # noqa: E402
 from ratkit.exceptions import DistributedError  # noqa: E402
 from ratkit.learners import RationalSVC  # noqa: E402
 
@@ -51,7 +51,7 @@ def _on_cluster(client, work):
 
 @pytest.mark.parametrize("strategy", ["auto", "features"], ids=["vectorised extractor", "pynini feature automata"])
 def test_features_equal_the_single_process_ones(client, strategy, monkeypatch):
-    from ratkit.automata.kernels import base
+    from ratkit.automata.kernels import rational as base
 
     # these strings are too few for blocks to pay (they would stay in this process): say they do
     monkeypatch.setattr(base, "EXTRACTION_SECONDS_PER_BYTE", 0.0)
@@ -225,7 +225,7 @@ def test_a_worker_killed_in_the_middle_of_a_gram_never_leaves_a_silently_incompl
 
 def _blind(on):
     """In a worker: make its tasks see no Gram file (a worker on another machine), or undo that."""
-    import ratkit.automata.kernels._blocked as blocked
+    import ratkit.automata.kernels.blocked as blocked
 
     if on:
         blocked._real_open_sink = blocked._open_sink
@@ -235,7 +235,7 @@ def _blind(on):
 
 
 def _caller_writes(monkeypatch):
-    import ratkit.automata.kernels._blocked as blocked
+    import ratkit.automata.kernels.blocked as blocked
 
     calls = []
     real = blocked._write_tile

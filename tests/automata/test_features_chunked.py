@@ -1,7 +1,7 @@
 """Feature matrices built in ranges of sequences within a working-memory bound (issue 19).
 
 A Gram matrix written to a file (``out=``) builds its features with the working memory of
-one block (:func:`feature_memory`): :func:`chunked_vocabulary_matrix` extracts ranges of
+one block (``fit_features(work_bytes=)``): :func:`chunked_vocabulary_matrix` extracts ranges of
 sequences twice, first for the vocabulary and the row sizes, then for the entries. The
 oracles: scipy's COO sum of the triplets on the sorted set of their codes, and the one-pass
 matrix of the same kernel.
@@ -16,9 +16,8 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ratkit.automata.kernels import _features as features
-from ratkit.automata.kernels import count_based, gappy, mismatch, ngram
-from ratkit.automata.kernels._features import chunked_vocabulary_matrix, feature_memory, vocabulary_matrix
+from ratkit.automata.kernels import count_based, features, gappy, mismatch, ngram
+from ratkit.automata.kernels.features import chunked_vocabulary_matrix, vocabulary_matrix
 from ratkit.exceptions import OperationError
 
 _TRIPLET_BYTES = 24  # row, code, value: 8 bytes each
@@ -133,8 +132,7 @@ TOKENS = [tuple(RNG.choice(["the", "a", "cat", "sat", "mat"], size=int(RNG.integ
 @pytest.mark.parametrize("work_bytes", [1, 500, 20_000])
 def test_fit_features_within_a_bound_equals_the_one_pass(kernel, X, work_bytes):
     vocabulary, F = kernel.fit_features(X)
-    with feature_memory(work_bytes):
-        vocabulary2, F2 = kernel.fit_features(X)
+    vocabulary2, F2 = kernel.fit_features(X, work_bytes=work_bytes)
     assert np.array_equal(vocabulary2.codes, vocabulary.codes)
     assert F2.shape == F.shape
     np.testing.assert_allclose(F2.toarray(), F.toarray(), rtol=1e-15, atol=0)
@@ -150,8 +148,7 @@ def test_feature_automata_within_a_bound_equal_the_one_pass(with_lattices):
     k = ngram(2)
     X = DNA[:30] + ([_lattice("acgt", "aacc"), _lattice("ttt")] if with_lattices else [])
     vocabulary, F = k.fit_features(X, strategy="features")
-    with feature_memory(200):
-        vocabulary2, F2 = k.fit_features(X, strategy="features")
+    vocabulary2, F2 = k.fit_features(X, strategy="features", work_bytes=200)
     assert np.array_equal(vocabulary2.codes, vocabulary.codes)
     np.testing.assert_array_equal(F2.toarray(), F.toarray())
 
@@ -164,7 +161,7 @@ def test_a_gram_into_a_file_builds_its_features_within_one_block(tmp_path, monke
         calls.append(work_bytes)
         return real(triplets, sizes, work_bytes, **kwargs)
 
-    monkeypatch.setattr("ratkit.automata.kernels.base.chunked_vocabulary_matrix", spy)
+    monkeypatch.setattr("ratkit.automata.kernels.rational.chunked_vocabulary_matrix", spy)
     k = ngram(3)
     n = len(DNA)
     block_bytes = 10 * n * 8  # 10 rows a block
@@ -174,7 +171,7 @@ def test_a_gram_into_a_file_builds_its_features_within_one_block(tmp_path, monke
     calls.clear()
     np.testing.assert_array_equal(k.gram(DNA, block_bytes=block_bytes, n_jobs=1), k.gram(DNA))
     assert calls == []  # in memory: the one pass
-    assert features.feature_memory_bound() is None  # the bound ends with the call
+    assert not hasattr(features, "feature_memory_bound")  # no hidden channel: the budget is an argument
 
 
 class _Bar:
@@ -214,7 +211,7 @@ def test_a_gram_into_a_file_shows_one_feature_bar_not_one_per_range(tmp_path, mo
         shown.append(show_progress)
         return real(triplets, sizes, work_bytes, show_progress=show_progress)
 
-    monkeypatch.setattr("ratkit.automata.kernels.base.chunked_vocabulary_matrix", spy)
+    monkeypatch.setattr("ratkit.automata.kernels.rational.chunked_vocabulary_matrix", spy)
     raw = []
     real_raw = type(ngram(2))._raw_features
 

@@ -28,7 +28,7 @@ HEADROOM = 400 * 2**20
 _CHILD = textwrap.dedent(
     """
     import resource, sys
-    import ratkit.automata.kernels, ratkit.automata.kernels._blocked, ratkit.cli._main, ratkit.datasets
+    import ratkit.automata.kernels, ratkit.automata.kernels.blocked, ratkit.cli._main, ratkit.datasets
 
     def vm(key):
         for line in open("/proc/self/status"):

@@ -23,8 +23,9 @@ import pytest
 
 from ratkit.automata.graphs import Graph, from_edges
 from ratkit.automata.io import to_att
-from ratkit.automata.kernels import Kernel, _blocked, edit_distance, exp_kernel, from_transducer, ngram, random_walk
-from ratkit.automata.kernels._blocked import manifest_path, partial_path
+from ratkit.automata.kernels import Kernel, _npy_sink, edit_distance, exp_kernel, from_transducer, ngram, random_walk
+from ratkit.automata.kernels import blocked as _blocked
+from ratkit.automata.kernels.gram_file import GramFile, manifest_path, partial_path
 from ratkit.exceptions import DataFormatError, OutputPathError, ParameterError, ParameterTypeError, RatkitError
 
 RNG = np.random.default_rng(7)
@@ -110,7 +111,7 @@ def test_a_plugin_kernel_gets_the_keywords_without_declaring_them(tmp_path):
     class Dot(Kernel):
         is_pds = True
 
-        def gram(self, X, Y=None):
+        def _gram(self, X, Y=None):
             Y = X if Y is None else Y
             return np.array([[float(len(x) * len(y)) for y in Y] for x in X])
 
@@ -130,7 +131,7 @@ class Flaky(Kernel):
 
     is_pds = True
 
-    def gram(self, X, Y=None):
+    def _gram(self, X, Y=None):
         if _CALLS["left"] is not None:
             if _CALLS["left"] == 0:
                 raise RuntimeError("interrupted")
@@ -335,7 +336,7 @@ def test_a_plugin_kernels_own_gram_keywords_reach_every_block(tmp_path):
     class Scaled(Kernel):
         is_pds = True
 
-        def gram(self, X, Y=None, *, scale=1.0):
+        def _gram(self, X, Y=None, *, scale=1.0):
             Y = X if Y is None else Y
             return scale * np.array([[float(len(x) * len(y)) for y in Y] for x in X])
 
@@ -370,7 +371,7 @@ def test_resume_and_overwrite_without_a_file_are_refused():
 
 
 def test_a_run_interrupted_at_the_final_rename_resumes_to_the_new_matrix(tmp_path, monkeypatch):
-    import ratkit.automata.kernels._blocked as blocked
+    import ratkit.automata.kernels.blocked as blocked
 
     out = tmp_path / "g.npy"
     ngram(1).gram(SEQS, out=out)
@@ -413,7 +414,7 @@ def test_the_fingerprint_follows_what_the_kernel_computes_not_its_caches(tmp_pat
 import logging  # noqa: E402
 import shutil  # noqa: E402
 
-import ratkit.automata.kernels._blocked as blocked  # noqa: E402
+import ratkit.automata.kernels.blocked as blocked  # noqa: E402
 
 
 def _counting(monkeypatch, name):
@@ -457,7 +458,7 @@ def test_the_partial_file_carries_the_runs_stamp_and_loads_as_npy(tmp_path):
     finally:
         _CALLS["left"] = None
     head = partial_path(out).read_bytes()[:128]
-    assert blocked._STAMP_PREFIX in head
+    assert _npy_sink._STAMP_PREFIX in head
     partial = np.load(partial_path(out))  # the stamp is a comment in the header's padding
     reference = Flaky().gram(SEQS)
     np.testing.assert_array_equal(partial[:6], reference[:6])  # the two blocks that were listed
@@ -553,7 +554,7 @@ def test_a_run_on_two_processes_killed_with_sigkill_resumes_exactly(tmp_path):
 def test_writing_a_tile_through_a_map_leaves_the_bytes_of_positioned_writes(tmp_path, mirror, first):
     """_map_tile (the workers' writes into shared memory) and _write_tile (os.pwrite) on two
     files: the same bytes, tile and mirrored strip, for every block of a 9 × 9 matrix."""
-    from ratkit.automata.kernels import _blocked as blocked
+    from ratkit.automata.kernels import blocked
 
     n = 9
     files = {}
@@ -578,7 +579,7 @@ def test_writing_a_tile_through_a_map_leaves_the_bytes_of_positioned_writes(tmp_
 
 
 def test_the_temporary_file_goes_to_shared_memory_then_the_temporary_folder(tmp_path, monkeypatch):
-    from ratkit.automata.kernels import _blocked as blocked
+    from ratkit.automata.kernels import blocked
 
     shared, temporary = tmp_path / "shm", tmp_path / "tmp"
     shared.mkdir()
@@ -599,7 +600,7 @@ def test_the_temporary_file_goes_to_shared_memory_then_the_temporary_folder(tmp_
 
 def test_without_shared_memory_the_workers_write_the_temporary_file_by_positioned_writes(monkeypatch):
     """The fallback to the temporary folder (no /dev/shm, or no room there): the same matrix."""
-    from ratkit.automata.kernels import _blocked as blocked
+    from ratkit.automata.kernels import blocked
 
     monkeypatch.setattr(blocked, "SHARED_MEMORY_FOLDER", "/nonexistent-ratkit-shm")
     k, X, _ = KERNELS["ngram (features)"]
@@ -610,7 +611,7 @@ def test_only_blocks_written_by_positioned_writes_are_read_back(tmp_path, monkey
     """With out= (a file that may be on a shared file system) every block a worker wrote is read
     back and checked; in memory, blocks written through a map of this machine's shared memory
     are not."""
-    from ratkit.automata.kernels import _blocked as blocked
+    from ratkit.automata.kernels import blocked
 
     (tmp_path / "shm").mkdir()  # a shared-memory folder whatever the machine has
     monkeypatch.setattr(blocked, "SHARED_MEMORY_FOLDER", str(tmp_path / "shm"))
@@ -635,3 +636,102 @@ def test_every_kernel_gram_shows_the_contract_keywords_in_its_signature():
         for name, default in (("n_jobs", None), ("out", None), ("block_bytes", None), ("resume", False)):
             assert params[name].kind is inspect.Parameter.KEYWORD_ONLY and params[name].default is default
         assert params["overwrite"].default is False
+
+
+# -- the contract: gram dispatches, _gram computes (issue 36) -------------------------------
+
+
+def test_gram_file_is_what_a_run_returns_and_what_its_manifest_says(tmp_path):
+    from ratkit.automata.kernels.blocked import write_gram
+
+    out = tmp_path / "g.npy"
+    k = ngram(2)
+    written = write_gram(k, SEQS, out=out, block_bytes=_rows(len(SEQS), 5))
+    assert isinstance(written, GramFile)
+    assert written.path == out and written.shape == (len(SEQS), len(SEQS))
+    assert written.rows_per_block == 5 and written.n_blocks == -(-len(SEQS) // 5)
+    assert written.complete and written.done == tuple(range(written.n_blocks)) and written.resumed == 0
+    assert written.manifest == manifest_path(out)
+    np.testing.assert_allclose(written.open(), k.gram(SEQS), rtol=1e-12)
+    assert GramFile.read(out) == written
+    again = write_gram(k, SEQS, out=out, resume=True)
+    assert again.complete and again.resumed == written.n_blocks
+
+
+def test_an_unfinished_gram_file_refuses_to_open(tmp_path):
+    out = tmp_path / "g.npy"
+    k = Flaky()
+    _CALLS["left"] = 1
+    try:
+        with pytest.raises(RuntimeError, match="interrupted"):
+            k.gram(SEQS, out=out, block_bytes=_rows(len(SEQS), 4))
+    finally:
+        _CALLS["left"] = None
+    unfinished = GramFile.read(out)
+    assert not unfinished.complete and unfinished.done == (0,)
+    with pytest.raises(OutputPathError, match="not complete: 1 of 6 blocks.*resume=True"):
+        unfinished.open()
+
+
+def test_a_family_that_overrides_gram_is_warned_and_still_works_in_memory():
+    """The contract before issue 36: a family's own gram. It still computes in memory, with a
+    DeprecationWarning at class creation naming _gram."""
+    with pytest.warns(DeprecationWarning, match=r"Old overrides Kernel.gram; define _gram\(self, X, Y=None"):
+
+        class Old(Kernel):
+            is_pds = True
+
+            def gram(self, X, Y=None):
+                Y = X if Y is None else Y
+                return np.array([[float(len(x) * len(y)) for y in Y] for x in X])
+
+    lengths = np.array([len(s) for s in SEQS], dtype=float)
+    np.testing.assert_array_equal(Old().gram(SEQS), np.outer(lengths, lengths))
+    assert Old()("ab", "abc") == 6.0
+
+
+def test_a_family_without_gram_says_to_define_gram_underscore():
+    class Empty(Kernel):
+        pass
+
+    with pytest.raises(NotImplementedError, match=r"Empty must define _gram\(self, X, Y=None\)"):
+        Empty().gram(SEQS)
+
+
+def test_gram_has_its_keywords_in_its_signature_for_every_family():
+    import inspect
+
+    for k in (ngram(2), random_walk(0.05), ngram(1) + ngram(2), edit_distance()):
+        params = inspect.signature(k.gram).parameters
+        for name in ("n_jobs", "out", "block_bytes", "resume", "overwrite"):
+            assert params[name].kind is inspect.Parameter.KEYWORD_ONLY, (k, name)
+        assert type(k).gram is Kernel.gram
+
+
+def test_the_old_paths_of_the_moved_names_warn_and_still_work():
+    import ratkit.automata.kernels.base as base
+    from ratkit.automata.kernels import RationalKernel, inputs
+
+    with pytest.warns(DeprecationWarning, match="kernels.base.as_collection moved to ratkit.automata.kernels.inputs"):
+        assert base.as_collection is inputs.as_collection
+    with pytest.warns(DeprecationWarning, match="RationalKernel moved to ratkit.automata.kernels.rational"):
+        from ratkit.automata.kernels.base import RationalKernel as old
+    assert old is RationalKernel
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        base.nothing  # noqa: B018
+
+
+def test_n_jobs_goes_to_a_gram_hook_that_declares_it():
+    seen = []
+
+    class Takes(Kernel):
+        _gram_takes_n_jobs = True
+
+        def _gram(self, X, Y=None, *, n_jobs=None):
+            seen.append(n_jobs)
+            Y = X if Y is None else Y
+            return np.zeros((len(X), len(Y)))
+
+    Takes().gram(SEQS, n_jobs=2)
+    Takes().gram(SEQS)
+    assert seen == [2, None]

@@ -177,7 +177,7 @@ THIRD_PARTY = {
             def __init__(self, c=1.0):
                 self.c = c
 
-            def gram(self, X, Y=None):
+            def _gram(self, X, Y=None):
                 a = np.array([len(x) + self.c for x in X], dtype=float)
                 b = a if Y is None else np.array([len(y) + self.c for y in Y], dtype=float)
                 return np.outer(a, b)

@@ -27,7 +27,7 @@ from .kernel_oracles import gappy_features, gappy_kernel
 
 # the module (the package's name `gappy` is the factory function)
 gappy_module = importlib.import_module("ratkit.automata.kernels.gappy")
-base_module = importlib.import_module("ratkit.automata.kernels.base")
+base_module = importlib.import_module("ratkit.automata.kernels.rational")
 
 # -- oracles -------------------------------------------------------------------------
 

@@ -9,16 +9,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ratkit.automata.kernels import ngram
-from ratkit.automata.kernels._features import (
+from ratkit.automata.kernels._paths import TooManyPaths
+from ratkit.automata.kernels._windows import encode, window_codes
+from ratkit.automata.kernels.algebra import cosine
+from ratkit.automata.kernels.features import (
     FeatureMap,
     row_sq_norms,
     sorted_unique,
     uniform_values,
     vocabulary_matrix,
 )
-from ratkit.automata.kernels._paths import TooManyPaths
-from ratkit.automata.kernels._windows import encode, window_codes
-from ratkit.automata.kernels.algebra import cosine
 
 triplets = st.integers(1, 12).flatmap(
     lambda n_rows: st.tuples(

@@ -54,7 +54,7 @@ def test_none_follows_an_enclosing_joblib_parallel_config():
 
 def _extraction_calls(monkeypatch):
     """The parallel_map calls the vectorised extractors make (their number of tasks each)."""
-    from ratkit.automata.kernels import base
+    from ratkit.automata.kernels import _rational_work as base
 
     calls = []
     real = base.parallel_map
@@ -121,7 +121,7 @@ def test_every_vectorised_extractor_in_blocks_gives_the_single_process_features(
     """With the cost of sending triplets back set to nothing, every family's extractor runs in
     blocks: rows renumbered, the same matrix and Gram as in one process."""
     from ratkit.automata import kernels
-    from ratkit.automata.kernels import base
+    from ratkit.automata.kernels import rational as base
 
     monkeypatch.setattr(base, "EXTRACTION_SECONDS_PER_BYTE", 0.0)
     monkeypatch.setattr(base, "EXTRACTION_MIN_GAIN_SECONDS", 0.0)

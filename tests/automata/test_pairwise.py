@@ -168,7 +168,7 @@ class Counting(Kernel):
     def _log(self) -> list:
         return self.__dict__.setdefault("calls", [])
 
-    def gram(self, X, Y=None):
+    def _gram(self, X, Y=None):
         self._log().append(("gram", list(X), None if Y is None else list(Y)))
         return K.ngram(self.n).gram(X, Y)
 

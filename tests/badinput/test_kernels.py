@@ -29,8 +29,8 @@ from ratkit.automata.kernels import (
     random_walk,
     subsequence,
 )
-from ratkit.automata.kernels.base import as_collection, as_sequences
 from ratkit.automata.kernels.diagnostics import check_nds, check_pds, min_eigenvalue_curve, strings_of_length
+from ratkit.automata.kernels.inputs import as_collection, as_sequences
 from ratkit.automata.pairwise import pairwise
 from ratkit.exceptions import (
     MissingDataError,

@@ -12,7 +12,8 @@ import joblib
 import numpy as np
 import pytest
 
-import ratkit.automata.kernels._blocked as blocked
+import ratkit.automata.kernels.blocked as blocked
+import ratkit.automata.kernels.gram_file as gram_file
 import ratkit.cli._compute as compute
 import ratkit.recsys.evaluation as evaluation
 from ratkit.automata.kernels import from_spec
@@ -95,7 +96,7 @@ def test_gram_equals_the_in_memory_gram(files, expected, tmp_path, capsys, monke
     np.testing.assert_array_equal(np.load(out), expected)
     assert f"Gram matrix {N_SEQUENCES} × {N_SEQUENCES} written to {out} in {n_blocks} blocks" in stdout
     assert " s" in stdout.splitlines()[-1]
-    manifest = json.loads(blocked.manifest_path(out).read_text())
+    manifest = json.loads(gram_file.manifest_path(out).read_text())
     assert manifest["complete"] and len(manifest["done"]) == n_blocks
     assert seen == [("LokyBackend", n_jobs)]  # --n-jobs reached the blocks through compute_on
 

@@ -25,7 +25,7 @@ class ToyConstantKernel(Kernel):
     def __init__(self, c: float = 2.0) -> None:
         self.c = c
 
-    def gram(self, X, Y=None):
+    def _gram(self, X, Y=None):
         Y = X if Y is None else Y
         return np.full((len(X), len(Y)), float(self.c))
 

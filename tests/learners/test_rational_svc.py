@@ -211,7 +211,7 @@ class _NotPDS(Kernel):
     is_pds = False
     pds = False
 
-    def gram(self, X, Y=None, **kw):
+    def _gram(self, X, Y=None, **kw):
         return np.zeros((len(X), len(X if Y is None else Y)))
 
 
@@ -332,7 +332,7 @@ def test_a_non_finite_kernel_stops_the_solver_naming_the_kernel():
         RationalSVC(nan_kernel).fit(X, y)
 
     class Overflowing(Kernel):
-        def gram(self, X, Y=None, **kw):
+        def _gram(self, X, Y=None, **kw):
             Y = X if Y is None else Y
             return np.full((len(X), len(Y)), np.inf)
 

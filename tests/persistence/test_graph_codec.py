@@ -19,7 +19,7 @@ import scipy.sparse as sp
 
 from ratkit.automata import kernels as K
 from ratkit.automata.graphs import Graph
-from ratkit.automata.kernels.base import as_collection, is_single
+from ratkit.automata.kernels.inputs import as_collection, is_single
 from ratkit.automata.pairwise import pairwise
 from ratkit.exceptions import ModelFormatError
 from ratkit.learners import RationalSVC, load_model

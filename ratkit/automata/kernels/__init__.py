@@ -17,14 +17,6 @@ from ratkit.automata.kernels import (
     _codecs,  # noqa: F401  (registers the kernel and vocabulary codecs)
     diagnostics,
 )
-from ratkit.automata.kernels._features import (
-    BlockVocabulary,
-    FeatureMap,
-    PairVocabulary,
-    Vocabulary,
-    VocabularyError,
-    vocabulary_from_state,
-)
 from ratkit.automata.kernels._paths import TooManyPaths
 from ratkit.automata.kernels.algebra import (
     CenteredNDSKernel,
@@ -39,15 +31,24 @@ from ratkit.automata.kernels.algebra import (
     nds_to_pds,
     polynomial,
 )
-from ratkit.automata.kernels.base import Kernel, RationalKernel
+from ratkit.automata.kernels.base import Kernel
 from ratkit.automata.kernels.count_based import CountBasedKernel, count_based
 from ratkit.automata.kernels.edit_distance import EditDistanceKernel, edit_distance
+from ratkit.automata.kernels.features import (
+    BlockVocabulary,
+    FeatureMap,
+    PairVocabulary,
+    Vocabulary,
+    VocabularyError,
+    vocabulary_from_state,
+)
 from ratkit.automata.kernels.gappy import GappyKernel, gappy
 from ratkit.automata.kernels.identity import input_key
 from ratkit.automata.kernels.linear import LinearKernel
 from ratkit.automata.kernels.mismatch import MismatchKernel, mismatch
 from ratkit.automata.kernels.ngram import NgramKernel, ngram
 from ratkit.automata.kernels.random_walk import RandomWalkKernel, random_walk
+from ratkit.automata.kernels.rational import RationalKernel
 from ratkit.automata.kernels.spec import SpecError, SpecTypeError, from_spec, load_spec, to_spec
 from ratkit.automata.kernels.subsequence import SubsequenceKernel, subsequence
 from ratkit.automata.kernels.user import TransducerKernel, from_transducer

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from ratkit._json import plain
-from ratkit.automata.kernels._features import Vocabulary, vocabulary_from_state
 from ratkit.automata.kernels.base import Kernel
+from ratkit.automata.kernels.features import Vocabulary, vocabulary_from_state
 from ratkit.automata.kernels.spec import from_spec
 from ratkit.persistence import DecodeContext, EncodeContext, register_codec
 

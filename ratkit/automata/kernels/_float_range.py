@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ratkit._sparse import float64_csr
-from ratkit.automata.kernels._features import inner_products
+from ratkit.automata.kernels.features import inner_products
 from ratkit.exceptions import WeightOverflowError
 
 __all__ = ["checked", "feature_products", "feature_sq_norms", "rescaled", "times_exp", "unit_rows", "RESCALE_HINT"]
@@ -146,7 +146,7 @@ def feature_sq_norms(F: Any, kernel: Any) -> np.ndarray:
 
 def feature_products(kernel: Any, FX: Any, FY: Any = None) -> np.ndarray:
     """The dense matrix [⟨FX_i, FY_j⟩] (FY None: FX against itself) of
-    :func:`~ratkit.automata.kernels._features.inner_products`, or WeightOverflowError naming
+    :func:`~ratkit.automata.kernels.features.inner_products`, or WeightOverflowError naming
     the kernel, the first pair whose value is beyond float64 and that value's magnitude."""
     FX = _canonical(FX)
     FY = None if FY is None else _canonical(FY)

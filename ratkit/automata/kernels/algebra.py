@@ -26,7 +26,17 @@ import pynini
 import scipy.sparse as sp
 
 from ratkit._validation import check_int, check_real
-from ratkit.automata.kernels._features import (
+from ratkit.automata.kernels._float_range import times_exp, unit_rows
+from ratkit.automata.kernels.base import Kernel
+from ratkit.automata.kernels.combination import (
+    Combination,
+    KernelWrapper,
+    _check_kernel,
+    _expect,
+    _scaled_rows,
+    finite_combination,
+)
+from ratkit.automata.kernels.features import (
     BlockVocabulary,
     PairVocabulary,
     Vocabulary,
@@ -38,16 +48,7 @@ from ratkit.automata.kernels._features import (
     tensor_rows,
     vocabulary_matrix,
 )
-from ratkit.automata.kernels._float_range import times_exp, unit_rows
-from ratkit.automata.kernels.base import Kernel, as_collection, check_gram_bytes
-from ratkit.automata.kernels.combination import (
-    Combination,
-    KernelWrapper,
-    _check_kernel,
-    _expect,
-    _scaled_rows,
-    finite_combination,
-)
+from ratkit.automata.kernels.inputs import as_collection, check_gram_bytes
 from ratkit.exceptions import ParameterError, ParameterTypeError
 from ratkit.plugins import register
 
@@ -68,6 +69,11 @@ __all__ = [
 
 #: ln of float64's largest value, less a margin: e^x is a float for |x| below it.
 _LN_FLOAT_MAX = 700.0
+
+
+def _budget(work_bytes: int | None) -> dict[str, int]:
+    """``work_bytes=`` for a part's fit_features when a budget is given (a part that does not take it still works)."""
+    return {} if work_bytes is None else {"work_bytes": work_bytes}
 
 
 @register("kernel", "sum")
@@ -125,7 +131,7 @@ class SumKernel(Combination):
             return 0.0, self
         return middle, SumKernel([k for _, k in split], [float(v) for v in np.exp(a - middle)])
 
-    def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+    def _gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
         return finite_combination(lambda: self._combine(lambda k: k.gram_with(X, Y, **options)), self)
 
     def diag(self, X: Any) -> np.ndarray:
@@ -143,14 +149,14 @@ class SumKernel(Combination):
         )
 
     def fit_features(
-        self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
+        self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None, work_bytes: int | None = None
     ) -> tuple[BlockVocabulary, sp.csr_matrix]:
         """[√c_1 F_1, √c_2 F_2, …]: ⟨F_i, F_j⟩ = Σ_k c_k K_k(x_i, x_j)."""
         ks, w = self._parts()
         X = as_collection(X)
         parts, blocks = [], []
         for c, k in zip(w, ks):
-            vocabulary, F = k.fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
+            vocabulary, F = k.fit_features(X, n_jobs=n_jobs, show_progress=show_progress, **_budget(work_bytes))
             parts.append(vocabulary)
             blocks.append(_scaled_rows(F, np.sqrt(c)))
         return BlockVocabulary(tuple(parts)), sp.hstack(blocks, format="csr")
@@ -220,7 +226,7 @@ class ProductKernel(Combination):
         split = [k.split_scale() for k in self._parts()]
         return sum(s for s, _ in split), ProductKernel([k for _, k in split])
 
-    def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+    def _gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
         return finite_combination(lambda: self._combine(lambda k: k.gram_with(X, Y, **options)), self)
 
     def diag(self, X: Any) -> np.ndarray:
@@ -235,14 +241,14 @@ class ProductKernel(Combination):
         return times_exp(functools.reduce(np.multiply, [values(k) for _, k in split]), sum(s for s, _ in split))
 
     def fit_features(
-        self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
+        self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None, work_bytes: int | None = None
     ) -> tuple[Vocabulary, sp.csr_matrix]:
         """F_1 ⊗ F_2 ⊗ … row by row: ⟨F_i, F_j⟩ = Π_k K_k(x_i, x_j)."""
         ks = self._parts()
         X = as_collection(X)
-        vocabulary, F = ks[0].fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
+        vocabulary, F = ks[0].fit_features(X, n_jobs=n_jobs, show_progress=show_progress, **_budget(work_bytes))
         for k in ks[1:]:
-            right, G = k.fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
+            right, G = k.fit_features(X, n_jobs=n_jobs, show_progress=show_progress, **_budget(work_bytes))
             pairs, F = vocabulary_matrix(*tensor_rows(F, G), len(X))
             vocabulary = PairVocabulary(vocabulary, right, pairs)
         return vocabulary, F
@@ -302,7 +308,7 @@ class ScaledKernel(KernelWrapper):
         s, k = self._base().split_scale()
         return math.log(self._c()) + s, k
 
-    def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+    def _gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
         return finite_combination(lambda: self._scaled(lambda k: k.gram_with(X, Y, **options)), self)
 
     def diag(self, X: Any) -> np.ndarray:
@@ -315,11 +321,11 @@ class ScaledKernel(KernelWrapper):
         return c * values(self._base()) if s == 0.0 else times_exp(values(k), math.log(c) + s)
 
     def fit_features(
-        self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
+        self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None, work_bytes: int | None = None
     ) -> tuple[Vocabulary, sp.csr_matrix]:
         """√c F₀ on K₀'s vocabulary."""
         c = self._c()
-        vocabulary, F = self._base().fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
+        vocabulary, F = self._base().fit_features(X, n_jobs=n_jobs, show_progress=show_progress, **_budget(work_bytes))
         return vocabulary, _scaled_rows(F, np.sqrt(c))
 
     def transform_features(
@@ -349,7 +355,7 @@ class PolynomialKernel(KernelWrapper):
         check_real(self.coef0, "coef0", "polynomial", low=0.0)
         check_real(self.scale, "scale", "polynomial", low=0.0, low_open=True)
 
-    def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+    def _gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
         self._validate_params()
         return finite_combination(
             lambda: (self.scale * self._base().gram_with(X, Y, **options) + self.coef0) ** self.degree, self
@@ -376,7 +382,7 @@ class CosineKernel(KernelWrapper):
     def __init__(self, kernel: Kernel | None = None) -> None:
         self.kernel = kernel
 
-    def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+    def _gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
         k = self._unit_base()
         X = as_collection(X, "X")
         Y = None if Y is None else as_collection(Y, "Y")
@@ -423,10 +429,12 @@ class CosineKernel(KernelWrapper):
         return (k.diag(X) > 0).astype(np.float64)
 
     def fit_features(
-        self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
+        self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None, work_bytes: int | None = None
     ) -> tuple[Vocabulary, sp.csr_matrix]:
         """F₀ with rows of unit norm: the vocabulary is X's own, so ‖F₀_i‖² = K₀(x_i, x_i)."""
-        vocabulary, F = self._unit_base().fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
+        vocabulary, F = self._unit_base().fit_features(
+            X, n_jobs=n_jobs, show_progress=show_progress, **_budget(work_bytes)
+        )
         return vocabulary, unit_rows(F, self)
 
     def transform_features(
@@ -480,7 +488,7 @@ class ExpKernel(KernelWrapper):
         self._t()
         super()._validate_params()
 
-    def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+    def _gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
         return np.exp(-self._t() * self._base().gram_with(X, Y, **options))
 
     def diag(self, X: Any) -> np.ndarray:
@@ -513,7 +521,7 @@ class CenteredNDSKernel(KernelWrapper):
                 f"tokens, a lattice or a graph). Got {type(x0).__name__} {x0!r:.40} instead."
             )
 
-    def gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
+    def _gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
         k = self._base()
         X = as_collection(X)
         Ys = X if Y is None else as_collection(Y)

@@ -17,9 +17,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ratkit._sparse import float64_csr
-from ratkit.automata.kernels._features import VocabularyError
 from ratkit.automata.kernels._float_range import checked
 from ratkit.automata.kernels.base import Kernel
+from ratkit.automata.kernels.features import VocabularyError
 from ratkit.exceptions import ParameterTypeError
 
 __all__ = ["Combination", "KernelWrapper", "finite_combination"]
@@ -64,6 +64,8 @@ def _expect(vocabulary: Any, kind: type, kernel: Kernel) -> Any:
 class Combination(Kernel):
     """A kernel computed from the Gram matrices of other kernels: it passes the options of
     :meth:`gram_with` (``strategy``, ``n_jobs``, ``show_progress``) on to its parts."""
+
+    _gram_takes_n_jobs = True
 
     def gram_with(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
         """The Gram matrix, ``options`` passed on to the parts' Gram matrices."""

@@ -11,7 +11,7 @@ A. Ghose, *Rational kernels: a survey*, §VI-1, eq. (55).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from numbers import Real
 from typing import Any
 
@@ -20,7 +20,7 @@ import numpy as np
 from ratkit.automata.alphabet import Alphabet, as_symbols, display_symbols
 from ratkit.automata.construct import from_arcs
 from ratkit.automata.kernels._windows import encode, window_codes
-from ratkit.automata.kernels.base import RationalKernel, Strategy
+from ratkit.automata.kernels.rational import RationalKernel, Strategy
 from ratkit.automata.semirings import PROBABILITY
 from ratkit.automata.transducer import Transducer
 from ratkit.exceptions import ParameterError, ParameterTypeError
@@ -29,12 +29,14 @@ from ratkit.plugins import register
 __all__ = ["CountBasedKernel", "count_based", "pattern_counter"]
 
 
-def pattern_counter(patterns: Sequence[tuple[str, ...]], weights: Sequence[float], alphabet: Alphabet) -> Transducer:
+def pattern_counter(
+    patterns: Sequence[tuple[str, ...]], weights: Sequence[float] | np.ndarray, alphabet: Alphabet
+) -> Transducer:
     """T(x, p_k) = w_k · |x|_k: skip a prefix (σ:ε), copy p_k with weight w_k, skip the rest.
 
     Patterns holding a symbol outside ``alphabet`` occur in no string over it; they get no path.
     """
-    arcs = [(("pre",), s, "", 1.0, ("pre",)) for s in alphabet]
+    arcs: list[tuple[Hashable, str, str, float, Hashable]] = [(("pre",), s, "", 1.0, ("pre",)) for s in alphabet]
     arcs += [(("post",), s, "", 1.0, ("post",)) for s in alphabet]
     for k, (p, w) in enumerate(zip(patterns, weights)):
         if not all(sym in alphabet for sym in p):
@@ -170,7 +172,9 @@ class CountBasedKernel(RationalKernel):
     def _build_factor(self, alphabet: Alphabet) -> Transducer:
         return pattern_counter(self.pattern_tuples(), self.weight_array(), alphabet)
 
-    def _specialized_features(self, sequences: list[Any], symbols: dict[str, int]):
+    def _specialized_features(
+        self, sequences: list[Any], symbols: dict[str, int]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         pats, w = self.pattern_tuples(), self.weight_array()
         base = len(symbols) + 1
         labels, offsets = encode(sequences, symbols)

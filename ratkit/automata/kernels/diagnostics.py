@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from ratkit.automata.alphabet import _single_characters
-from ratkit.automata.kernels.base import Kernel, as_collection
+from ratkit.automata.kernels.base import Kernel
+from ratkit.automata.kernels.inputs import as_collection
 from ratkit.exceptions import ParameterError, ParameterTypeError
 from ratkit.limits import check_bytes
 

@@ -27,8 +27,8 @@ from ratkit._validation import check_real
 from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.construct import from_arcs
 from ratkit.automata.kernels._windows import encode
-from ratkit.automata.kernels.base import RationalKernel, Strategy
-from ratkit.automata.semirings import get_semiring
+from ratkit.automata.kernels.rational import RationalKernel, Strategy
+from ratkit.automata.semirings import Semiring, get_semiring
 from ratkit.automata.transducer import Transducer
 from ratkit.exceptions import ParameterError, WeightOverflowError
 from ratkit.plugins import register
@@ -42,7 +42,7 @@ _DEFAULTS = {
 
 
 def edit_transducer(
-    alphabet: Alphabet, semiring: str, match: float, substitution: float, insertion: float, deletion: float
+    alphabet: Alphabet, semiring: Semiring | str, match: float, substitution: float, insertion: float, deletion: float
 ) -> Transducer:
     """One state, final with 1̄: a:a/match, a:b/substitution (a ≠ b), a:ε/deletion, ε:b/insertion."""
     arcs = []

@@ -14,7 +14,7 @@ A. Ghose, *Rational kernels: a survey*, §II item 2 (Figs. 3 and 4); H. Lodhi et
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from typing import Any
 
 import numpy as np
@@ -26,7 +26,7 @@ from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.construct import from_arcs
 from ratkit.automata.kernels._paths import TooManyPaths, max_code_length
 from ratkit.automata.kernels._windows import encode
-from ratkit.automata.kernels.base import RationalKernel, Strategy
+from ratkit.automata.kernels.rational import RationalKernel, Strategy
 from ratkit.automata.semirings import PROBABILITY
 from ratkit.automata.transducer import Transducer
 from ratkit.plugins import register
@@ -36,7 +36,7 @@ __all__ = ["GappyKernel", "gappy", "gappy_counter", "gappy_pair_transducer"]
 # Memory limits. The DP keeps one dense table T of v^n entries per sequence (v its distinct
 # symbols; 8 bytes each, ≈ 160 MB at the limit) and two block tables of at most
 # _BLOCK_ENTRIES entries; above _MAX_DENSE it falls back to the feature automata Φ_x, which
-# are refused beyond base.MAX_PHI_ARCS arcs (by _feature_automaton_arcs).
+# are refused beyond ratkit.limits.MAX_PHI_ARCS arcs (by _feature_automaton_arcs).
 _MAX_DENSE = 20_000_000
 _BLOCK_ENTRIES = 1 << 21
 
@@ -61,7 +61,7 @@ def gappy_pair_transducer(n: int, decay: float, alphabet: Alphabet) -> Transduce
     Within every gap the x-skips come before the y-skips, so each pair of index tuples
     has exactly one path. Since l(i) − n is T's exponent, S = λ^{2n} · (T ∘ T⁻¹).
     """
-    lam, arcs, finals = decay, [], {}
+    lam, arcs = decay, []
 
     # states: ("gap", k, side) for k matched symbols; side 0 = skipping x, 1 = skipping y
     def st(k: int, side: int) -> tuple:
@@ -77,7 +77,7 @@ def gappy_pair_transducer(n: int, decay: float, alphabet: Alphabet) -> Transduce
             if k < n:
                 arcs.append((st(k, 0), s, s, lam * lam, st(k + 1, 0)))
                 arcs.append((st(k, 1), s, s, lam * lam, st(k + 1, 0)))
-    finals = {st(n, 0): 1.0, st(n, 1): 1.0}
+    finals: dict[Hashable, float] = {st(n, 0): 1.0, st(n, 1): 1.0}
     return from_arcs(arcs, st(0, 0), finals, PROBABILITY, alphabet)
 
 
@@ -131,7 +131,9 @@ class GappyKernel(RationalKernel):
         m = max(int(length) - self.n + 1, 0)
         return m + (self.n - 1) * m * (m + 1) // 2
 
-    def _specialized_features(self, sequences: list[Any], symbols: dict[str, int]):
+    def _specialized_features(
+        self, sequences: list[Any], symbols: dict[str, int]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """COO triplets of T(x, z) = Σ_{i: x[i] = z} λ^((i_n − i_1 + 1) − n) for every n-pattern z.
 
         By the DP of :func:`_pattern_table`: O(|x|·v^(n−1)) time and O(v^n) memory for the v

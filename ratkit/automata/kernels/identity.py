@@ -16,7 +16,7 @@ agrees with the kernels:
 - a numeric array is its dtype, shape and values; anything else hashable is itself.
 
 A cyclic lattice (an infinite language), an acyclic one with more than
-:data:`MAX_KEY_PATHS` path prefixes, or an unhashable object has no key:
+:data:`~ratkit.limits.MAX_KEY_PATHS` path prefixes, or an unhashable object has no key:
 :func:`input_key` raises :class:`~ratkit.exceptions.UnsupportedOperationError` naming the
 input, rather than guess.
 """
@@ -31,13 +31,12 @@ import numpy as np
 from ratkit.automata.fst_arrays import fst_to_arrays
 from ratkit.automata.graphs import Graph
 from ratkit.automata.kernels._paths import TooManyPaths, enumerate_paths
-from ratkit.automata.kernels.base import _is_lattice, _lattice
+from ratkit.automata.kernels.inputs import as_lattice, is_lattice
 from ratkit.exceptions import UnsupportedOperationError
+from ratkit.limits import MAX_KEY_PATHS
 
-__all__ = ["input_key", "MAX_KEY_PATHS"]
+__all__ = ["input_key"]
 
-#: The most path prefixes enumerated to find the weighted language of one lattice.
-MAX_KEY_PATHS = 100_000
 #: Significant digits to which the weights of a lattice's strings are compared.
 WEIGHT_DIGITS = 12
 
@@ -69,7 +68,7 @@ def input_key(x: Any, what: str = "the input") -> Hashable:
         if x.ndim == 1 and (x.dtype.kind == "U" or x.size == 0 or _all_str(x)):
             return _sequence(x.tolist())
         return ("array", x.dtype.str, x.shape, np.ascontiguousarray(x).tobytes())
-    if _is_lattice(x):
+    if is_lattice(x):
         return _language(x, what)
     if isinstance(x, Graph):
         return ("graph", x)
@@ -102,7 +101,7 @@ def _language(x: Any, what: str) -> Hashable:
     """The weighted language of an acyclic lattice: its strings and weights (paths to one
     string summed in its semiring, zero-weight strings dropped), or the key of the
     sequence when it is one string of weight 1̄."""
-    lattice = _lattice(x)
+    lattice = as_lattice(x)
     if not lattice.is_acyclic:
         raise UnsupportedOperationError(
             f"Cannot tell whether {what} equals another input: it is a cyclic lattice, whose weighted language is "

@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ratkit.automata.kernels._features import row_sq_norms
 from ratkit.automata.kernels.base import Kernel
+from ratkit.automata.kernels.features import row_sq_norms
 from ratkit.exceptions import ParameterTypeError
 from ratkit.plugins import register
 
@@ -85,12 +85,6 @@ class LinearKernel(Kernel):
             )
         K = A @ B.T
         return np.asarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
-
-    if "_gram" not in vars(Kernel):  # a base whose gram is the family's hook (before Kernel.gram called _gram)
-
-        def gram(self, X: Any, Y: Any = None) -> np.ndarray:
-            """[⟨x_i, y_j⟩] = X Yᵀ, dense (Y = None: X against itself)."""
-            return self._gram(X, Y)
 
     def value(self, x: Any, y: Any) -> float:
         """⟨x, y⟩ for two vectors."""

@@ -6,7 +6,7 @@ of it (eq. (5)–(6)). The value depends on the alphabet Σ.
 
 Features of strings are written by one compiled pass into arrays whose size,
 W·Σ_{j≤m} C(k, j)(|Σ| − 1)^j for W windows, is computed first and refused beyond
-:data:`MAX_FEATURE_ENTRIES`; the transducer T_(k,m) and the feature automata Φ_x have
+:data:`~ratkit.limits.MAX_FEATURE_ENTRIES`; the transducer T_(k,m) and the feature automata Φ_x have
 sizes known in closed form too (:func:`mismatch_counter_arcs`,
 :meth:`MismatchKernel._feature_automaton_arcs`).
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -30,21 +30,21 @@ from ratkit._jit import njit
 from ratkit._validation import check_int
 from ratkit.automata.alphabet import Alphabet, as_symbols, display_symbols
 from ratkit.automata.construct import from_arcs
-from ratkit.automata.kernels._features import uniform_values
+from ratkit.automata.kernels._rational_work import check_factor_arcs
 from ratkit.automata.kernels._windows import encode, window_codes
-from ratkit.automata.kernels.base import MAX_PHI_ARCS, RationalKernel, Strategy, check_factor_arcs
+from ratkit.automata.kernels.features import uniform_values
+from ratkit.automata.kernels.rational import RationalKernel, Strategy
 from ratkit.automata.semirings import PROBABILITY
 from ratkit.automata.transducer import Transducer
 from ratkit.exceptions import ParameterError, ResourceLimitError
+from ratkit.limits import MAX_FEATURE_ENTRIES, MAX_PHI_ARCS
 from ratkit.plugins import register
 
 __all__ = ["MismatchKernel", "mismatch", "mismatch_counter"]
 
-#: The most (row, code) triplets the features of one call may hold. Each costs 16 bytes
-#: (int64 row and code; the values take no memory) and the sparse matrix built from them
-#: up to 12 more: measured, a Gram matrix of 7.4·10⁷ triplets (mismatch(5, 2) over 20
-#: letters, |x| = 2·10⁴) peaks at 2.5 GB, about 31 bytes a triplet, so ≈ 3 GB at the limit.
-MAX_FEATURE_ENTRIES = 100_000_000
+#: Bytes a (row, code) triplet of the features costs: 16 (int64 row and code; the values take
+#: no memory) and up to 12 in the sparse matrix built from them; measured, about 31 (see
+#: :data:`ratkit.limits.MAX_FEATURE_ENTRIES`).
 _BYTES_PER_ENTRY = 31
 
 
@@ -64,7 +64,7 @@ def mismatch_counter(k: int, m: int, alphabet: Alphabet) -> Transducer:
     Raises
     ------
     ResourceLimitError
-        When T would have more than :data:`~ratkit.automata.kernels.base.MAX_FACTOR_ARCS` arcs
+        When T would have more than :data:`~ratkit.limits.MAX_FACTOR_ARCS` arcs
         (:func:`mismatch_counter_arcs`).
     """
     check_factor_arcs(
@@ -83,7 +83,7 @@ def mismatch_counter(k: int, m: int, alphabet: Alphabet) -> Transducer:
                 arcs.append(((p, j), s, s, 1.0, (p + 1, j)))
                 if j < m:
                     arcs += [((p, j), s, t, 1.0, (p + 1, j + 1)) for t in alphabet if t != s]
-    finals = {(k, j): 1.0 for j in range(m + 1)}
+    finals: dict[Hashable, float] = {(k, j): 1.0 for j in range(m + 1)}
     return from_arcs(arcs, (0, 0), finals, PROBABILITY, alphabet)
 
 
@@ -185,13 +185,15 @@ class MismatchKernel(RationalKernel):
 
     def _intersection_hint(self, lengths: np.ndarray) -> str:
         """A hint to use strategy='intersection' when the feature automata of sequences of
-        these lengths fit in :data:`~ratkit.automata.kernels.base.MAX_PHI_ARCS` arcs, else ""."""
+        these lengths fit in :data:`~ratkit.limits.MAX_PHI_ARCS` arcs, else ""."""
         arcs = sum(self._feature_automaton_arcs(int(n), 0) or 0 for n in lengths)
         if arcs > MAX_PHI_ARCS:
             return ""
         return f", or strategy='intersection' (pairwise, on feature automata of {arcs:,} arcs in all)"
 
-    def _specialized_features(self, sequences: list[Any], symbols: dict[str, int]):
+    def _specialized_features(
+        self, sequences: list[Any], symbols: dict[str, int]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """COO triplets (row, code, 1) of every k-window u of every sequence and every z ∈ Σ^k
         within m substitutions of u: W·Σ_{j≤m} C(k, j)(|Σ| − 1)^j triplets for W windows.
 
@@ -201,7 +203,7 @@ class MismatchKernel(RationalKernel):
         Raises
         ------
         ResourceLimitError
-            When there would be more than :data:`MAX_FEATURE_ENTRIES` triplets.
+            When there would be more than :data:`~ratkit.limits.MAX_FEATURE_ENTRIES` triplets.
         TooManyPaths
             When k-window codes do not fit in an int64 (the base class then uses Φ_x).
         """

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ratkit._validation import check_int
 from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.construct import from_arcs
-from ratkit.automata.kernels._features import uniform_values
 from ratkit.automata.kernels._windows import encode, window_codes
-from ratkit.automata.kernels.base import RationalKernel, Strategy
+from ratkit.automata.kernels.features import uniform_values
+from ratkit.automata.kernels.rational import RationalKernel, Strategy
 from ratkit.automata.semirings import PROBABILITY
 from ratkit.automata.transducer import Transducer
 from ratkit.plugins import register
@@ -63,7 +65,9 @@ class NgramKernel(RationalKernel):
         self._validate_params()
         return ngram_counter(self.n, alphabet)
 
-    def _specialized_features(self, sequences: list[Any], symbols: dict[str, int]):
+    def _specialized_features(
+        self, sequences: list[Any], symbols: dict[str, int]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         self._validate_params()
         labels, offsets = encode(sequences, symbols)
         rows, codes = window_codes(labels, offsets, self.n, len(symbols) + 1)

@@ -80,7 +80,8 @@ from ratkit.automata.graphs import Graph
 from ratkit.automata.graphs.product import LABEL_MODES
 from ratkit.automata.kernels._walks_pairs import DIRECT_MAX, _Config, _pair
 from ratkit.automata.kernels._walks_prepared import _prepared
-from ratkit.automata.kernels.base import Kernel, check_gram_bytes
+from ratkit.automata.kernels.base import Kernel
+from ratkit.automata.kernels.inputs import check_gram_bytes
 from ratkit.exceptions import ParameterError, ParameterTypeError
 from ratkit.plugins import register
 
@@ -298,7 +299,7 @@ class RandomWalkKernel(Kernel):
         return np.array([self.value(g, g) for g in graphs], dtype=np.float64)
 
     # -- Gram matrices -------------------------------------------------------------------------
-    def gram(self, X: Any, Y: Any = None) -> np.ndarray:
+    def _gram(self, X: Any, Y: Any = None) -> np.ndarray:
         """[k(G_i, H_j)]; Y = None: X against itself, only the upper triangle computed."""
         self._validate_params()
         left = self._graphs(X, "X")

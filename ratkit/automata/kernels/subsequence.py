@@ -6,7 +6,7 @@ means that u is a (not necessarily contiguous) subsequence of x.
 Gram matrices come from a compiled DP over the two subsequence automata in memory linear
 in the shorter sequence of each pair (:func:`_count_common`); a count beyond the largest
 float64 raises WeightOverflowError instead of returning +∞. The transducer T has
-|Σ|·(4|Σ| + 2) arcs, so it is refused beyond :data:`~ratkit.automata.kernels.base.MAX_FACTOR_ARCS` arcs.
+|Σ|·(4|Σ| + 2) arcs, so it is refused beyond :data:`~ratkit.limits.MAX_FACTOR_ARCS` arcs.
 
 References
 ----------
@@ -15,6 +15,7 @@ A. Ghose, *Rational kernels: a survey*, §IV-A4, eq. (33) and Fig. 12.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
@@ -22,8 +23,9 @@ import numpy as np
 from ratkit._jit import njit
 from ratkit.automata.alphabet import Alphabet
 from ratkit.automata.construct import from_arcs
+from ratkit.automata.kernels._rational_work import check_factor_arcs
 from ratkit.automata.kernels._windows import encode
-from ratkit.automata.kernels.base import RationalKernel, Strategy, check_factor_arcs
+from ratkit.automata.kernels.rational import RationalKernel, Strategy
 from ratkit.automata.semirings import PROBABILITY
 from ratkit.automata.transducer import Transducer
 from ratkit.exceptions import WeightOverflowError
@@ -51,7 +53,7 @@ def subsequence_transducer(alphabet: Alphabet) -> Transducer:
     Raises
     ------
     ResourceLimitError
-        When T would have more than :data:`~ratkit.automata.kernels.base.MAX_FACTOR_ARCS` arcs
+        When T would have more than :data:`~ratkit.limits.MAX_FACTOR_ARCS` arcs
         (:func:`subsequence_transducer_arcs`).
     """
     syms = list(alphabet)
@@ -60,7 +62,7 @@ def subsequence_transducer(alphabet: Alphabet) -> Transducer:
         f"The subsequence transducer over {len(syms):,} symbols (|Σ|·(4|Σ| + 2) arcs)",
         "Use fewer distinct symbols, or Gram matrices with strategy='auto' (the subsequence DP needs no transducer).",
     )
-    arcs = []
+    arcs: list[tuple[Hashable, str, str, float, Hashable]] = []
     for s in syms:
         arcs.append(("S", s, "", 1.0, "F"))
         arcs.append(("F", s, "", 1.0, "F"))

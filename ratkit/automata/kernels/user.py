@@ -18,11 +18,14 @@ from ratkit.automata.construct import as_transducer, from_pynini
 from ratkit.automata.io import read_att, read_fst, to_att
 from ratkit.automata.kernels import _evaluator
 from ratkit.automata.kernels._paths import TooManyPaths
-from ratkit.automata.kernels.base import MAX_PATHS, RationalKernel, Strategy, _is_lattice, _phi_features_chunk
+from ratkit.automata.kernels._rational_work import phi_features_chunk
+from ratkit.automata.kernels.inputs import is_lattice
+from ratkit.automata.kernels.rational import RationalKernel, Strategy
 from ratkit.automata.kernels.spec import SpecError, SpecTypeError
 from ratkit.automata.semirings import get_semiring
 from ratkit.automata.transducer import Transducer
 from ratkit.exceptions import FstFormatError, ParameterError, ParameterTypeError, PathIsFolderError, RatkitError
+from ratkit.limits import MAX_PATHS
 from ratkit.plugins import register
 
 __all__ = ["TransducerKernel", "from_transducer", "load_transducer"]
@@ -213,7 +216,7 @@ class TransducerKernel(RationalKernel):
         return self.user_transducer().semiring
 
     @property
-    def is_pds(self) -> bool:
+    def is_pds(self) -> bool:  # type: ignore[override]  # computed from the transducer; the base declares a class attribute
         return bool(self.pds) and self.psi is None and self.semiring.real_plus
 
     def _alphabet_symbols(self) -> tuple[str, ...]:
@@ -260,10 +263,11 @@ class TransducerKernel(RationalKernel):
 
     def _psi_features(self, G: np.ndarray) -> np.ndarray:
         """G holds ⊕_z Φ_x(z) ⊗ Φ_y(z) as reals; a user Ψ gets the natural-domain value."""
-        if self.psi is None:
+        psi = self.psi
+        if psi is None:
             return G
         natural = G if self.semiring.real_plus and not self.semiring.log_weights else -np.log(G)  # p or −ln p
-        return np.vectorize(lambda v: float(self.psi(v)), otypes=[float])(natural)
+        return np.vectorize(lambda v: float(psi(v)), otypes=[float])(natural)
 
     # -- Φ_x by the compiled evaluator (strategy "auto"); OpenFst's feature path is its oracle --
     def _compiled_features(
@@ -276,7 +280,7 @@ class TransducerKernel(RationalKernel):
         exported = self._exported(t, n_labels)
         if exported is None:
             return None
-        plain = [i for i, x in enumerate(sequences) if not _is_lattice(x)]
+        plain = [i for i, x in enumerate(sequences) if not is_lattice(x)]
         labels = [t.alphabet.labels(sequences[i]) for i in plain]
         jobs = effective_jobs(n_jobs)
         size = max(1, -(-len(labels) // (4 * jobs))) if jobs > 1 else max(1, len(labels))
@@ -297,7 +301,7 @@ class TransducerKernel(RationalKernel):
             vals.append(v)
             status.append(st)
         status_all = np.concatenate(status) if status else np.zeros(0, dtype=np.int64)
-        rest = [i for i, x in enumerate(sequences) if _is_lattice(x)] + index[status_all != 0].tolist()
+        rest = [i for i, x in enumerate(sequences) if is_lattice(x)] + index[status_all != 0].tolist()
         if rest:
             reasons = [
                 f"{int(np.sum(status_all == s))} {_evaluator.STATUS_REASONS[s]}"
@@ -315,7 +319,7 @@ class TransducerKernel(RationalKernel):
                 "; ".join(reasons),
             )
             fallback = map_chunks(
-                functools.partial(_phi_features_chunk, n_labels=n_labels),
+                functools.partial(phi_features_chunk, n_labels=n_labels),
                 [(i, sequences[i]) for i in sorted(rest)],
                 shared=(Shared(t),),
                 n_jobs=n_jobs,
@@ -365,7 +369,9 @@ def _read_att_text(text: Any, semiring: Any) -> Transducer:
         ) from exc
 
 
-def _evaluate_chunk(exported: _evaluator.ExportedTransducer, chunk: list[np.ndarray]):
+def _evaluate_chunk(
+    exported: _evaluator.ExportedTransducer, chunk: list[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`~._evaluator.evaluate` of a chunk of label arrays (rows numbered within the chunk)."""
     offsets = np.zeros(len(chunk) + 1, dtype=np.int64)
     np.cumsum([c.shape[0] for c in chunk], out=offsets[1:])

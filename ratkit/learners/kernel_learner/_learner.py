@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator, clone
 
 from ratkit._validation import check_int
 from ratkit.automata.kernels import CountBasedKernel, Kernel, count_based, from_spec
-from ratkit.automata.kernels.base import as_collection
+from ratkit.automata.kernels.inputs import as_collection
 from ratkit.exceptions import TrainingDataError, UnsupportedKernelError
 from ratkit.fitted import Array, Fitted, Instance, Int, Real, Sequences, Text
 from ratkit.learners.kernel_learner._patterns import most_frequent_patterns, pattern_counts

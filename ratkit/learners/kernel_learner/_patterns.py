@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from ratkit._validation import check_int
 from ratkit.automata.kernels import count_based, ngram
-from ratkit.automata.kernels.base import as_collection
+from ratkit.automata.kernels.inputs import as_collection
 
 __all__ = ["pattern_counts", "most_frequent_patterns"]
 

@@ -20,7 +20,7 @@ from sklearn.utils import Tags
 
 from ratkit._validation import check_real
 from ratkit.automata.kernels import Kernel, LinearKernel, Vocabulary, VocabularyError
-from ratkit.automata.kernels.base import as_collection
+from ratkit.automata.kernels.inputs import as_collection
 from ratkit.exceptions import (
     ModelFormatError,
     NotPDSKernelError,

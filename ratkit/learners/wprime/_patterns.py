@@ -1,4 +1,4 @@
-"""Patterns as integer codes: base-(L + 1) numbers with digits 1..L (see kernels._features),
+"""Patterns as integer codes: base-(L + 1) numbers with digits 1..L (see kernels.features),
 and :class:`PatternTrie`, the trie of a set of codes.
 
 The kernel engine names every feature (a string z over the alphabet numbered 1..L) by
@@ -19,7 +19,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ratkit.automata.kernels._features import sorted_unique
+from ratkit.automata.kernels.features import sorted_unique
 
 __all__ = ["code_lengths", "code_labels", "sorted_lcp", "PatternTrie"]
 

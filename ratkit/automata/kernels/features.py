@@ -17,9 +17,7 @@ two factors of a product that occurred together in training).
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -42,8 +40,6 @@ __all__ = [
     "tensor_rows",
     "coo_to_csr",
     "chunked_vocabulary_matrix",
-    "feature_memory",
-    "feature_memory_bound",
     "inner_products",
     "inverse_norms",
     "row_sq_norms",
@@ -193,27 +189,6 @@ def vocabulary_matrix(
     F = sp.csr_matrix((data, indices, indptr.astype(index_dtype, copy=False)), shape=(n_rows, n_codes))
     F.has_sorted_indices = True
     return uniq, F
-
-
-#: The working memory the feature stage may use beyond its result, in bytes, or None
-#: (unbounded: one pass over all the sequences). Set by :func:`feature_memory`.
-_FEATURE_MEMORY: contextvars.ContextVar[int | None] = contextvars.ContextVar("feature_memory", default=None)
-
-
-@contextlib.contextmanager
-def feature_memory(n_bytes: int | None) -> Iterator[None]:
-    """Inside the block, feature matrices are built with about ``n_bytes`` of working memory
-    beyond the matrix and its vocabulary (:func:`chunked_vocabulary_matrix`); None: unbounded."""
-    token = _FEATURE_MEMORY.set(None if n_bytes is None else max(int(n_bytes), 1))
-    try:
-        yield
-    finally:
-        _FEATURE_MEMORY.reset(token)
-
-
-def feature_memory_bound() -> int | None:
-    """The working-memory bound of :func:`feature_memory` in force here, or None."""
-    return _FEATURE_MEMORY.get()
 
 
 Triplets = tuple[np.ndarray, np.ndarray, np.ndarray]
