@@ -68,27 +68,6 @@ def test_load_model_is_at_the_top_level_and_import_ratkit_stays_light():
         ratkit.load_modle  # noqa: B018
 
 
-#: Public callables still missing annotations, in modules other issue-36 branches are rewriting
-#: (the kernels' ``gram`` is rewritten at class creation until ``Kernel.gram`` becomes one concrete
-#: method). The list only shrinks: a new offender fails the test, and so does an entry that is no
-#: longer one (delete it). Empty it when those branches land.
-UNTYPED_FOR_NOW = frozenset(
-    {
-        "ratkit.automata.kernels.algebra:CenteredNDSKernel.gram",
-        "ratkit.automata.kernels.algebra:CosineKernel.gram",
-        "ratkit.automata.kernels.algebra:ExpKernel.gram",
-        "ratkit.automata.kernels.algebra:PolynomialKernel.gram",
-        "ratkit.automata.kernels.algebra:ProductKernel.gram",
-        "ratkit.automata.kernels.algebra:ScaledKernel.gram",
-        "ratkit.automata.kernels.algebra:SumKernel.gram",
-        "ratkit.automata.kernels.base:RationalKernel.gram",
-        "ratkit.automata.kernels.random_walk:RandomWalkKernel.gram",
-        "ratkit.automata.kernels.user:TransducerKernel.semiring",
-        "ratkit.automata.pairwise:PairwiseKernel.gram",
-    }
-)
-
-
 def _functions(obj):
     """(qualified name, function, is a method) of a public function, or of a public class's own
     public methods (with ``__init__`` and ``__call__``), properties and cached properties."""
@@ -137,7 +116,5 @@ def test_the_public_api_is_fully_typed():
                 missing = _missing_annotations(func, method)
                 if missing:
                     untyped[f"{func.__module__}:{where}"] = missing
-    new = {k: v for k, v in untyped.items() if k not in UNTYPED_FOR_NOW}
-    assert not new, "annotate these parameters (and 'return'): " + "; ".join(f"{k} {v}" for k, v in sorted(new.items()))
-    gone = sorted(UNTYPED_FOR_NOW - untyped.keys())
-    assert not gone, f"now fully typed (or gone): delete from UNTYPED_FOR_NOW: {gone}"
+    listing = "; ".join(f"{k} {v}" for k, v in sorted(untyped.items()))
+    assert not untyped, f"annotate these parameters (and 'return'): {listing}"

@@ -22,7 +22,7 @@ from ratkit.automata.kernels._rational_work import phi_features_chunk
 from ratkit.automata.kernels.inputs import is_lattice
 from ratkit.automata.kernels.rational import RationalKernel, Strategy
 from ratkit.automata.kernels.spec import SpecError, SpecTypeError
-from ratkit.automata.semirings import get_semiring
+from ratkit.automata.semirings import Semiring, get_semiring
 from ratkit.automata.transducer import Transducer
 from ratkit.exceptions import FstFormatError, ParameterError, ParameterTypeError, PathIsFolderError, RatkitError
 from ratkit.limits import MAX_PATHS
@@ -212,7 +212,7 @@ class TransducerKernel(RationalKernel):
         return {}
 
     @property
-    def semiring(self):  # type: ignore[override]
+    def semiring(self) -> Semiring:  # type: ignore[override]  # read from the transducer; the base declares an attribute
         return self.user_transducer().semiring
 
     @property

@@ -29,6 +29,8 @@ SVM", ICML 2008 (§3.2 shrinking, eq. (15) the stopping rule).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ratkit._jit import njit
@@ -182,7 +184,18 @@ def epoch_gram(active, size, max_old, min_old, K, y, qinv, C, alpha, grad):
     return pgmax, pgmin, size, df
 
 
-def epoch_python(active, size, max_old, min_old, y, qinv, C, alpha, gradient, update):
+def epoch_python(
+    active: np.ndarray,
+    size: int,
+    max_old: float,
+    min_old: float,
+    y: np.ndarray,
+    qinv: np.ndarray,
+    C: float,
+    alpha: np.ndarray,
+    gradient: Callable[[int], float],
+    update: Callable[[int, float, float], None],
+) -> tuple[float, float, int, float]:
     """The same pass for representations driven from Python (OpenFst calls, row caches):
     ``gradient(i)`` returns G_i, ``update(i, d, new)`` applies W′ += d Φ′_i after α_i ← new."""
     pgmax, pgmin, df = -np.inf, np.inf, 0.0
