@@ -146,7 +146,7 @@ def test_scattered_data_go_straight_to_the_workers_only_when_they_are_reachable(
 
 @pytest.mark.parametrize("ordered", [True, False])
 def test_tasks_cancelled_because_a_worker_died_with_their_data_raise_a_distributed_error(monkeypatch, ordered):
-    """Seen in a CI run of tests/automata/test_dask_cluster.py: a worker killed mid-Gram took the
+    """Seen in a CI run of tests/test_parallel_dask.py: a worker killed mid-Gram took the
     shared arguments scattered to it, the scheduler cancelled the tasks that needed them, and
     distributed's FutureCancelledError escaped instead of the DistributedError the docs promise."""
     distributed = pytest.importorskip("distributed")

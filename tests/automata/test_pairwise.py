@@ -18,7 +18,7 @@ from ratkit.exceptions import ParameterError
 from ratkit.learners import RationalSVC
 from ratkit.testing import KernelContract
 
-from .kernel_oracles import ngram_kernel, random_strings
+from .kernels.kernel_oracles import ngram_kernel, random_strings
 
 
 def formula(kind: str, k, p, q) -> float:

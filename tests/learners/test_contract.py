@@ -1,6 +1,6 @@
 """Every built-in learner on sequences runs the public LearnerContract (ratkit.testing), as a
 third party would; the numeric configurations, on which scikit-learn's checks run, are in
-test_sklearn_checks.py."""
+svm/test_sklearn_checks.py."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ import pytest
 from ratkit.automata import BOOLEAN, Alphabet, from_arcs
 from ratkit.automata.pt import NotPiecewiseTestableError, decision_list, ideal
 
-from .test_pt_oracle import Dfa, is_pt, random_dfa, strings
+from .test_oracle import Dfa, is_pt, random_dfa, strings
 
 
 def _as_acceptor(d: Dfa):

@@ -19,7 +19,7 @@ from ratkit.automata import kernels as K
 from ratkit.automata.kernels import SpecError, VocabularyError, from_spec, to_spec, vocabulary_from_state
 from ratkit.testing import KernelContract
 
-from ..thirdparty import installed_distribution
+from ...thirdparty import installed_distribution
 from .kernel_oracles import gappy_kernel, ngram_kernel, random_strings
 
 # -- the built-in families and combinators -----------------------------------------------

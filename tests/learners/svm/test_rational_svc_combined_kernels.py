@@ -19,9 +19,9 @@ from ratkit.automata import kernels as K
 from ratkit.automata.kernels import from_spec
 from ratkit.learners import RationalSVC, load_model
 
-from ..automata.kernel_oracles import ngram_kernel
-from ..automata.test_kernel_contract import ENTRY_POINTS, THIRD_PARTY
-from ..thirdparty import installed_distribution
+from ...automata.kernels.kernel_oracles import ngram_kernel
+from ...automata.kernels.test_base_contract import ENTRY_POINTS, THIRD_PARTY
+from ...thirdparty import installed_distribution
 
 C = 1.0
 

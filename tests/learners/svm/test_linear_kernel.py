@@ -16,7 +16,7 @@ from ratkit.automata.kernels import LinearKernel, from_spec, to_spec
 from ratkit.exceptions import ParameterTypeError
 from ratkit.learners import LinearDCDSVC, RationalSVC
 
-DATA = Path(__file__).parent.parent / "data" / "model_files"
+DATA = Path(__file__).parents[2] / "data" / "model_files"
 
 
 def _problem(seed: int = 0, n: int = 60, p: int = 7):

@@ -26,7 +26,7 @@ from ratkit.automata.kernels.gram_file import manifest_path  # noqa: E402
 from ratkit.exceptions import DistributedError  # noqa: E402
 from ratkit.learners import RationalSVC  # noqa: E402
 
-from .test_gram_blocked import _graphs, _rows  # noqa: E402
+from .automata.kernels.test_blocked import _graphs, _rows  # noqa: E402
 
 RNG = np.random.default_rng(11)
 SEQS = ["".join(RNG.choice(list("abcd"), size=int(RNG.integers(5, 40)))) for _ in range(60)]

@@ -1,6 +1,6 @@
 """PT languages (survey §IV-A): ⊑, shuffle ideals, formulas, decision lists and their weights.
 
-Every check is against the brute-force oracles of ``test_pt_oracle`` (the definitions),
+Every check is against the brute-force oracles of ``test_oracle`` (the definitions),
 never against values produced by the code under test.
 """
 
@@ -23,7 +23,7 @@ from ratkit.automata.pt import (
 )
 from ratkit.automata.pt.examples import EXAMPLES
 
-from .test_pt_oracle import Dfa, all_subseqs, member, score, strings, subseq
+from .test_oracle import Dfa, all_subseqs, member, score, strings, subseq
 
 TARGETS = sorted(EXAMPLES)
 

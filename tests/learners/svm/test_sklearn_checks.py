@@ -2,7 +2,7 @@
 public LearnerContract (one test per check, plus the round trip, clone and hygiene checks).
 
 String inputs are skipped by scikit-learn's checks; the learners on sequences run the
-contract in test_contract.py and are tested in test_rational_svc.py.
+contract in tests/learners/test_contract.py and are tested in test_rational_svc.py.
 """
 
 from __future__ import annotations

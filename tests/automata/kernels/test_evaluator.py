@@ -97,7 +97,7 @@ _TRIGRAMS = sorted({d[i : i + 3] for d in DOCS for i in range(len(d) - 2)})
 def test_builtin_family_as_transducer(family, docs, oracle, caplog):
     """Each family's T fed to from_transducer: the evaluator's Gram equals the OpenFst
     feature path's, the family's own algorithm's and the brute-force definition's
-    (tests/automata/kernel_oracles.py); no sequence falls back."""
+    (tests/automata/kernels/kernel_oracles.py); no sequence falls back."""
     alphabet = family.alphabet_for(docs)
     kernel = from_transducer(family.factor(alphabet))
     with caplog.at_level(logging.INFO, logger=USER_LOG):

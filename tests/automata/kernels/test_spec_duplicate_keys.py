@@ -19,7 +19,7 @@ from ratkit.automata import kernels as K
 from ratkit.automata.kernels import SpecError, from_spec, load_spec
 from ratkit.exceptions import RatkitError
 
-from ..cli._helpers import run
+from ...cli._helpers import run
 
 DUPLICATED = '{"family": "ngram", "n": 2, "n": 3}'
 

@@ -11,7 +11,7 @@ from scipy import stats
 from ratkit.automata.pt import decision_list, ideal, sample
 from ratkit.automata.pt.examples import EXAMPLES
 
-from .test_pt_oracle import member
+from .test_oracle import member
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
