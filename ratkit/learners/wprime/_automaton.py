@@ -226,7 +226,7 @@ class AutomatonWPrime(IndexedRowsWPrime):
     are the trie's, in the same order, so both representations take the same steps, to the
     last bit. Those steps, their order and Δf are those of walking Φ′_i at every step
     (the previous implementation, ``epoch_automaton_walk``, kept as the tests' reference in
-    tests/learners/_automaton_reference.py), which cost one dependent lookup
+    tests/learners/wprime/_automaton_reference.py), which cost one dependent lookup
     state → arc → next state per transition of Φ′_i's trie: 60–200 ns each on Reuters
     character n-grams, 8.5–19.9 M transitions and 1.1–4.2 s per pass against 0.01–0.02 s
     for the trie's indexed reads (bench/RESULTS.md, issue 22). Walking each Φ′_i once
