@@ -226,7 +226,7 @@ class AutomatonWPrime(IndexedRowsWPrime):
     are the trie's, in the same order, so both representations take the same steps, to the
     last bit. Those steps, their order and Δf are those of walking Φ′_i at every step
     (the previous implementation, ``epoch_automaton_walk``, kept as the tests' reference in
-    tests/learners/_automaton_reference.py), which cost one dependent lookup
+    tests/learners/wprime/_automaton_reference.py), which cost one dependent lookup
     state → arc → next state per transition of Φ′_i's trie, a pass far slower than the
     trie's indexed reads. Walking each Φ′_i once (``WalkRows.slots`` in that reference)
     still costs one such pass, more than the trie's whole fit; walking each distinct pattern
