@@ -5,8 +5,9 @@ reads the W′ written by the previous one), so they cannot be vectorised with n
 numba compiles them. ``cache=True`` keeps the machine code between runs (no compile
 on every import); ``nogil=True`` lets the compiled loops release the GIL.
 
-Compiling takes seconds (about 7 s for the first ``ratkit demo`` against 0.4 s once
-cached), so the first time in a process that numba really compiles one of these
+Compiling takes seconds, far longer than loading the cached code
+(measured: see bench/RESULTS.md, section 'Figures moved out of the code (issue 36)'),
+so the first time in a process that numba really compiles one of these
 functions (not when it loads it from the cache) the logger ``ratkit._jit`` says so once,
 at INFO level: :data:`COMPILING`. The ``ratkit`` command shows it on standard error;
 in library use it is silent unless logging is configured to show INFO records.

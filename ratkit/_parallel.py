@@ -195,13 +195,12 @@ def _broadcast(shared: Sequence[Shared], n_jobs: int | None) -> Iterator[tuple[A
     one worker core), the arguments themselves.
 
     Alone, the backend scatters each to one worker and lets the others fetch it once the
-    scheduler moves tasks there: a 2-worker LocalCluster computing the 5-gram Gram of the
-    7 063 ModApte stories left one worker idle for the first 1.3–3.1 s of 4.6–5.6. The data
+    scheduler moves tasks there, leaving the other workers idle at the start. The data
     go straight from this process to the workers (``direct=True``, then worker to worker)
     when the client says so (``direct_to_workers``) or, when it does not say, when it was
-    made from a LocalCluster of this process (:func:`_direct_to_workers`). Routed through
-    the scheduler, the 53 MB features of that Gram took 0.08–0.38 s to broadcast, against
-    0.06–0.08 s direct.
+    made from a LocalCluster of this process (:func:`_direct_to_workers`), which is faster
+    and steadier than through the scheduler (measured: see bench/RESULTS.md, sections
+    'Figures of the distributed guide' and 'Figures moved out of the code (issue 36)').
     A remote client may not reach the workers, so there the scheduler relays them."""
     backend, _ = joblib.parallel.get_active_backend()
     if not shared or type(backend).__name__ != "DaskDistributedBackend" or effective_jobs(n_jobs) <= 1:

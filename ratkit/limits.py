@@ -294,18 +294,18 @@ def _refuse(estimate: str, limit: str, name: str, what: str, hint: str) -> None:
 #: intersection (e.g. the subsequence kernel has ``2**len(x)`` features).
 MAX_PATHS = 2_000_000
 #: The most arcs the ε-removed feature automata Φ_x of one Gram matrix may hold, by the family's
-#: estimate: ε-removal and reading Φ_x into arrays cost about 120 bytes an arc (measured: 0.6 GB
-#: for 5·10⁶ arcs).
+#: estimate: ε-removal and reading Φ_x into arrays cost about 120 bytes an arc
+#: (measured: see bench/RESULTS.md, section 'Figures moved out of the code (issue 36)').
 MAX_PHI_ARCS = 5_000_000
 #: The most states X ∘ S ∘ Y may have for one pair on the ``"composition"`` path, estimated as
 #: ``(len(x) + 1) * n_states(S) * (len(y) + 1)``.
 MAX_COMPOSED_STATES = 5_000_000
 #: The most arcs a family's transducer T may have (checked before it is built): its arcs pass
-#: through Python tuples at about 550 bytes an arc (measured: 0.8 GB and 3.9 s for 1.44·10⁶ arcs),
-#: so T stays under ≈ 2.8 GB.
+#: through Python tuples at about 550 bytes an arc, so T stays under ≈ 2.8 GB
+#: (measured: see bench/RESULTS.md, section 'Figures moved out of the code (issue 36)').
 MAX_FACTOR_ARCS = 5_000_000
-#: The most (row, feature) entries of one mismatch feature matrix: about 31 bytes a triplet
-#: (measured: 7.4·10⁷ triplets, mismatch(5, 2) over 20 letters, peak 2.5 GB), so ≈ 3 GB here.
+#: The most (row, feature) entries of one mismatch feature matrix: about 31 bytes a triplet,
+#: so ≈ 3 GB here (measured: see bench/RESULTS.md, section 'Figures moved out of the code (issue 36)').
 MAX_FEATURE_ENTRIES = 100_000_000
 #: The most path prefixes enumerated to find the weighted language of one lattice.
 MAX_KEY_PATHS = 100_000

@@ -330,7 +330,9 @@ class PublicAPI(SphinxDirective):
                 lines += [f".. autofunction:: {n}", *no_index, ""]
             else:
                 lines += [f".. py:data:: {n}", f"   :type: {type(obj).__name__}", ""]
-                lines += [f"   {line}" for line in _data_doc(module, n)] + [""]
+                doc = _data_doc(module, n)
+                _escape_docstring(None, "data", n, obj, None, doc)  # ``#:`` comments: ``|x|`` as in docstrings
+                lines += [f"   {line}" for line in doc] + [""]
         self.env.note_dependency(inspect.getfile(module))
         container = nodes.container()
         nested_parse_with_titles(self.state, StringList(lines, source=f"<public-api {name}>"), container)

@@ -415,9 +415,9 @@ def _cyclic_sum(a: FstArrays, states: np.ndarray, sr: Semiring) -> float:
 
 
 # Above this many states a cyclic system is first given to a Krylov solver: a sparse LU of a
-# random (expander-like) machine fills in to O(m²) (30 000 states: 480 s, 2 GB), whereas
-# LGMRES needs a fraction of a second; LU stays the exact fallback (e.g. for long rings,
-# where Krylov methods stall and LU is cheap).
+# random (expander-like) machine fills in to O(m²), whereas LGMRES is far faster
+# (measured: see bench/RESULTS.md, section 'Figures moved out of the code (issue 36)');
+# LU stays the exact fallback (e.g. for long rings, where Krylov methods stall and LU is cheap).
 _KRYLOV_MIN = 1000
 _KRYLOV_ITER = 10  # LGMRES outer iterations per attempt
 _REFINE = 2  # steps of iterative refinement of a Krylov solution

@@ -341,7 +341,9 @@ def _support_dfa(f: pynini.Fst, what: str) -> pynini.Fst:
     arc_type = f.arc_type()
     # unweighted, and tropical: determinising unit weights in the log semiring counts paths
     # (2 for a string read two ways), whose residuals converge only through OpenFst's delta
-    # (54 s for a 2-state acceptor); in the tropical semiring min(0, 0) = 0 at once
+    # (slowly, even for a 2-state acceptor:
+    # measured: see bench/RESULTS.md, section 'Figures moved out of the code (issue 36)');
+    # in the tropical semiring min(0, 0) = 0 at once
     f = pynini.arcmap(pynini.arcmap(pynini.connect(f.copy()), map_type="rmweight"), map_type="to_std")
     f = _run(what, pynini.determinize, _run(what, pynini.rmepsilon, f))
     back = {"standard": "identity", "log": "to_log", "log64": "to_log64"}[arc_type]

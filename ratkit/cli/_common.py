@@ -5,7 +5,8 @@ the parsers show.
 
 Building the parsers must stay fast (``ratkit --help`` in well under 0.5 s), so this module
 and every ``register_commands`` import nothing but the standard library and the other light
-``ratkit.cli`` helpers: :mod:`ratkit.exceptions` alone imports scikit-learn (≈ 0.7 s). Each
+``ratkit.cli`` helpers: :mod:`ratkit.exceptions` alone imports scikit-learn (slow to import;
+measured: see bench/RESULTS.md, section 'Figures moved out of the code (issue 36)'). Each
 command imports its implementation when it runs. The constants below mirror library values
 for that reason; tests/cli/test_fast_start.py checks each against its source.
 """

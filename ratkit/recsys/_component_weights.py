@@ -232,7 +232,8 @@ def select_anchors(vectors: np.ndarray, n_anchors: int, rng: np.random.Generator
     if method == "kmeans":
         seed = int(rng.integers(0, 2**31 - 1))
         # one OpenMP thread: G ≈ 8 clusters of ~10⁴ rows take milliseconds, and on a loaded
-        # machine scikit-learn's thread team made the same fit 100× slower (measured)
+        # machine scikit-learn's thread team made the same fit far slower
+        # (measured: see bench/RESULTS.md, section 'Figures moved out of the code (issue 36)')
         with threadpool_limits(limits=1, user_api="openmp"):
             model = KMeans(n_clusters=n_anchors, n_init=_KMEANS_N_INIT, random_state=seed).fit(x)
         return np.asarray(model.cluster_centers_, dtype=np.float64)

@@ -14,7 +14,8 @@ would count in the resident set); in memory with worker processes, a temporary f
 this process reads once at the end (the tiles neither travel back nor are placed by this
 process). That file lives in shared memory (``/dev/shm``) when it has the room, and the
 tasks write it through a shared map: positioned writes of two processes into one file queue
-on the file's lock (1.0 s per worker for a 7 063² matrix, against 0.6 s through maps).
+on the file's lock, so maps are faster
+(measured: see bench/RESULTS.md, section 'Figures moved out of the code (issue 36)').
 
 A worker may not see this process's file system (a Dask cluster on other machines), so
 each run writes a random stamp into the file's header padding; a task writes only into a
@@ -381,7 +382,8 @@ def _scratch_file(shape: tuple[int, int]) -> Iterator[tuple[Path | None, bool]]:
     The file is sparse. Allocating its pages first (``posix_fallocate``) would turn a write
     into a shared memory that another process filled meanwhile from a SIGBUS, which kills
     the worker (a :class:`~ratkit.exceptions.DistributedError` here), into an error, but it
-    doubled the cost of the writes (0.6 → 1.2–1.5 s per worker for a 7 063² matrix)."""
+    about doubled the cost of the writes
+    (measured: see bench/RESULTS.md, section 'Figures moved out of the code (issue 36)')."""
     need = 1.1 * shape[0] * shape[1] * _ITEMSIZE + 2**20
     for where, mapped in ((SHARED_MEMORY_FOLDER, True), (tempfile.gettempdir(), False)):
         folder = None

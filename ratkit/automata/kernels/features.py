@@ -54,8 +54,8 @@ def sorted_unique(values: np.ndarray, *, presorted: bool = False) -> np.ndarray:
     """The distinct values of an integer array, ascending, found by sorting.
 
     ``np.unique`` (numpy ≥ 2.3) hashes when no inverse is asked for, which on the
-    millions of pattern codes of a text corpus is about 20× slower than a sort
-    (5·10⁶ int64 codes: 1.8 s against 0.08 s on this project's CI machine).
+    millions of pattern codes of a text corpus is much slower than a sort
+    (measured: see bench/RESULTS.md, section 'Figures moved out of the code (issue 36)').
     ``presorted=True`` skips the sort for input already in ascending order.
     """
     a = np.asarray(values).ravel()
@@ -73,8 +73,9 @@ def uniform_values(n: int, value: float = 1.0) -> np.ndarray:
     """n copies of ``value`` as a read-only float64 array that takes no memory (stride 0).
 
     Count features give every window the value 1; a materialised array of ones for the
-    millions of windows of a corpus costs its allocation and page faults (≈ 0.1 s for
-    Reuters 7-grams) and is then read only to find that all values are equal.
+    millions of windows of a corpus costs its allocation and page faults
+    (measured: see bench/RESULTS.md, section 'Figures moved out of the code (issue 36)')
+    and is then read only to find that all values are equal.
     """
     return np.broadcast_to(np.float64(value), (int(n),))
 
@@ -317,7 +318,7 @@ def code_columns(vocabulary: np.ndarray, codes: np.ndarray) -> np.ndarray:
     if not n or not codes.size:
         return np.full(codes.shape, -1, dtype=np.int64)
     # Look up each distinct code once, in ascending order: a binary search over
-    # sorted queries walks memory in order (random queries are ~10× slower).
+    # sorted queries walks memory in order (random queries are slower).
     uniq, inverse = np.unique(codes, return_inverse=True)
     pos = np.minimum(np.searchsorted(vocabulary, uniq), n - 1)
     return np.where(vocabulary[pos] == uniq, pos, -1)[inverse]

@@ -175,8 +175,9 @@ class GappyKernel(RationalKernel):
             plans.append((i, local, sym))
         rows, codes, vals = [], [], []
         # The DP makes many small matrix products (one per symbol and block): BLAS threads cost
-        # more than they save there, and on a loaded machine they spin (measured: 15 s instead
-        # of 2 s for item 12 of issue 14), so BLAS runs on one thread meanwhile.
+        # more than they save there, and on a loaded machine they spin
+        # (measured: see bench/RESULTS.md, section 'Figures moved out of the code (issue 36)'),
+        # so BLAS runs on one thread meanwhile.
         with threadpool_limits(limits=1, user_api="blas"):
             for i, local, sym in plans:
                 for c, w in _sequence_features(sym, local, n, lam, base):

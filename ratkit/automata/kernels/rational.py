@@ -68,11 +68,11 @@ _STRATEGIES = ("auto", "specialized", "features", "intersection", "composition")
 #: A family's vectorised feature extractor runs in blocks on the workers only when that is
 #: estimated to save time: the first block is extracted in this process and timed, and the
 #: rest go to the workers when (serial seconds of the rest)·(1 − 1/jobs) exceeds the cost of
-#: bringing their COO triplets back, this many seconds a byte (measured on 2 cores: 137 MB
-#: of 5-gram triplets took 0.8 s through loky's pipes, 0.3–0.5 s from a Dask LocalCluster),
-#: plus :data:`EXTRACTION_MIN_GAIN_SECONDS`. The n-gram extractor writes 24 bytes a window
-#: in ≈ 20 ns a character, so it stays in this process on a machine like that; the feature
-#: automata, 10³ times slower a character, always run in blocks.
+#: bringing their COO triplets back, this many seconds a byte, plus
+#: :data:`EXTRACTION_MIN_GAIN_SECONDS`. The n-gram extractor writes 24 bytes a window fast
+#: enough that it stays in this process on a small machine; the feature automata, far slower
+#: a character, always run in blocks
+#: (measured: see bench/RESULTS.md, section 'Figures moved out of the code (issue 36)').
 EXTRACTION_SECONDS_PER_BYTE = 5e-9
 #: What extraction in blocks must save at least (sending blocks to workers costs about that).
 EXTRACTION_MIN_GAIN_SECONDS = 0.05

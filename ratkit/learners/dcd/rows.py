@@ -7,8 +7,8 @@ changing a single step of the solver:
   its share of ⟨W′, Φ′_i⟩ is α_i y_i Σ_z Φ′_i(z)² = α_i y_i u_i. Such patterns are
   folded into the scalar u_i; the gradient is G_i = y_i⟨W′_shared, Φ′_i⟩ + α_i u_i − 1,
   and their weights are written out once, after training. (With character 7-grams of
-  Reuters, 59 % of the training patterns are in one story each: W′'s array shrinks
-  2.4×, the entries a pass reads by 12 %.)
+  Reuters most training patterns are in one story each, and W′'s array shrinks;
+  measured: see bench/RESULTS.md, section 'Figures moved out of the code (issue 36)'.)
 * **The patterns many Φ′_i contain are read by most gradients**: numbering the shared
   patterns by decreasing document frequency keeps those weights on the same cache lines.
 

@@ -87,7 +87,8 @@ class LinearDCDSVC(RationalSVC):
     -----
     A sample whose feature vector is zero (with ``fit_intercept=False``) has Q_ii = 0:
     its gradient is always −1 and its α goes straight to C (§V-A). The compiled loop
-    needs numba; without it the same code runs in Python, about 100× slower.
+    needs numba; without it the same code runs in Python, far slower
+    (measured: see bench/RESULTS.md, section 'Figures moved out of the code (issue 36)').
 
     A feature only one sample has is not stored in w while training: its weight is
     α_i y_i x_ij throughout, so its share of the gradient is α_i Σ_j x_ij², and it is

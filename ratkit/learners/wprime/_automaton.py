@@ -227,13 +227,12 @@ class AutomatonWPrime(IndexedRowsWPrime):
     last bit. Those steps, their order and Δf are those of walking Φ′_i at every step
     (the previous implementation, ``epoch_automaton_walk``, kept as the tests' reference in
     tests/learners/wprime/_automaton_reference.py), which cost one dependent lookup
-    state → arc → next state per transition of Φ′_i's trie: 60–200 ns each on Reuters
-    character n-grams, 8.5–19.9 M transitions and 1.1–4.2 s per pass against 0.01–0.02 s
-    for the trie's indexed reads (bench/RESULTS.md, issue 22). Walking each Φ′_i once
-    (``WalkRows.slots`` in that reference) still costs one such
-    pass, 0.8 s at n = 4 and 3.4 s at n = 7, more than the trie's whole fit; walking each
-    distinct pattern once reads 10× fewer transitions (2.1 M at n = 7), independently of
-    one another. As on the trie, the patterns of one Φ′_i only are folded into u_i and their
+    state → arc → next state per transition of Φ′_i's trie, a pass far slower than the
+    trie's indexed reads. Walking each Φ′_i once (``WalkRows.slots`` in that reference)
+    still costs one such pass, more than the trie's whole fit; walking each distinct pattern
+    once reads far fewer transitions, independently of one another
+    (measured: see bench/RESULTS.md, section 'Figures moved out of the code (issue 36)').
+    As on the trie, the patterns of one Φ′_i only are folded into u_i and their
     weights written out at the end.
     """
 
