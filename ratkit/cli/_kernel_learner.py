@@ -140,5 +140,6 @@ def _pattern_label(pattern: object) -> str:
     """A pattern as a bar label: a string as is, a tuple of one-character symbols joined, of tokens spaced."""
     if isinstance(pattern, str):
         return pattern
-    tokens = [str(t) for t in pattern]  # type: ignore[attr-defined]
-    return "".join(tokens) if all(len(t) == 1 for t in tokens) else " ".join(tokens)
+    from ratkit.automata.alphabet import display_symbols
+
+    return display_symbols([str(t) for t in pattern], sep=" ")  # type: ignore[attr-defined]

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ratkit.automata.alphabet import _single_characters
 from ratkit.automata.fst_arrays import fst_to_arrays
 from ratkit.automata.graphs import Graph
 from ratkit.automata.kernels._paths import TooManyPaths, enumerate_paths
@@ -92,7 +93,7 @@ def _sequence(tokens: Any) -> Hashable:
     """The key of a token sequence: the str of its characters when every token is one
     character (as a str's key), else the tuple of its tokens."""
     tokens = tuple(str(t) for t in tokens)
-    if all(len(t) == 1 for t in tokens):
+    if _single_characters(tokens):
         return ("sequence", "".join(tokens))
     return ("sequence", tokens)
 
