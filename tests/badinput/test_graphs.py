@@ -16,9 +16,10 @@ import pytest
 import scipy.sparse as sp
 
 import ratkit.limits
-from ratkit.automata.graphs import Graph, from_edges, graph_automaton, load_tu, product_graph
+from ratkit.automata.graphs import Graph, from_edges, graph_automaton, product_graph
 from ratkit.automata.graphs.product import product_adjacency
 from ratkit.automata.kernels import random_walk
+from ratkit.datasets import load_tu
 from ratkit.exceptions import (
     DataFormatError,
     MissingDataError,
