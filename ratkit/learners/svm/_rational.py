@@ -390,7 +390,7 @@ class RationalSVC(DualSVCBase):
         self.wprime_size_ = fitted["wprime_size_"]
         self.representation_ = name
         self.fit_time_ = {cls.stage: t1 - t0, "solver": time.perf_counter() - t1}
-        vars(self).pop("hashing_", None)  # an exact model has none (its files are as before hashing existed)
+        self.__dict__.pop("hashing_", None)  # an exact model has none (its files are as before hashing existed)
         if buckets is not None:
             self._keep_hashed(buckets, X)
             self.fit_time_["hashing"] = t_hash
