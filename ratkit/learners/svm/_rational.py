@@ -368,6 +368,10 @@ class RationalSVC(DualSVCBase):
         if buckets is not None:  # hashed rows: the linear problem on them
             kernel.learn(X)  # what the kernel reads off the training data (an inferred alphabet), fixed
             X = hashing.hashed_features(kernel, X, buckets, n_jobs=self.n_jobs)
+            # the solver sees the buckets in use only (empty columns change nothing; W′ on all
+            # n_features buckets would cost their number in every structure it is held in)
+            used = np.unique(X.indices)
+            X = X[:, used]
             data = TrainingSet(LinearKernel(), X, bias, self.n_jobs, self.show_progress, self.cache_size)
         else:
             data = TrainingSet(kernel, X, bias, self.n_jobs, self.show_progress, self.cache_size)
@@ -392,7 +396,7 @@ class RationalSVC(DualSVCBase):
         self.fit_time_ = {cls.stage: t1 - t0, "solver": time.perf_counter() - t1}
         self.__dict__.pop("hashing_", None)  # an exact model has none (its files are as before hashing existed)
         if buckets is not None:
-            self._keep_hashed(buckets, X)
+            self._keep_hashed(buckets, X, used)
             self.fit_time_["hashing"] = t_hash
         return self
 
@@ -410,13 +414,17 @@ class RationalSVC(DualSVCBase):
             )
         return n
 
-    def _keep_hashed(self, buckets: int, H: Any) -> None:
-        """The model as W′ on the buckets (``coef_``), whatever the representation held: a
-        kernel expansion Σ α_i y_i H_i is summed into it, the support kept out of the model."""
-        if self.coef_ is None:
+    def _keep_hashed(self, buckets: int, H: Any, used: np.ndarray) -> None:
+        """The model as W′ on all the buckets (``coef_``), from W′ on the ``used`` ones (the
+        columns of H), whatever the representation held: a kernel expansion Σ α_i y_i H_i is
+        summed into it, the support kept out of the model."""
+        coef = self.coef_
+        if coef is None:
             dual_coef = np.asarray(self.dual_coef_, dtype=np.float64)
-            self.coef_ = np.asarray((H[np.asarray(self.support_, dtype=np.int64)].T @ dual_coef.T).T)
+            coef = np.asarray((H[np.asarray(self.support_, dtype=np.int64)].T @ dual_coef.T).T)
             self.support_ = self.support_vectors_ = self.dual_coef_ = None
+        self.coef_ = np.zeros((coef.shape[0], buckets))
+        self.coef_[:, used] = coef
         self.feature_map_ = None
         self.hashing_ = {"scheme": hashing.HASHING_SCHEME, "version": hashing.HASHING_VERSION, "n_features": buckets}
 

@@ -34,6 +34,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import murmurhash3_32
 
+from ratkit._jit import njit
 from ratkit._validation import check_real
 from ratkit.automata.kernels import (
     CosineKernel,
@@ -55,6 +56,7 @@ __all__ = [
     "HASHING_VERSION",
     "MAX_BUCKETS",
     "check_hashable",
+    "feature_map_buckets",
     "hashable_parts",
     "hashed_features",
     "pattern_buckets",
@@ -84,6 +86,87 @@ def pattern_buckets(patterns: Sequence[Sequence[str]], n_features: int, seed: in
         dtype=np.int64,
         count=len(patterns),
     )
+    return np.abs(h) % int(n_features), np.where(h >= 0, 1.0, -1.0)
+
+
+@njit
+def _murmur_codes(codes, base, sym_bytes, sym_off, sep, seed):  # pragma: no cover - compiled
+    """Signed MurmurHash3_32 (x86) of each pattern's bytes: its symbols (digits of its code in
+    ``base``, most significant first; symbol d is ``sym_bytes[sym_off[d]:sym_off[d + 1]]``)
+    joined by the byte ``sep``. The same value as sklearn's ``murmurhash3_32(bytes, seed)``."""
+    m32 = np.uint64(0xFFFFFFFF)
+    c1 = np.uint64(0xCC9E2D51)
+    c2 = np.uint64(0x1B873593)
+    longest = np.int64(0)
+    for d in range(sym_off.shape[0] - 1):
+        longest = max(longest, np.int64(sym_off[d + 1] - sym_off[d]))
+    buf = np.empty(64 * (longest + 1) + 8, dtype=np.uint8)
+    digits = np.empty(64, dtype=np.int64)
+    out = np.empty(codes.shape[0], dtype=np.int64)
+    for i in range(codes.shape[0]):
+        c = codes[i]
+        nd = 0
+        while c > 0:
+            digits[nd] = c % base
+            c //= base
+            nd += 1
+        n = 0
+        for j in range(nd - 1, -1, -1):
+            if n > 0:
+                buf[n] = sep
+                n += 1
+            d = digits[j]
+            for t in range(sym_off[d], sym_off[d + 1]):
+                buf[n] = sym_bytes[t]
+                n += 1
+        h = np.uint64(seed) & m32
+        nblocks = n // 4
+        for b in range(nblocks):
+            k = (
+                np.uint64(buf[4 * b])
+                | (np.uint64(buf[4 * b + 1]) << np.uint64(8))
+                | (np.uint64(buf[4 * b + 2]) << np.uint64(16))
+                | (np.uint64(buf[4 * b + 3]) << np.uint64(24))
+            )
+            k = (k * c1) & m32
+            k = ((k << np.uint64(15)) | (k >> np.uint64(17))) & m32
+            k = (k * c2) & m32
+            h ^= k
+            h = ((h << np.uint64(13)) | (h >> np.uint64(19))) & m32
+            h = (h * np.uint64(5) + np.uint64(0xE6546B64)) & m32
+        rem = n & 3
+        k = np.uint64(0)
+        tail = 4 * nblocks
+        if rem >= 3:
+            k ^= np.uint64(buf[tail + 2]) << np.uint64(16)
+        if rem >= 2:
+            k ^= np.uint64(buf[tail + 1]) << np.uint64(8)
+        if rem >= 1:
+            k ^= np.uint64(buf[tail])
+            k = (k * c1) & m32
+            k = ((k << np.uint64(15)) | (k >> np.uint64(17))) & m32
+            k = (k * c2) & m32
+            h ^= k
+        h ^= np.uint64(n)
+        h ^= h >> np.uint64(16)
+        h = (h * np.uint64(0x85EBCA6B)) & m32
+        h ^= h >> np.uint64(13)
+        h = (h * np.uint64(0xC2B2AE35)) & m32
+        h ^= h >> np.uint64(16)
+        v = np.int64(h)
+        out[i] = v - 4294967296 if v >= 2147483648 else v
+    return out
+
+
+def feature_map_buckets(vocabulary: FeatureMap, n_features: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`pattern_buckets` of every column of a vocabulary of patterns, computed from the
+    codes (compiled; the same values as hashing ``vocabulary.patterns()``)."""
+    encoded = [s.encode("utf-8") for s in vocabulary.symbols]
+    sym_off = np.zeros(len(encoded) + 2, dtype=np.int64)  # digit 0 (no symbol) is empty
+    np.cumsum([len(b) for b in encoded], out=sym_off[2:])
+    sym_bytes = np.frombuffer(b"".join(encoded) + b"\0", dtype=np.uint8)
+    codes = np.asarray(vocabulary.codes, dtype=np.int64)
+    h = _murmur_codes(codes, np.int64(len(encoded) + 1), sym_bytes, sym_off, np.uint8(0x1F), np.int64(seed))
     return np.abs(h) % int(n_features), np.where(h >= 0, 1.0, -1.0)
 
 
@@ -159,7 +242,7 @@ def _hashed(kernel: Any, X: list, n: int, seed: int, n_jobs: int | None) -> tupl
     vocabulary, F = kernel.fit_features(X, n_jobs=n_jobs)
     if not isinstance(vocabulary, FeatureMap):  # pragma: no cover - the leaves all give patterns
         raise ParameterError(f"{kernel!r} gave no vocabulary of patterns to hash.")
-    buckets, signs = pattern_buckets(vocabulary.patterns(), n, seed)
+    buckets, signs = feature_map_buckets(vocabulary, n, seed)
     F = sp.csr_matrix(F, dtype=np.float64)
     H = sp.csr_matrix((F.data * signs[F.indices], buckets[F.indices], F.indptr), shape=(len(X), n))
     H.sum_duplicates()

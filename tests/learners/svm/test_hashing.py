@@ -11,9 +11,16 @@ import pytest
 from sklearn.utils import murmurhash3_32
 
 from ratkit.automata import kernels
-from ratkit.exceptions import ParameterError
+from ratkit.automata.kernels import FeatureMap
+from ratkit.exceptions import ModelFormatError, ParameterError
 from ratkit.learners import RationalSVC, load_model
-from ratkit.learners.svm.hashing import HASHING_SCHEME, HASHING_VERSION, hashed_features, pattern_buckets
+from ratkit.learners.svm.hashing import (
+    HASHING_SCHEME,
+    HASHING_VERSION,
+    feature_map_buckets,
+    hashed_features,
+    pattern_buckets,
+)
 from ratkit.testing import LearnerContract
 
 
@@ -54,6 +61,28 @@ def test_pattern_buckets_are_sklearns_signed_murmurhash():
     for (b, s), key in zip(zip(buckets, signs), ["a\x1fb", "héllo"]):
         h = murmurhash3_32(key.encode("utf-8"), seed=3, positive=False)
         assert (b, s) == (abs(h) % 1000, 1.0 if h >= 0 else -1.0)
+
+
+@pytest.mark.parametrize(
+    "symbols",
+    [("a", "b", "c"), ("é", "日本", "x", "hello world", "tok\x1fen"), tuple(chr(65 + i) for i in range(60))],
+    ids=["abc", "unicode-tokens", "60-symbols"],
+)
+def test_the_compiled_hash_of_codes_is_sklearns_hash_of_the_pattern_bytes(symbols):
+    rng = np.random.RandomState(0)
+    base = len(symbols) + 1
+    codes = set()
+    for length in rng.randint(0, 8, size=3000):
+        code = 0
+        for _ in range(length):
+            code = code * base + int(rng.randint(1, base))
+        codes.add(code)
+    fmap = FeatureMap(symbols, np.array(sorted(codes), dtype=np.int64))
+    for seed in (0, 1, 7):
+        compiled = feature_map_buckets(fmap, 1_000_003, seed)
+        reference = pattern_buckets(fmap.patterns(), 1_000_003, seed)
+        np.testing.assert_array_equal(compiled[0], reference[0])
+        np.testing.assert_array_equal(compiled[1], reference[1])
 
 
 # -- (2) with many buckets the hashed Gram is the exact one ---------------------------------------
@@ -191,3 +220,12 @@ class TestHashedRationalSVCOnStrings(LearnerContract):
 
     def changed_params(self):
         return {"kernel__kernel__n": 3}
+
+
+def test_a_model_file_with_another_hashing_is_refused(tmp_path):
+    X, y = _strings(17, 20)
+    m = RationalSVC(kernels.ngram(2), random_state=0, n_features=64).fit(X, y)
+    m.hashing_ = {**m.hashing_, "version": HASHING_VERSION + 1}
+    path = m.save(tmp_path / "future.zip")
+    with pytest.raises(ModelFormatError, match="feature hashing"):
+        load_model(path)
