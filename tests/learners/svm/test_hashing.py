@@ -91,9 +91,11 @@ def test_the_compiled_hash_of_codes_is_sklearns_hash_of_the_pattern_bytes(symbol
     [
         kernels.ngram(3),
         kernels.gappy(2, 0.5),
+        kernels.mismatch(3, 1, alphabet="abc"),
+        kernels.count_based(["ab", "ba", "c"], [1.0, 2.0, 0.5]),
         kernels.SumKernel([kernels.ngram(1), kernels.ScaledKernel(kernels.ngram(2), 3.0)]),
     ],
-    ids=["ngram", "gappy", "sum"],
+    ids=["ngram", "gappy", "mismatch", "count-based", "sum"],
 )
 def test_without_collisions_the_hashed_gram_is_exact(kernel):
     X, _ = _strings(4, 20)
@@ -229,3 +231,11 @@ def test_a_model_file_with_another_hashing_is_refused(tmp_path):
     path = m.save(tmp_path / "future.zip")
     with pytest.raises(ModelFormatError, match="feature hashing"):
         load_model(path)
+
+
+def test_a_hashed_mismatch_model_uses_the_alphabet_it_learnt():
+    X, y = _strings(18, 30)
+    m = RationalSVC(kernels.cosine(kernels.mismatch(3, 1)), random_state=0, n_features=2**20).fit(X, y)
+    exact = RationalSVC(kernels.cosine(kernels.mismatch(3, 1)), random_state=0).fit(X, y)
+    np.testing.assert_allclose(m.decision_function(X[:5]), exact.decision_function(X[:5]), atol=1e-6)
+    np.testing.assert_array_equal(m.decision_function(X[:2]), m.decision_function(X[:5])[:2])
