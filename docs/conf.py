@@ -117,6 +117,7 @@ ratkit_public_modules = [
     "ratkit.learners.dcd",
     "ratkit.learners.wprime",
     "ratkit.learners.wprime.kernel_view",
+    "ratkit.learners.svm.hashing",
     "ratkit.recsys",
     "ratkit.recsys.datasets",
     "ratkit.recsys.evaluation",

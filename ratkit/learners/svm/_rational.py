@@ -18,7 +18,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils import Tags
 
-from ratkit._validation import check_real
+from ratkit._validation import check_int, check_real
 from ratkit.automata.kernels import Kernel, LinearKernel, Vocabulary, VocabularyError
 from ratkit.automata.kernels.inputs import as_collection
 from ratkit.exceptions import (
@@ -30,6 +30,7 @@ from ratkit.exceptions import (
     TrainingDataError,
 )
 from ratkit.fitted import Array, Derived, Fitted, Instance, Int, Json, Real, Samples, Text
+from ratkit.learners.svm import hashing
 from ratkit.learners.svm._base import DualSVCBase
 from ratkit.learners.wprime import TrainingSet, get_representation, wprime_sizes
 from ratkit.learners.wprime import kernel_view as view
@@ -53,7 +54,7 @@ def _one_form(model: RationalSVC) -> str | None:
     # a LinearKernel's W′ is on the columns of X; files written before it existed hold the string "linear"
     linear = view.reads_vectors(model.kernel_) or isinstance(model.kernel_, str)
     if model.coef_ is not None:
-        if model.feature_map_ is None and not linear:
+        if model.feature_map_ is None and not linear and getattr(model, "hashing_", None) is None:
             return "coef_ (W′ on a vocabulary) is set but feature_map_ is None, which a kernel model needs"
         if linear and getattr(model, "n_features_in_", None) is None:
             return "coef_ (W′ of the 'linear' kernel) is set but n_features_in_ is missing"
@@ -121,6 +122,14 @@ class RationalSVC(DualSVCBase):
     show_progress
         Progress bars for feature extraction and for the passes (counting them, with the
         current gap max ∇^P − min ∇^P against ``tol``); off by default.
+    n_features
+        None (the default): the exact feature map on the vocabulary of the training patterns.
+        An int ≥ 1: feature hashing — each pattern of the kernel goes to one of
+        ``n_features`` buckets with a signed hash, as scikit-learn's ``HashingVectorizer``
+        (:mod:`ratkit.learners.svm.hashing`), and the model is W′ on the buckets. There is no
+        global vocabulary: a sequence's hashed vector depends on it alone. Needs a kernel with
+        a finite feature map of patterns (n-gram, gappy, mismatch, count-based, their sums,
+        scalings and cosine — the cosine of the *hashed* vectors); others are refused by name.
 
     Attributes
     ----------
@@ -158,6 +167,9 @@ class RationalSVC(DualSVCBase):
         States and transitions of the structure W′ was trained on.
     fit_time_ : dict
         Seconds spent on features (or automata, or kernel rows) and on the solver.
+    hashing_ : dict
+        With ``n_features`` only: ``{"scheme", "version", "n_features"}`` of the hashing the
+        model was trained with (``coef_`` is then W′ on the buckets).
 
     Notes
     -----
@@ -202,6 +214,7 @@ class RationalSVC(DualSVCBase):
         ),
         shift_=Real(low=0.0),
         representation_=Text(),
+        hashing_=Json(optional=True),
         n_features_in_=Int(low=1, optional=True),  # a kernel that reads vectors (LinearKernel) only
         feature_map_=Instance((Vocabulary,), "a vocabulary of patterns", nullable=True),
         coef_=Array("f", ("n_problems", "n_columns"), nullable=True),
@@ -218,6 +231,7 @@ class RationalSVC(DualSVCBase):
         rules=(_one_form,),
     )
     _fitted_attributes: ClassVar[tuple[str, ...]] = _fitted_schema.required
+    hashing_: dict[str, Any]  # set by a fit with n_features only
 
     def __init__(
         self,
@@ -234,6 +248,7 @@ class RationalSVC(DualSVCBase):
         cache_size: float = 200.0,
         n_jobs: int | None = None,
         show_progress: bool = False,
+        n_features: int | None = None,
     ) -> None:
         self.kernel = kernel
         self.C = C
@@ -247,6 +262,7 @@ class RationalSVC(DualSVCBase):
         self.cache_size = cache_size
         self.n_jobs = n_jobs
         self.show_progress = show_progress
+        self.n_features = n_features
 
     def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
@@ -335,6 +351,7 @@ class RationalSVC(DualSVCBase):
         cls = get_representation(name, owner)
         scale = check_real(self.intercept_scaling, "intercept_scaling", owner, low=0.0, low_open=True)
         kernel = self._resolve_kernel()
+        buckets = self._check_n_features(kernel)
         if view.is_pds(kernel) is False:
             raise NotPDSKernelError(
                 f"{owner} needs a positive definite symmetric kernel; {type(kernel).__name__} "
@@ -347,7 +364,18 @@ class RationalSVC(DualSVCBase):
         Y = self._encode_targets(y, view.n_rows(X))
         self.kernel_ = kernel
         bias = scale if self.fit_intercept else 0.0
-        data = TrainingSet(kernel, X, bias, self.n_jobs, self.show_progress, self.cache_size)
+        t_hash = time.perf_counter()
+        if buckets is not None:  # hashed rows: the linear problem on them
+            kernel.learn(X)  # what the kernel reads off the training data (an inferred alphabet), fixed
+            X = hashing.hashed_features(kernel, X, buckets, n_jobs=self.n_jobs)
+            # the solver sees the buckets in use only (empty columns change nothing; W′ on all
+            # n_features buckets would cost their number in every structure it is held in)
+            used = np.unique(X.indices)
+            X = X[:, used]
+            data = TrainingSet(LinearKernel(), X, bias, self.n_jobs, self.show_progress, self.cache_size)
+        else:
+            data = TrainingSet(kernel, X, bias, self.n_jobs, self.show_progress, self.cache_size)
+        t_hash = time.perf_counter() - t_hash
         self.shift_ = data.shift
         t0 = time.perf_counter()
         wprime = cls.build(data)
@@ -366,7 +394,39 @@ class RationalSVC(DualSVCBase):
         self.wprime_size_ = fitted["wprime_size_"]
         self.representation_ = name
         self.fit_time_ = {cls.stage: t1 - t0, "solver": time.perf_counter() - t1}
+        self.__dict__.pop("hashing_", None)  # an exact model has none (its files are as before hashing existed)
+        if buckets is not None:
+            self._keep_hashed(buckets, X, used)
+            self.fit_time_["hashing"] = t_hash
         return self
+
+    def _check_n_features(self, kernel: Any) -> int | None:
+        """``n_features`` as an int (None: exact features); refuses a kernel it cannot hash."""
+        requested = getattr(self, "n_features", None)  # a subclass may not have the parameter
+        if requested is None:
+            return None
+        n = check_int(requested, "n_features", type(self).__name__, low=1, high=hashing.MAX_BUCKETS)
+        hashing.check_hashable(kernel)
+        if self.representation == "naive":
+            raise ParameterError(
+                "representation='naive' builds W′ from OpenFst feature automata, which hashed features "
+                "(n_features) do not have; use representation='trie', 'automaton' or 'rows'."
+            )
+        return n
+
+    def _keep_hashed(self, buckets: int, H: Any, used: np.ndarray) -> None:
+        """The model as W′ on all the buckets (``coef_``), from W′ on the ``used`` ones (the
+        columns of H), whatever the representation held: a kernel expansion Σ α_i y_i H_i is
+        summed into it, the support kept out of the model."""
+        coef = self.coef_
+        if coef is None:
+            dual_coef = np.asarray(self.dual_coef_, dtype=np.float64)
+            coef = np.asarray((H[np.asarray(self.support_, dtype=np.int64)].T @ dual_coef.T).T)
+            self.support_ = self.support_vectors_ = self.dual_coef_ = None
+        self.coef_ = np.zeros((coef.shape[0], buckets))
+        self.coef_[:, used] = coef
+        self.feature_map_ = None
+        self.hashing_ = {"scheme": hashing.HASHING_SCHEME, "version": hashing.HASHING_VERSION, "n_features": buckets}
 
     def _problem_name(self) -> str:
         return f"RationalSVC on {view.describe(self.kernel_)}"
@@ -376,6 +436,10 @@ class RationalSVC(DualSVCBase):
         kernel = self.kernel_
         X = self._inputs(X, kernel, reset=False)
         coef = self.coef_
+        spec = getattr(self, "hashing_", None)
+        if spec is not None and coef is not None:
+            H = hashing.hashed_features(kernel, X, int(spec["n_features"]), n_jobs=self.n_jobs)
+            return np.asarray(H @ coef.T) + self.intercept_
         if coef is not None:
             view.warn_if_foreign(getattr(self.feature_map_, "symbols", ()), X)
             F = view.transform_features(kernel, self.feature_map_, X, self.n_jobs)
@@ -418,6 +482,9 @@ class RationalSVC(DualSVCBase):
         """
         if isinstance(self.kernel_, str):  # a file written before LinearKernel holds its name, "linear"
             self.kernel_ = LinearKernel()
+        if getattr(self, "hashing_", None) is not None:
+            self._check_hashing()
+            return
         fmap, kernel = self.feature_map_, self.kernel_
         if fmap is None or self.coef_ is None or not isinstance(kernel, Kernel):
             return
@@ -432,3 +499,25 @@ class RationalSVC(DualSVCBase):
                 f"the saved kernel does not produce the saved vocabulary ({exc}): the manifest does not "
                 "belong to these arrays (was it edited?). Retrain and save the model again."
             ) from None
+
+    def _check_hashing(self) -> None:
+        """A hashed model: the scheme and version this ratkit hashes with, as many buckets as
+        ``coef_`` has columns, and a kernel that can be hashed."""
+        spec: Any = self.hashing_
+        ok = isinstance(spec, dict) and spec.get("scheme") == hashing.HASHING_SCHEME
+        if not ok or spec.get("version") != hashing.HASHING_VERSION:
+            raise ModelFormatError(
+                f"the model was trained with the feature hashing {spec!r}; this ratkit hashes with "
+                f"{hashing.HASHING_SCHEME!r} version {hashing.HASHING_VERSION}. Retrain the model."
+            )
+        n = spec.get("n_features")
+        coef = self.coef_
+        if coef is None or not isinstance(n, int) or coef.shape[1] != n:
+            raise ModelFormatError(
+                f"the model's hashing has n_features={n!r} but coef_ has shape "
+                f"{None if coef is None else coef.shape}: the manifest does not belong to these arrays."
+            )
+        try:
+            hashing.check_hashable(self.kernel_)
+        except ParameterError as exc:
+            raise ModelFormatError(f"the model's kernel cannot be hashed: {exc}") from None
