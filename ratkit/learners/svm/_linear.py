@@ -117,10 +117,12 @@ class LinearDCDSVC(RationalSVC):
     _fitted_attributes: ClassVar[tuple[str, ...]] = _fitted_schema.required
 
     #: What RationalSVC reads and LinearDCDSVC fixes: the kernel (cloned by ``fit``), W′ on
-    #: the indexed rows of X, no parallel feature extraction (the inputs are the features).
+    #: the indexed rows of X, no parallel feature extraction and no feature hashing (the
+    #: inputs are the features).
     kernel: Any = LinearKernel()
     representation: Any = "trie"
     n_jobs: int | None = None
+    n_features: int | None = None
 
     def __init__(
         self,

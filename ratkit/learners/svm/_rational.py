@@ -402,7 +402,7 @@ class RationalSVC(DualSVCBase):
 
     def _check_n_features(self, kernel: Any) -> int | None:
         """``n_features`` as an int (None: exact features); refuses a kernel it cannot hash."""
-        requested = getattr(self, "n_features", None)  # a subclass may not have the parameter
+        requested = self.n_features
         if requested is None:
             return None
         n = check_int(requested, "n_features", type(self).__name__, low=1, high=hashing.MAX_BUCKETS)
