@@ -1,0 +1,363 @@
+"""Sequence learning at scale (issue 37): RationalSVC against CountVectorizer + LinearSVC on n windows.
+
+The corpus (:func:`windows`, seeded, part of the bench): every Reuters-21578 story of every
+split (ModApte train and test and the unused ones) whose body — lower-cased by the loader,
+whitespace runs collapsed to one space as CountVectorizer's char analyzer does — has at least
+300 characters; n stories drawn with replacement (``numpy.random.default_rng(seed)``), from
+each a 300-character window at a uniformly drawn offset; label +1 when the story has the
+topic ``acq``, else −1.
+
+Two routes, each fit in its own fresh process (``python -m bench.learners.scale --child``),
+one thread (OPENBLAS/OMP/NUMBA/MKL_NUM_THREADS=1 set before any import), C = 1, tol = 1e-3,
+max_iter = 1000, no intercept:
+
+* ``RationalSVC(cosine(ngram(5)), representation="trie", fit_intercept=False)``;
+* ``CountVectorizer(analyzer="char", ngram_range=(5, 5), lowercase=False)`` + ``normalize`` +
+  ``LinearSVC(loss="hinge", dual=True, fit_intercept=False)``.
+
+Each child builds the corpus, runs a warm-up fit on 1000 windows (numba's cached code loaded,
+imports done; numba compiles what the warm-up does not reach, e.g. the active-set cache, on its
+first use and caches it on disk: run twice on a fresh checkout), hands freed memory back
+(``malloc_trim``) and reads its resident set (VmRSS): the *baseline*. Every stage then runs with the
+high-water mark VmHWM reset before it (5 written to ``/proc/self/clear_refs``) and read after it: a
+stage's *peak growth* is its VmHWM minus the baseline, its *held* the VmRSS after it minus the
+baseline (glibc keeps some freed memory, so "held" is an upper bound). A route's peak RSS growth is
+the largest VmHWM of the fit's stages and of the time between them, minus the baseline (not
+ru_maxrss: parsing the SGML files before the baseline may have set it higher). Stages, ratkit (the
+fit's own code, wrapped in place, nothing changed): extraction (the COO triplets of the windows'
+5-grams), vocabulary (sorted codes → CSR), cosine (unit rows), W′ build (trie count, CSR arrays as
+int64, indexed rows), DCD passes, then predict (training accuracy); scikit-learn: vectorize,
+normalize, fit, predict (transform + normalize + predict). Time not inside a stage is reported as
+"other".
+
+Run from the repository root::
+
+    .venv/bin/python -m bench.learners.scale --n 10000 40000 160000 --json scale.json
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import re  # noqa: E402
+import resource  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+DEFAULT_DATA = os.path.join("..", "shared", "data", "reuters21578")
+WIDTH = 300
+LABEL = "acq"
+C, TOL, MAX_ITER = 1.0, 1e-3, 1000
+MiB = 2**20
+WARMUP = 1000
+RATKIT_STAGES = ("extraction", "vocabulary", "cosine", "wprime_build", "dcd", "predict")
+SKLEARN_STAGES = ("vectorize", "normalize", "fit", "predict")
+
+
+# -- the corpus --------------------------------------------------------------------------------
+def stories(path: str) -> tuple[list[str], np.ndarray]:
+    """(bodies, labels ±1) of every Reuters-21578 story with a body of ≥ WIDTH characters."""
+    from ratkit.datasets import load_reuters
+
+    bodies, labels = [], []
+    for d in load_reuters(path):
+        body = re.sub(r"\s\s+", " ", d.body)
+        if len(body) >= WIDTH:
+            bodies.append(body)
+            labels.append(1 if LABEL in d.topics else -1)
+    return bodies, np.array(labels)
+
+
+def windows(bodies: list[str], labels: np.ndarray, n: int, seed: int = 0) -> tuple[list[str], np.ndarray]:
+    """n windows of WIDTH characters: stories drawn with replacement, offsets uniform, one generator."""
+    rng = np.random.default_rng(seed)
+    pick = rng.integers(len(bodies), size=n)
+    lengths = np.array([len(b) for b in bodies])
+    offsets = rng.integers(0, lengths[pick] - WIDTH + 1)
+    return [bodies[i][o : o + WIDTH] for i, o in zip(pick.tolist(), offsets.tolist())], labels[pick]
+
+
+# -- memory ------------------------------------------------------------------------------------
+def _status(field: str) -> int:
+    with open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError(f"{field} not in /proc/self/status")
+
+
+def _reset_hwm() -> None:
+    with open("/proc/self/clear_refs", "w") as fh:
+        fh.write("5")
+
+
+class Stages:
+    """Seconds, peak growth and held memory (MB over the baseline) of each stage, in run order."""
+
+    def __init__(self) -> None:
+        self.baseline = _status("VmRSS")
+        self.t_start = time.perf_counter()
+        self.records: dict[str, dict[str, float]] = {}
+        self.other_peak = 0
+        self.active = False
+        _reset_hwm()
+
+    def run(self, name: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        if self.active:  # a stage inside a stage: counted in the outer one
+            return fn(*args, **kwargs)
+        self.other_peak = max(self.other_peak, _status("VmHWM"))  # the gap before it
+        _reset_hwm()
+        self.active = True
+        t0 = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            seconds = time.perf_counter() - t0
+            self.active = False
+            r = self.records.setdefault(name, {"seconds": 0.0, "peak_mb": 0.0, "held_mb": 0.0})
+            r["seconds"] += seconds
+            r["peak_mb"] = max(r["peak_mb"], (_status("VmHWM") - self.baseline) / MiB)
+            r["held_mb"] = (_status("VmRSS") - self.baseline) / MiB
+            _reset_hwm()
+
+    def wrap(self, owner: Any, attr: str, name: str, static: bool = False) -> None:
+        fn = getattr(owner, attr)
+
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            return self.run(name, fn, *args, **kwargs)
+
+        setattr(owner, attr, staticmethod(wrapped) if static else wrapped)
+
+    def summary(self, total: float) -> dict[str, Any]:
+        staged = sum(r["seconds"] for r in self.records.values())
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        return {
+            "baseline_mb": self.baseline / MiB,
+            "ru_maxrss_growth_mb": (peak - self.baseline) / MiB,  # the loading of the corpus may set it
+            "other_seconds": total - staged,
+            "other_peak_mb": (max(self.other_peak, _status("VmHWM")) - self.baseline) / MiB,
+            "stages": self.records,
+        }
+
+
+# -- the two routes, each in a child ---------------------------------------------------------
+def _ratkit_model():
+    from ratkit.automata import kernels
+    from ratkit.learners import RationalSVC
+
+    k = kernels.cosine(kernels.ngram(5))
+    return RationalSVC(k, C=C, tol=TOL, max_iter=MAX_ITER, representation="trie", fit_intercept=False, random_state=0)
+
+
+def _sklearn_parts():
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.svm import LinearSVC
+
+    vec = CountVectorizer(analyzer="char", ngram_range=(5, 5), lowercase=False)
+    svm = LinearSVC(loss="hinge", dual=True, fit_intercept=False, C=C, tol=TOL, max_iter=MAX_ITER, random_state=0)
+    return vec, svm
+
+
+def child(route: str, data: str, n: int, seed: int) -> dict[str, Any]:
+    from sklearn.preprocessing import normalize
+
+    from ratkit._memory import trim_heap
+
+    bodies, labels = stories(data)
+    X, y = windows(bodies, labels, n, seed)
+    del bodies
+    t0 = time.perf_counter()
+    if route == "ratkit":
+        _ratkit_model().fit(X[:WARMUP], y[:WARMUP]).predict(X[:WARMUP])
+    else:
+        vec, svm = _sklearn_parts()
+        F = normalize(vec.fit_transform(X[:WARMUP]))
+        svm.fit(F, y[:WARMUP]).predict(F)
+        del vec, svm, F
+    warmup = time.perf_counter() - t0
+    trim_heap()
+    out: dict[str, Any] = {"route": route, "n": n, "positives": int((y > 0).sum()), "warmup_seconds": warmup}
+    if route == "ratkit":
+        from ratkit.automata.kernels import algebra, rational
+        from ratkit.learners.svm._base import DualSVCBase
+        from ratkit.learners.wprime import _trie
+
+        st = Stages()
+        # every class of the ngram family shares RationalKernel._raw_features
+        st.wrap(rational.RationalKernel, "_raw_features", "extraction")
+        st.wrap(rational, "vocabulary_matrix", "vocabulary")
+        st.wrap(algebra, "unit_rows", "cosine")
+        st.wrap(DualSVCBase, "_train", "dcd")
+        sizes: dict[str, Any] = {}
+        build = _trie.IndexedRows.from_csr
+
+        def from_csr(indptr, cols, values, n_cols, bias=0.0):
+            sizes.update(nnz=int(cols.shape[0]), n_features=int(n_cols), cols_dtype=str(cols.dtype))
+            return build(indptr, cols, values, n_cols, bias)
+
+        _trie.IndexedRows.from_csr = from_csr  # type: ignore[method-assign]  # measurement only
+        # W′ build on its own: the three feature stages run inside TrieWPrime.build
+        _trie.TrieWPrime.build = classmethod(_split_build(st, _trie))  # type: ignore[method-assign,assignment]
+        m = _ratkit_model()
+        t = time.perf_counter()
+        m.fit(X, y)
+        fit = time.perf_counter() - t
+        acc = float(np.mean(st.run("predict", m.predict, X) == y))
+        out.update(st.summary(time.perf_counter() - t))
+        out.update(
+            fit_seconds=fit,
+            train_accuracy=acc,
+            passes=int(m.n_iter_),
+            converged=bool(m.converged_),
+            fit_time_=m.fit_time_,
+            **sizes,
+        )
+    else:
+        st = Stages()
+        vec, svm = _sklearn_parts()
+        t = time.perf_counter()
+        counts = st.run("vectorize", vec.fit_transform, X)
+        F = st.run("normalize", normalize, counts)
+        del counts
+        st.run("fit", svm.fit, F, y)
+        fit = time.perf_counter() - t
+        nnz, p, idx = int(F.nnz), int(F.shape[1]), str(F.indices.dtype)
+        del F
+        pred = st.run("predict", lambda: svm.predict(normalize(vec.transform(X))))
+        out.update(st.summary(time.perf_counter() - t))
+        out.update(
+            fit_seconds=fit,
+            train_accuracy=float(np.mean(pred == y)),
+            passes=int(np.max(svm.n_iter_)),
+            nnz=nnz,
+            n_features=p,
+            cols_dtype=idx,
+        )
+    return out
+
+
+def _split_build(st: Stages, trie: Any) -> Callable[..., Any]:
+    """TrieWPrime.build with its own work (trie count, CSR arrays, indexed rows) as the stage
+    "wprime_build" and primal_inputs (extraction, vocabulary, cosine) outside it."""
+    primal_inputs, count, csr_arrays = trie.primal_inputs, trie.PatternTrie.count_states, trie.csr_arrays
+
+    def build(cls: Any, data: Any) -> Any:
+        inputs = primal_inputs(data)
+        if inputs is None:
+            return None
+
+        def rest() -> Any:
+            states = count(inputs.patterns, inputs.base)
+            indptr, cols, values = csr_arrays(inputs.F)
+            rows = trie.IndexedRows.from_csr(indptr, cols, values, inputs.F.shape[1], data.bias)
+            return cls(rows, inputs.vocabulary, states, trie.cache_capacity(data.cache_size, data.n_samples))
+
+        return st.run("wprime_build", rest)
+
+    return build
+
+
+def run_child(route: str, data: str, n: int, seed: int) -> dict[str, Any]:
+    env = dict(os.environ)
+    env.update({v: "1" for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "MKL_NUM_THREADS")})
+    with tempfile.NamedTemporaryFile(suffix=".json") as tmp:
+        cmd = [sys.executable, "-m", "bench.learners.scale", "--child", route, "--data", data]
+        cmd += ["--n", str(n), "--seed", str(seed), "--json", tmp.name]
+        subprocess.run(cmd, check=True, env=env)
+        with open(tmp.name) as fh:
+            return json.load(fh)
+
+
+# -- report ------------------------------------------------------------------------------------
+def fit_peak(res: dict[str, Any]) -> float:
+    """Peak RSS growth of the fit, MB: the largest VmHWM of its stages and of the time between them
+    (ru_maxrss is no use: the parsing of the SGML files before the baseline may have set it)."""
+    fit = [s["peak_mb"] for k, s in res["stages"].items() if k != "predict"]
+    return max([res["other_peak_mb"], *fit])
+
+
+def report(rows: list[dict[str, Any]]) -> str:
+    out = [
+        "| n | ratkit fit s | sklearn fit s | ratio | ratkit peak RSS growth MB | sklearn's | ratio | "
+        "train acc. ratkit | sklearn | nnz | features | passes ratkit, sklearn |",
+        "|" + "---|" * 12,
+    ]
+    for r in rows:
+        a, b = r["ratkit"], r["sklearn"]
+        pa, pb = fit_peak(a), fit_peak(b)
+        out.append(
+            f"| {r['n']:,} | {a['fit_seconds']:.2f} | {b['fit_seconds']:.2f} | "
+            f"{a['fit_seconds'] / b['fit_seconds']:.2f} | {pa:,.0f} | {pb:,.0f} | {pa / pb:.2f} | "
+            f"{100 * a['train_accuracy']:.2f} | {100 * b['train_accuracy']:.2f} | "
+            f"{a['nnz']:,} | {a['n_features']:,} | {a['passes']}, {b['passes']} |"
+        )
+    out.append("")
+    out.append("Per stage: seconds / peak growth MB / held after it MB (over the child's baseline RSS)")
+    out.append("")
+    for route, names in (("ratkit", RATKIT_STAGES), ("sklearn", SKLEARN_STAGES)):
+        out.append(f"| {route}: n | " + " | ".join(names) + " | other s | baseline MB |")
+        out.append("|" + "---|" * (len(names) + 3))
+        for r in rows:
+            s = r[route]["stages"]
+            cells = [
+                f"{s[k]['seconds']:.2f} / {s[k]['peak_mb']:,.0f} / {s[k]['held_mb']:,.0f}" if k in s else "–"
+                for k in names
+            ]
+            out.append(
+                f"| {r['n']:,} | " + " | ".join(cells) + f" | {r[route]['other_seconds']:.2f} | "
+                f"{r[route]['baseline_mb']:,.0f} |"
+            )
+        out.append("")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.learners.scale", description=__doc__.split("\n\n")[0])
+    p.add_argument("--data", default=DEFAULT_DATA, help=f"Reuters-21578 folder (default {DEFAULT_DATA})")
+    p.add_argument("--n", type=int, nargs="+", default=[10_000, 40_000], help="numbers of windows (default 10⁴ 4·10⁴)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the window generator (default 0)")
+    p.add_argument("--routes", nargs="+", default=["ratkit", "sklearn"], choices=["ratkit", "sklearn"])
+    p.add_argument("--json", default=None, help="also write every measurement to this JSON file")
+    p.add_argument("--report", default=None, metavar="JSON", help="only print the tables of a JSON file written before")
+    p.add_argument("--child", default=None, choices=["ratkit", "sklearn"], help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.child:
+        res = child(args.child, args.data, args.n[0], args.seed)
+        with open(args.json, "w") as fh:
+            json.dump(res, fh, indent=1)
+        return 0
+    if args.report:
+        with open(args.report) as fh:
+            print(report(json.load(fh)["rows"]))
+        return 0
+    from bench.scale import context
+
+    print(f"# {context()}; one thread per fit, each in its own process", flush=True)
+    rows = []
+    for n in args.n:
+        row: dict[str, Any] = {"n": n}
+        for route in args.routes:
+            row[route] = run_child(route, args.data, n, args.seed)
+            print(f"n={n} {route}: " + json.dumps(row[route]), flush=True)
+        rows.append(row)
+    if set(args.routes) == {"ratkit", "sklearn"}:
+        print(report(rows))
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"context": context(), "seed": args.seed, "rows": rows}, fh, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
