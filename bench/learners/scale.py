@@ -250,7 +250,7 @@ def child(route: str, data: str, n: int, seed: int) -> dict[str, Any]:
 def _split_build(st: Stages, trie: Any) -> Callable[..., Any]:
     """TrieWPrime.build with its own work (trie count, CSR arrays, indexed rows) as the stage
     "wprime_build" and primal_inputs (extraction, vocabulary, cosine) outside it."""
-    primal_inputs, count, csr_arrays = trie.primal_inputs, trie.PatternTrie.count_states, trie.csr_arrays
+    primal_inputs, count, csr_arrays = trie.primal_inputs, trie.PatternTrie.count_states, trie.csr_own_arrays
 
     def build(cls: Any, data: Any) -> Any:
         inputs = primal_inputs(data)

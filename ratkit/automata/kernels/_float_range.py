@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from ratkit._jit import njit
 from ratkit._sparse import float64_csr
 from ratkit.automata.kernels.features import inner_products
 from ratkit.exceptions import WeightOverflowError
@@ -168,16 +169,38 @@ def feature_products(kernel: Any, FX: Any, FY: Any = None) -> np.ndarray:
     return G
 
 
-def unit_rows(F: Any, kernel: Any, full: Any = None) -> sp.csr_matrix:
-    """F (a fresh float64 CSR matrix) with row i divided by ‖full_i‖ (``full`` F by default),
+@njit
+def _divide_rows(indptr, data, m, n):
+    """data[p] ← data[p] / m_i / n_i over the entries p of every row i, in that order (the
+    two divisions of :func:`unit_rows`, rounded as numpy rounds them), and 0 where m_i = 0."""
+    for i in range(indptr.shape[0] - 1):
+        mi = m[i]
+        ni = n[i]
+        if mi > 0.0:
+            for p in range(indptr[i], indptr[i + 1]):
+                data[p] = data[p] / mi / ni
+        else:
+            for p in range(indptr[i], indptr[i + 1]):
+                data[p] = 0.0
+
+
+def unit_rows(F: Any, kernel: Any, full: Any = None, *, copy: bool = True) -> sp.csr_matrix:
+    """F as a float64 CSR matrix with row i divided by ‖full_i‖ (``full`` F by default),
     and zero rows left 0: the cosine normalisation of a feature map.
+
+    ``copy=True`` (the default) returns a fresh matrix and leaves F as it was;
+    ``copy=False`` divides in place when F is already a canonical float64 CSR matrix (and
+    returns F itself): for a caller that owns F, whose copy would double the memory held.
 
     Each norm is that of the row divided by its largest |entry|, and each row is divided by
     that entry first and by the norm second, so no square is formed of a weight beyond 1:
     rows of 1e200 or of 1e-170, whose squares are not floats, get the same unit rows as
     rows of 1. A feature weight that is itself ±∞ or NaN raises WeightOverflowError.
     """
-    F = _canonical(F).copy()
+    if copy:
+        F = _canonical(F).copy()
+    elif not (isinstance(F, sp.csr_matrix) and F.dtype == np.float64 and F.has_canonical_format):
+        F = _canonical(F)
     _finite_features(F, kernel)
     if full is None:
         G = F
@@ -186,10 +209,6 @@ def unit_rows(F: Any, kernel: Any, full: Any = None) -> sp.csr_matrix:
         _finite_features(G, kernel)
     m = _row_max_abs(G)
     n = _scaled_norms(G, m)
-    counts = np.diff(F.indptr)
-    keep = np.repeat(m > 0, counts)
-    F.data[~keep] = 0.0
-    F.data[keep] /= np.repeat(m, counts)[keep]
-    F.data[keep] /= np.repeat(n, counts)[keep]
+    _divide_rows(F.indptr, F.data, m, n)
     F.eliminate_zeros()
     return F

@@ -49,6 +49,7 @@ from ratkit.automata.kernels.features import (
     vocabulary_matrix,
 )
 from ratkit.automata.kernels.inputs import as_collection, check_gram_bytes
+from ratkit.automata.kernels.rational import RationalKernel
 from ratkit.exceptions import ParameterError, ParameterTypeError
 from ratkit.plugins import register
 
@@ -366,6 +367,13 @@ class PolynomialKernel(KernelWrapper):
         return finite_combination(lambda: (self.scale * self._base().diag(X) + self.coef0) ** self.degree, self)
 
 
+def _owned_features(kernel: Kernel) -> bool:
+    """Whether ``kernel``'s feature matrices are built afresh on every call, so that the
+    caller owns them and may normalise them in place: ratkit's own rational kernels (a
+    user's kernel may return a matrix it keeps, and a user's subclass may override how)."""
+    return isinstance(kernel, RationalKernel) and type(kernel).__module__.startswith("ratkit.")
+
+
 @register("kernel", "cosine")
 class CosineKernel(KernelWrapper):
     """K(x, y) = K₀(x, y) / √(K₀(x, x) K₀(y, y)), and 0 when either norm is 0.
@@ -432,10 +440,9 @@ class CosineKernel(KernelWrapper):
         self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None, work_bytes: int | None = None
     ) -> tuple[Vocabulary, sp.csr_matrix]:
         """F₀ with rows of unit norm: the vocabulary is X's own, so ‖F₀_i‖² = K₀(x_i, x_i)."""
-        vocabulary, F = self._unit_base().fit_features(
-            X, n_jobs=n_jobs, show_progress=show_progress, **_budget(work_bytes)
-        )
-        return vocabulary, unit_rows(F, self)
+        k = self._unit_base()
+        vocabulary, F = k.fit_features(X, n_jobs=n_jobs, show_progress=show_progress, **_budget(work_bytes))
+        return vocabulary, unit_rows(F, self, copy=not _owned_features(k))
 
     def transform_features(
         self, vocabulary: Vocabulary, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
@@ -446,7 +453,7 @@ class CosineKernel(KernelWrapper):
         X = as_collection(X)
         F = k.transform_features(vocabulary, X, n_jobs=n_jobs, show_progress=show_progress)
         _, full = k.fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
-        return unit_rows(F, self, full)
+        return unit_rows(F, self, full, copy=not _owned_features(k))
 
     def check_vocabulary(self, vocabulary: Vocabulary, columns: np.ndarray) -> None:
         self._base().check_vocabulary(vocabulary, columns)

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from ratkit.learners.dcd.active_gram import cache_capacity
-from ratkit.learners.dcd.rows import IndexedRows, csr_arrays
+from ratkit.learners.dcd.rows import IndexedRows, csr_own_arrays
 from ratkit.learners.wprime._indexed import IndexedRowsWPrime
 from ratkit.learners.wprime._patterns import PatternTrie
 from ratkit.learners.wprime._protocol import TrainingSet, primal_inputs, register_representation
@@ -55,6 +55,6 @@ class TrieWPrime(IndexedRowsWPrime):
         if inputs is None:
             return None
         states = PatternTrie.count_states(inputs.patterns, inputs.base)
-        indptr, cols, values = csr_arrays(inputs.F)
+        indptr, cols, values = csr_own_arrays(inputs.F)  # F's int32 indices, not an int64 copy
         rows = IndexedRows.from_csr(indptr, cols, values, inputs.F.shape[1], data.bias)
         return cls(rows, inputs.vocabulary, states, cache_capacity(data.cache_size, data.n_samples))

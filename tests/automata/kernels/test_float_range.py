@@ -245,3 +245,168 @@ def test_a_plain_kernel_value_is_exact_or_refused(X, exps, e_scale):
     atol = 1e-300 + c * 4 * 2.0**-1074
     np.testing.assert_allclose(G, expected, rtol=1e-12, atol=atol)
     np.testing.assert_allclose(k.diag(X), np.diag(expected), rtol=1e-12, atol=atol)
+
+
+# -- unit_rows in place (issue 37: the cosine stage's copy of F) --------------------------------
+
+
+def _reference_unit_rows(F, full=None):
+    """unit_rows as it was before issue 37, verbatim in numpy: a copy of F, the masked
+    repeat / fancy-index divisions, 0 where the row's largest |entry| is 0."""
+    import scipy.sparse as sp
+
+    F = sp.csr_matrix(F, dtype=np.float64, copy=True)
+    F.sum_duplicates()
+    G = F if full is None else sp.csr_matrix(full, dtype=np.float64)
+    counts_g = np.diff(G.indptr)
+    m = np.zeros(G.shape[0])
+    n = np.zeros(G.shape[0])
+    for i in range(G.shape[0]):
+        if counts_g[i]:
+            m[i] = np.abs(G.data[G.indptr[i] : G.indptr[i + 1]]).max()
+            if m[i] > 0:
+                s = G.data[G.indptr[i] : G.indptr[i + 1]] / m[i]
+                n[i] = np.sqrt(np.add.reduceat(s * s, [0])[0])
+    counts = np.diff(F.indptr)
+    keep = np.repeat(m > 0, counts)
+    F.data[~keep] = 0.0
+    F.data[keep] /= np.repeat(m, counts)[keep]
+    F.data[keep] /= np.repeat(n, counts)[keep]
+    F.eliminate_zeros()
+    return F
+
+
+def _loop_unit_rows(F):
+    """A per-row, per-entry loop in Python floats: (x / m) / n, n the norm of the row over m."""
+    out = []
+    for i in range(F.shape[0]):
+        row = F.data[F.indptr[i] : F.indptr[i + 1]]
+        m = float(np.abs(row).max()) if row.size else 0.0
+        if m == 0.0:
+            continue
+        s = row / m
+        n = float(np.sqrt(np.add.reduceat(s * s, [0])[0]))
+        out += [(i, int(j), float(x) / m / n) for j, x in zip(F.indices[F.indptr[i] : F.indptr[i + 1]], row)]
+    return out
+
+
+def _random_csr(seed, n=40, p=30, scale_exponents=(-150, 0, 150)):
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    F = sp.random(n, p, density=0.3, format="csr", random_state=rng, data_rvs=lambda k: rng.normal(size=k))
+    F.data *= 10.0 ** rng.choice(scale_exponents, size=n).repeat(np.diff(F.indptr))
+    F = F.tolil()
+    F[3, :] = 0.0  # a zero row
+    F = sp.csr_matrix(F)
+    F.sum_duplicates()
+    return F
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_unit_rows_in_place_is_bit_identical_to_the_copy_and_the_loop(seed):
+    from ratkit.automata.kernels._float_range import unit_rows
+
+    F = _random_csr(seed)
+    before = F.copy()
+    copied = unit_rows(F, "k")
+    assert copied is not F
+    # copy=True leaves the input as it was, bit for bit
+    assert np.array_equal(F.data, before.data) and np.array_equal(F.indices, before.indices)
+    assert np.array_equal(F.indptr, before.indptr)
+    reference = _reference_unit_rows(before)
+    in_place = unit_rows(F, "k", copy=False)
+    assert in_place is F  # divided where it was
+    for got in (copied, in_place):
+        assert np.array_equal(got.indptr, reference.indptr)
+        assert np.array_equal(got.indices, reference.indices)
+        assert np.array_equal(got.data.view(np.int64), reference.data.view(np.int64))
+    loop = [(i, j, x) for i, j, x in _loop_unit_rows(before) if x != 0.0]
+    coo = in_place.tocoo()
+    assert sorted(zip(coo.row.tolist(), coo.col.tolist(), coo.data.tolist())) == sorted(loop)
+
+
+def test_unit_rows_in_place_with_a_full_matrix_matches_the_reference():
+    """transform_features' case: F's rows divided by the norms of other rows (full), and
+    rows whose full norm is 0 set to 0."""
+    from ratkit.automata.kernels._float_range import unit_rows
+
+    full = _random_csr(11)
+    import scipy.sparse as sp
+
+    F = full.copy()
+    F.data[::3] *= 0.5  # F's rows differ from full's
+    F = F.tolil()
+    F[3, 2] = 1.0  # a non-zero entry in a row whose full norm is 0
+    F = sp.csr_matrix(F)
+    F.sum_duplicates()
+    reference = _reference_unit_rows(F, full)
+    got = unit_rows(F, "k", full, copy=False)
+    assert got is F
+    assert np.array_equal(got.indices, reference.indices)
+    assert np.array_equal(got.data.view(np.int64), reference.data.view(np.int64))
+    assert got[3].nnz == 0
+
+
+def test_unit_rows_in_place_canonicalises_other_inputs_first():
+    """copy=False on a non-canonical or integer matrix works on a canonical float64 copy."""
+    import scipy.sparse as sp
+
+    from ratkit.automata.kernels._float_range import unit_rows
+
+    coo = sp.coo_matrix((np.array([1, 2, 2]), (np.array([0, 0, 1]), np.array([1, 1, 0]))), shape=(2, 2))
+    F = sp.csr_matrix(coo)
+    F.has_canonical_format = False
+    got = unit_rows(coo, "k", copy=False)
+    assert got.dtype == np.float64 and got.has_canonical_format
+    assert np.array_equal(got.toarray(), [[0.0, 1.0], [1.0, 0.0]])
+    assert np.array_equal(coo.data, [1, 2, 2])
+
+
+def test_cosine_leaves_a_user_kernels_feature_matrix_unchanged():
+    """A user kernel may return a matrix it keeps: CosineKernel normalises a copy of it."""
+    import scipy.sparse as sp
+
+    from ratkit.automata.kernels import Kernel
+
+    kept = sp.csr_matrix(np.array([[3.0, 4.0, 0.0], [0.0, 0.0, 2.0], [1.0, 1.0, 1.0]]))
+    original = kept.copy()
+
+    class Stored(Kernel):
+        is_pds = True
+
+        def _gram(self, X, Y=None):
+            return (kept @ kept.T).toarray()
+
+        def fit_features(self, X, **options):
+            return ("columns", kept)
+
+        def transform_features(self, vocabulary, X, **options):
+            return kept
+
+    k = cosine(Stored())
+    _, F = k.fit_features(["x", "y", "z"])
+    G = k.transform_features("columns", ["x", "y", "z"])
+    for M in (F, G):
+        assert M is not kept
+        assert np.allclose(M.toarray(), original.toarray() / np.linalg.norm(original.toarray(), axis=1)[:, None])
+    assert np.array_equal(kept.data, original.data) and np.array_equal(kept.indices, original.indices)
+
+
+def test_cosine_of_a_ratkit_rational_kernel_normalises_in_place(monkeypatch):
+    """ngram's feature matrices are fresh: CosineKernel asks unit_rows for no copy."""
+    from ratkit.automata.kernels import algebra
+
+    calls = []
+    real = algebra.unit_rows
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs.get("copy", True))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(algebra, "unit_rows", spy)
+    k = cosine(ngram(2))
+    vocabulary, F = k.fit_features(["abab", "bba", ""])
+    k.transform_features(vocabulary, ["abc", "b"])
+    assert calls == [False, False]
+    assert np.allclose(F.toarray() @ F.toarray().T, k.gram(["abab", "bba", ""]))

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ratkit.learners.dcd.epochs import epoch_indexed
-from ratkit.learners.dcd.rows import IndexedRows, csr_arrays
+from ratkit.learners.dcd.rows import IndexedRows, csr_arrays, csr_own_arrays
 
 problems = st.tuples(
     st.integers(1, 9),  # rows
@@ -99,3 +99,35 @@ def test_an_epoch_on_the_layout_takes_the_steps_of_plain_algorithm_3():
         )
     np.testing.assert_allclose(alpha, alpha_ref, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(plain.column_weights(w, alpha, y), w_ref[1:], rtol=1e-10, atol=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(problems)
+def test_int32_indices_give_the_layout_of_int64_ones(args):
+    """A scipy matrix's own int32 indptr/indices (csr_own_arrays, what the trie route hands
+    over since issue 37) lay out the same rows as csr_arrays' int64 copies."""
+    n, p, density, bias, seed = args
+    X, _, _ = _problem(n, p, density, seed)
+    indptr, cols, data = csr_own_arrays(X)
+    assert indptr.dtype == np.int32 and cols.dtype == np.int32
+    if X.nnz and X.has_canonical_format:  # no copy
+        assert np.shares_memory(cols, X.indices) and np.shares_memory(data, X.data)
+    narrow = IndexedRows.from_csr(indptr, cols, data, p, bias)
+    wide = IndexedRows.from_csr(*csr_arrays(X), p, bias)
+    assert narrow.n_slots == wide.n_slots
+    for name in ("indptr", "slots", "data", "own", "sq_norms", "col_slot", "own_rows", "own_cols", "own_vals"):
+        a, b = getattr(narrow, name), getattr(wide, name)
+        assert a.shape == b.shape, name
+        assert np.array_equal(a, b), name
+    alpha = np.random.default_rng(seed).uniform(0.0, 2.0, size=n)
+    y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    w = np.random.default_rng(seed + 1).normal(size=wide.n_slots)
+    assert np.array_equal(narrow.column_weights(w, alpha, y), wide.column_weights(w, alpha, y))
+
+
+def test_csr_own_arrays_canonicalises_a_copy():
+    X = sp.csr_matrix((np.array([1.0, 2.0]), np.array([1, 1]), np.array([0, 2])), shape=(1, 3))
+    indptr, cols, data = csr_own_arrays(X)
+    np.testing.assert_array_equal(cols, [1])
+    np.testing.assert_array_equal(data, [3.0])
+    np.testing.assert_array_equal(X.data, [1.0, 2.0])  # the input as it was
