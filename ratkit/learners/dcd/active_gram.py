@@ -23,9 +23,9 @@ building it would cost (:func:`build_cost`), so a run spends at most about twice
 the better of the two strategies would — provided a pass on the cache is much cheaper
 than one on the rows, which is not so when the active rows are many and short (a cached
 step costs one multiply-add per cached row): the cache is built only when
-:func:`pays_per_pass` predicts a pass on it at most half as dear. The cache keeps the rows it has (S ⊇ A); when
-an unshrink brings coordinates back, only the rows of newcomers are added, and the
-cache is dropped when it would outgrow ``capacity`` or twice the active set.
+:func:`pays_per_pass` predicts a pass on it cheaper than one on the rows. The cache keeps
+the rows it has (S ⊇ A); when an unshrink brings coordinates back, only the rows of
+newcomers are added, and the cache is dropped when it would outgrow ``capacity`` or twice the active set.
 
 W′ is left behind while the cached passes run and brought up to date
 (W′ += Σ_{i∈S} Δα_i y_i x_i) before any pass on the indexed rows and at the end.
@@ -60,13 +60,14 @@ PAIR_COST = 1.0
 VISIT_CELL_COST = 0.05
 #: What the build decision charges a step on the cache, per cached row (in pass entries).
 #: Measured within fits (``RationalSVC.fit``, one thread: a cached pass's time over visits
-#: × cached rows), where Q is visited in the solver's random order and outgrows the core's
-#: cache: ≈ 0.1 on ModApte 6- and 7-grams (m ≈ 1 300–1 800), 0.2 on 300-character Reuters
-#: windows, 5-grams (n = 4·10⁴, m ≈ 4 600, Q 86 MB; 0.08 at n = 10⁴, m ≈ 2 000).
+#: × cached rows, against a pass on the rows per entry), Q visited in the solver's random
+#: order: ≈ 0.1 on ModApte 6- and 7-grams (m ≈ 1 300–1 800, Q ≤ 13 MB) and on
+#: 300-character Reuters windows, 5-grams, at n = 10⁴ (m ≈ 2 000, Q 16 MB); 0.2 on the
+#: windows at n = 2·10⁴ and 4·10⁴ (m ≈ 3 200 and 4 700, Q 40 and 87 MB: out of cache).
 STEP_CELL_COST = 0.1
 #: The cache is built only if a pass on it is predicted to cost at most this fraction of
 #: a pass on the rows it replaces (:func:`pays_per_pass`).
-PASS_GAIN = 0.5
+PASS_GAIN = 1.0
 
 
 def cache_capacity(cache_mb: float, n: int) -> int:
@@ -90,12 +91,12 @@ def pays_per_pass(m: int, mean_length: float) -> bool:
     on m rows of ``mean_length`` entries: a step on the cache costs m cells, a visit on
     the rows its row's entries (STEP_CELL_COST · m ≤ PASS_GAIN · mean_length).
 
-    Measured (m / mean length at the build): ModApte stories, 6- and 7-grams, 2.0–3.0 (the
-    cache pays: solver × 0.6–0.8); 300-character Reuters windows, 5-grams, 7.8 at n = 10⁴,
-    11.9 at 2·10⁴, 17.3 at 4·10⁴ (it does not: × 1.0–2.0), so the threshold m ≤ 5 × the
-    mean length sits between the two with a margin of about 1.6 on either side.
+    Measured (m / mean length at the build; solver time with the cache / without):
+    ModApte stories, 6- and 7-grams, 2.0–3.0 (× 0.6–0.8); 300-character Reuters windows,
+    5-grams, 7.8 at n = 10⁴ (× 0.6–1.0), 11.9 at 2·10⁴ (× 1.1–1.5), 17.3 at 4·10⁴
+    (× 1.8–2.0). The threshold, m ≤ 10 × the mean length, keeps the cache where it paid.
 
-    >>> pays_per_pass(1830, 605.0), pays_per_pass(2030, 261.0)
+    >>> pays_per_pass(1830, 605.0), pays_per_pass(4670, 268.0)
     (True, False)
     """
     return STEP_CELL_COST * m <= PASS_GAIN * mean_length

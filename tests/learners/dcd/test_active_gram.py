@@ -171,10 +171,13 @@ def test_no_cache_when_a_pass_on_it_would_not_pay(monkeypatch):
 
 
 def test_pays_per_pass_threshold():
-    # ModApte 7-grams at the build (m 1 830, active rows of 605 entries on average): pays;
-    # 300-character windows, 5-grams, n = 10⁴ (m 2 030, 261 entries): does not
+    # at the build: ModApte 7-grams (m 1 830, active rows of 605 entries on average) and
+    # 300-character windows, 5-grams, n = 10⁴ (m 2 033, 259 entries): pays; the windows at
+    # n = 2·10⁴ (m 3 155, 265 entries) and 4·10⁴ (m 4 670, 268): does not
     assert ag.pays_per_pass(1830, 605.0)
-    assert not ag.pays_per_pass(2030, 261.0)
+    assert ag.pays_per_pass(2033, 259.0)
+    assert not ag.pays_per_pass(3155, 265.0)
+    assert not ag.pays_per_pass(4670, 268.0)
     assert ag.pays_per_pass(0, 1.0)
 
 
