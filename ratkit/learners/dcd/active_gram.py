@@ -59,11 +59,11 @@ ENTRY_COST = 10.0
 PAIR_COST = 1.0
 VISIT_CELL_COST = 0.05
 #: What the build decision charges a step on the cache, per cached row (in pass entries).
-#: Measured within fits (``RationalSVC.fit``, one thread: a cached pass's time over visits
-#: × cached rows, against a pass on the rows per entry), Q visited in the solver's random
-#: order: ≈ 0.1 on ModApte 6- and 7-grams (m ≈ 1 300–1 800, Q ≤ 13 MB) and on
-#: 300-character Reuters windows, 5-grams, at n = 10⁴ (m ≈ 2 000, Q 16 MB); 0.2 on the
-#: windows at n = 2·10⁴ and 4·10⁴ (m ≈ 3 200 and 4 700, Q 40 and 87 MB: out of cache).
+#: Measured within fits (``RationalSVC.fit``, one thread: a cached pass's time per visit
+#: and cached row, over a pass on the rows' time per entry), Q visited in the solver's
+#: random order: 0.09–0.11 on 300-character Reuters windows, 5-grams, at n = 10⁴, 2·10⁴,
+#: 4·10⁴ (m ≈ 2 000, 3 200, 4 700; Q 16–87 MB), about 0.1 on ModApte 6- and 7-grams, up
+#: to 0.2 with the other core busy. The calibration bench's passes (sorted sets) give 0.05.
 STEP_CELL_COST = 0.1
 #: The cache is built only if a pass on it is predicted to cost at most this fraction of
 #: a pass on the rows it replaces (:func:`pays_per_pass`).
@@ -91,10 +91,11 @@ def pays_per_pass(m: int, mean_length: float) -> bool:
     on m rows of ``mean_length`` entries: a step on the cache costs m cells, a visit on
     the rows its row's entries (STEP_CELL_COST · m ≤ PASS_GAIN · mean_length).
 
-    Measured (m / mean length at the build; solver time with the cache / without):
-    ModApte stories, 6- and 7-grams, 2.0–3.0 (× 0.6–0.8); 300-character Reuters windows,
-    5-grams, 7.8 at n = 10⁴ (× 0.6–1.0), 11.9 at 2·10⁴ (× 1.1–1.5), 17.3 at 4·10⁴
-    (× 1.8–2.0). The threshold, m ≤ 10 × the mean length, keeps the cache where it paid.
+    Measured (m / mean length at the build; a cached visit's time over a visit's on the
+    rows; solver time with the cache over without): ModApte stories, 6- and 7-grams,
+    m / L = 2.0–3.0 (solver × 0.6–0.8); 300-character Reuters windows, 5-grams, 7.8 at
+    n = 10⁴ (visit 0.74, solver × 0.9), 12.2 at 2·10⁴ (1.15, × 1.2), 17.4 at 4·10⁴ (1.98,
+    × 1.7–1.8). The threshold is m ≤ 10 × the mean length.
 
     >>> pays_per_pass(1830, 605.0), pays_per_pass(4670, 268.0)
     (True, False)
