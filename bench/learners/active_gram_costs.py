@@ -7,6 +7,10 @@ e, p, c in units of one pass entry — the ENTRY_COST and PAIR_COST constants (c
 and the cost of a visit in a pass on the cache per cached row (VISIT_CELL_COST).
 
     .venv/bin/python -m bench.learners.active_gram_costs --data ../shared/data/reuters21578
+    .venv/bin/python -m bench.learners.active_gram_costs --windows 40000 --n 5 --sizes 1000 2000 4600
+
+The passes here visit sorted sets; within a fit (random order, Q out of cache) a cached
+step costs more per row: see STEP_CELL_COST in :mod:`ratkit.learners.dcd.active_gram`.
 """
 
 from __future__ import annotations
@@ -44,10 +48,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data", default=DEFAULT_DATA, help=f"Reuters-21578 folder (default {DEFAULT_DATA})")
     p.add_argument("--n", type=int, default=7, help="n-gram order (default 7)")
     p.add_argument("--sizes", type=int, nargs="+", default=[250, 500, 1000, 1500, 2000, 3000])
+    p.add_argument(
+        "--windows",
+        type=int,
+        default=0,
+        help="instead of the ModApte training stories, this many 300-character windows of "
+        "bench.learners.scale (its corpus, seed 0)",
+    )
     args = p.parse_args(argv)
     warnings.simplefilter("ignore")
-    train = reuters_modapte(args.data, "train")
-    X = _bodies(train)
+    if args.windows:
+        from .scale import stories, windows
+
+        X, _ = windows(*stories(args.data), args.windows)
+    else:
+        X = _bodies(reuters_modapte(args.data, "train"))
     _, F = view.explicit_features(kernels.cosine(kernels.ngram(args.n)), X, None, False)
     indptr, cols, data = csr_arrays(F)
     rows = IndexedRows.from_csr(indptr, cols, data, F.shape[1], 1.0)

@@ -20,9 +20,12 @@ Building Q_AA costs about Σ_z df_A(z)² / 2 multiply-adds (df_A(z): rows of A h
 pattern z), which a long run repays and a short one does not. The switch is a ski-rental
 rule: the cache is built once the shrunk passes on the rows have read as many entries as
 building it would cost (:func:`build_cost`), so a run spends at most about twice what
-the better of the two strategies would. The cache keeps the rows it has (S ⊇ A); when
-an unshrink brings coordinates back, only the rows of newcomers are added, and the
-cache is dropped when it would outgrow ``capacity`` or twice the active set.
+the better of the two strategies would — provided a pass on the cache is much cheaper
+than one on the rows, which is not so when the active rows are many and short (a cached
+step costs one multiply-add per cached row): the cache is built only when
+:func:`pays_per_pass` predicts a pass on it cheaper than one on the rows. The cache keeps
+the rows it has (S ⊇ A); when an unshrink brings coordinates back, only the rows of
+newcomers are added, and the cache is dropped when it would outgrow ``capacity`` or twice the active set.
 
 W′ is left behind while the cached passes run and brought up to date
 (W′ += Σ_{i∈S} Δα_i y_i x_i) before any pass on the indexed rows and at the end.
@@ -44,7 +47,7 @@ from ratkit._jit import njit
 from ratkit.learners.dcd.epochs import _advance, coordinate, dual_change, epoch_indexed
 from ratkit.learners.dcd.rows import IndexedRows
 
-__all__ = ["ActiveGramEpoch", "active_gram", "cache_capacity"]
+__all__ = ["ActiveGramEpoch", "active_gram", "cache_capacity", "pays_per_pass"]
 
 #: Costs in units of one entry x_i(z) read by a pass on indexed rows (≈ 2.5–2.9 ns on
 #: Reuters character 7-grams on this project's machines), measured with
@@ -55,6 +58,16 @@ __all__ = ["ActiveGramEpoch", "active_gram", "cache_capacity"]
 ENTRY_COST = 10.0
 PAIR_COST = 1.0
 VISIT_CELL_COST = 0.05
+#: What the build decision charges a step on the cache, per cached row (in pass entries).
+#: Measured within fits (``RationalSVC.fit``, one thread: a cached pass's time per visit
+#: and cached row, over a pass on the rows' time per entry), Q visited in the solver's
+#: random order: 0.09–0.11 on 300-character Reuters windows, 5-grams, at n = 10⁴, 2·10⁴,
+#: 4·10⁴ (m ≈ 2 000, 3 200, 4 700; Q 16–87 MB), about 0.1 on ModApte 6- and 7-grams, up
+#: to 0.2 with the other core busy. The calibration bench's passes (sorted sets) give 0.05.
+STEP_CELL_COST = 0.1
+#: The cache is built only if a pass on it is predicted to cost at most this fraction of
+#: a pass on the rows it replaces (:func:`pays_per_pass`).
+PASS_GAIN = 1.0
 
 
 def cache_capacity(cache_mb: float, n: int) -> int:
@@ -71,6 +84,23 @@ def _slot_counts(members, m, indptr, slots, n_slots):
         for p in range(indptr[i], indptr[i + 1]):
             df[slots[p]] += 1
     return df
+
+
+def pays_per_pass(m: int, mean_length: float) -> bool:
+    """Whether a pass on a cache of m rows is predicted to cost at most PASS_GAIN of a pass
+    on m rows of ``mean_length`` entries: a step on the cache costs m cells, a visit on
+    the rows its row's entries (STEP_CELL_COST · m ≤ PASS_GAIN · mean_length).
+
+    Measured (m / mean length at the build; a cached visit's time over a visit's on the
+    rows; solver time with the cache over without): ModApte stories, 6- and 7-grams,
+    m / L = 2.0–3.0 (solver × 0.6–0.8); 300-character Reuters windows, 5-grams, 7.8 at
+    n = 10⁴ (visit 0.74, solver × 0.9), 12.2 at 2·10⁴ (1.15, × 1.2), 17.4 at 4·10⁴ (1.98,
+    × 1.7–1.8). The threshold is m ≤ 10 × the mean length.
+
+    >>> pays_per_pass(1830, 605.0), pays_per_pass(4670, 268.0)
+    (True, False)
+    """
+    return STEP_CELL_COST * m <= PASS_GAIN * mean_length
 
 
 def build_cost(df: np.ndarray) -> float:
@@ -341,6 +371,8 @@ class ActiveGramEpoch:
         r = self.rows
         self.spent += float(self.lengths[visited].sum())
         m = visited.shape[0]
+        if not pays_per_pass(m, float(self.lengths[visited].mean())):
+            return  # a pass on the cache would cost about as much as one on the rows, or more
         if self.bound_size and self.spent < self.bound * (m / self.bound_size) ** 2:
             return  # not even the last estimate, scaled down to this set as m², is paid yet
         members = np.sort(visited)  # row order: the patterns' postings are then read in order

@@ -82,8 +82,9 @@ def _run(rows: IndexedRows, y: np.ndarray, C: float, capacity: int | None):
 
 @pytest.fixture
 def build_at_once(monkeypatch):
-    """Make building Q free, so that the cache is built at the first shrunk pass."""
-    for name in ("ENTRY_COST", "PAIR_COST"):
+    """Make building Q and stepping on it free, so that the cache is built at the first
+    shrunk pass."""
+    for name in ("ENTRY_COST", "PAIR_COST", "STEP_CELL_COST"):
         monkeypatch.setattr(ag, name, 0.0)
 
 
@@ -148,6 +149,36 @@ def test_no_cache_without_room(build_at_once):
     rows = IndexedRows.from_csr(*csr_arrays(X), X.shape[1], 1.0)
     *_, epoch = _run(rows, y, 10.0, 0)
     assert epoch.builds == 0
+
+
+def test_no_cache_when_a_pass_on_it_would_not_pay(monkeypatch):
+    """Many short active rows (3 entries each, ~100 active): a step on the cache (one
+    multiply-add per cached row) would cost more than one on the rows, so even a free
+    build is declined, and the run is the run without the cache, bit for bit."""
+    for name in ("ENTRY_COST", "PAIR_COST"):
+        monkeypatch.setattr(ag, name, 0.0)
+    X, y = _problem(0, n=300, p=100)
+    rows = IndexedRows.from_csr(*csr_arrays(X), X.shape[1], 1.0)
+    assert not ag.pays_per_pass(100, float(np.diff(rows.indptr).mean()))
+    ref, alpha_ref, w_ref, _ = _run(rows, y, 10.0, 0)
+    res, alpha, w, epoch = _run(rows, y, 10.0, 300)
+    assert epoch.builds == 0
+    assert res.n_iter == ref.n_iter
+    np.testing.assert_array_equal(alpha, alpha_ref)
+    np.testing.assert_array_equal(w, w_ref)
+    monkeypatch.setattr(ag, "STEP_CELL_COST", 0.0)  # the same run with free steps on the cache builds it
+    assert _run(rows, y, 10.0, 300)[3].builds >= 1
+
+
+def test_pays_per_pass_threshold():
+    # at the build: ModApte 7-grams (m 1 830, active rows of 605 entries on average) and
+    # 300-character windows, 5-grams, n = 10⁴ (m 2 033, 259 entries): pays; the windows at
+    # n = 2·10⁴ (m 3 155, 265 entries) and 4·10⁴ (m 4 670, 268): does not
+    assert ag.pays_per_pass(1830, 605.0)
+    assert ag.pays_per_pass(2033, 259.0)
+    assert not ag.pays_per_pass(3155, 265.0)
+    assert not ag.pays_per_pass(4670, 268.0)
+    assert ag.pays_per_pass(0, 1.0)
 
 
 def test_cache_capacity_from_megabytes():
