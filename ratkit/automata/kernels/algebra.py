@@ -91,7 +91,9 @@ class SumKernel(Combination):
         self.kernels = kernels
         self.weights = weights
 
-    def _parts(self) -> tuple[list[Kernel], np.ndarray]:
+    def weighted_parts(self) -> tuple[list[Kernel], np.ndarray]:
+        """(K_i, c_i) of K = Σ_i c_i K_i: the parts and their weights (default 1), checked
+        (at least one kernel; the weights finite and ≥ 0), else a ParameterError naming them."""
         ks = [_check_kernel(k, "SumKernel") for k in self.kernels]
         if not ks:
             raise ParameterError("The 'kernels' parameter of SumKernel must hold at least one kernel.")
@@ -104,12 +106,12 @@ class SumKernel(Combination):
         return ks, w
 
     def _validate_params(self) -> None:
-        for k in self._parts()[0]:
+        for k in self.weighted_parts()[0]:
             k._validate_params()
 
     @property
     def is_pds(self) -> bool | None:  # type: ignore[override]
-        flags = [k.is_pds for k in self._parts()[0]]
+        flags = [k.is_pds for k in self.weighted_parts()[0]]
         return True if all(f is True for f in flags) else None
 
     def split_scale(self) -> tuple[float, Kernel]:
@@ -117,7 +119,7 @@ class SumKernel(Combination):
         the a_i toward 0 without taking any across it (the largest when all are negative, the
         smallest when all are positive, else 0); (0.0, self) when a weight e^{a_i − m} would
         not be a float (parts farther apart than float64's range)."""
-        ks, w = self._parts()
+        ks, w = self.weighted_parts()
         split = [k.split_scale() for k in ks]
         if all(s == 0.0 for s, _ in split) and np.all((w == 0) | (w == 1)):
             return 0.0, self
@@ -141,7 +143,7 @@ class SumKernel(Combination):
     def _combine(self, values: Callable[[Kernel], np.ndarray]) -> np.ndarray:
         """Σ_i c_i K_i from the parts' ``values``: of K′_i times e^{ln c_i + s_i} when a part
         has a scale to take out (:meth:`split_scale`), else of K_i times c_i."""
-        ks, w = self._parts()
+        ks, w = self.weighted_parts()
         split = [k.split_scale() for k in ks]
         if all(s == 0.0 for s, _ in split):
             return np.asarray(sum(c * values(k) for c, k in zip(w, ks)))
@@ -153,7 +155,7 @@ class SumKernel(Combination):
         self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None, work_bytes: int | None = None
     ) -> tuple[BlockVocabulary, sp.csr_matrix]:
         """[√c_1 F_1, √c_2 F_2, …]: ⟨F_i, F_j⟩ = Σ_k c_k K_k(x_i, x_j)."""
-        ks, w = self._parts()
+        ks, w = self.weighted_parts()
         X = as_collection(X)
         parts, blocks = [], []
         for c, k in zip(w, ks):
@@ -165,7 +167,7 @@ class SumKernel(Combination):
     def transform_features(
         self, vocabulary: Vocabulary, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
     ) -> sp.csr_matrix:
-        ks, w = self._parts()
+        ks, w = self.weighted_parts()
         blocks = self._blocks(vocabulary, len(ks))
         X = as_collection(X)
         out = [
@@ -178,7 +180,7 @@ class SumKernel(Combination):
 
     def check_vocabulary(self, vocabulary: Vocabulary, columns: np.ndarray) -> None:
         """Each part checks the columns of its block."""
-        ks, _ = self._parts()
+        ks, _ = self.weighted_parts()
         blocks = self._blocks(vocabulary, len(ks))
         columns = np.asarray(columns, dtype=np.int64)
         offsets = blocks.offsets
@@ -296,18 +298,19 @@ class ScaledKernel(KernelWrapper):
         self.kernel = kernel
         self.factor = factor
 
-    def _c(self) -> float:
+    def scale_factor(self) -> float:
+        """c of K = c · K₀, checked (c > 0 and a kernel K₀), else a ParameterError naming it."""
         self._base()
         return check_real(self.factor, "factor", "ScaledKernel", low=0.0, low_open=True)
 
     def _validate_params(self) -> None:
-        self._c()
+        self.scale_factor()
         super()._validate_params()
 
     def split_scale(self) -> tuple[float, Kernel]:
         """(ln c + s₀, K′₀) over K₀'s (s₀, K′₀)."""
         s, k = self._base().split_scale()
-        return math.log(self._c()) + s, k
+        return math.log(self.scale_factor()) + s, k
 
     def _gram(self, X: Any, Y: Any = None, **options: Any) -> np.ndarray:
         return finite_combination(lambda: self._scaled(lambda k: k.gram_with(X, Y, **options)), self)
@@ -317,7 +320,7 @@ class ScaledKernel(KernelWrapper):
 
     def _scaled(self, values: Callable[[Kernel], np.ndarray]) -> np.ndarray:
         """c · K₀ from ``values``: of K′₀ times e^{ln c + s₀} when K₀ has a scale to take out."""
-        c = self._c()
+        c = self.scale_factor()
         s, k = self._base().split_scale()
         return c * values(self._base()) if s == 0.0 else times_exp(values(k), math.log(c) + s)
 
@@ -325,14 +328,14 @@ class ScaledKernel(KernelWrapper):
         self, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None, work_bytes: int | None = None
     ) -> tuple[Vocabulary, sp.csr_matrix]:
         """√c F₀ on K₀'s vocabulary."""
-        c = self._c()
+        c = self.scale_factor()
         vocabulary, F = self._base().fit_features(X, n_jobs=n_jobs, show_progress=show_progress, **_budget(work_bytes))
         return vocabulary, _scaled_rows(F, np.sqrt(c))
 
     def transform_features(
         self, vocabulary: Vocabulary, X: Any, *, n_jobs: int | None = None, show_progress: bool | None = None
     ) -> sp.csr_matrix:
-        c = self._c()
+        c = self.scale_factor()
         F = self._base().transform_features(vocabulary, X, n_jobs=n_jobs, show_progress=show_progress)
         return _scaled_rows(F, np.sqrt(c))
 

@@ -35,7 +35,6 @@ import scipy.sparse as sp
 from sklearn.utils import murmurhash3_32
 
 from ratkit._jit import njit
-from ratkit._validation import check_real
 from ratkit.automata.kernels import (
     CosineKernel,
     CountBasedKernel,
@@ -174,7 +173,7 @@ def hashable_parts(kernel: Any) -> Iterator[Kernel]:
     """The leaves of the kernel tree in depth-first order (the i-th hashes with seed i);
     ParameterError naming the first part that has no finite feature map to hash."""
     if isinstance(kernel, SumKernel):
-        for part in _sum_parts(kernel)[0]:
+        for part in kernel.weighted_parts()[0]:
             yield from hashable_parts(part)
     elif isinstance(kernel, (ScaledKernel, CosineKernel)):
         yield from hashable_parts(kernel.kernel)
@@ -206,33 +205,17 @@ def hashed_features(kernel: Any, X: Any, n_features: int, *, n_jobs: int | None 
     return H
 
 
-def _sum_parts(kernel: SumKernel) -> tuple[list[Any], np.ndarray]:
-    """(parts, weights c_i) of a sum, the weights checked finite and ≥ 0 (default 1)."""
-    parts = list(kernel.kernels)
-    if not parts:
-        raise ParameterError("The 'kernels' parameter of SumKernel must hold at least one kernel.")
-    if kernel.weights is None:
-        return parts, np.ones(len(parts))
-    w = np.asarray(kernel.weights, dtype=np.float64)
-    if w.shape != (len(parts),) or np.any(~np.isfinite(w)) or np.any(w < 0):
-        raise ParameterError(
-            f"The 'weights' parameter of SumKernel must hold {len(parts)} finite non-negative "
-            f"floats. Got {kernel.weights!r} instead."
-        )
-    return parts, w
-
-
 def _hashed(kernel: Any, X: list, n: int, seed: int, n_jobs: int | None) -> tuple[sp.csr_matrix, int]:
     """(hashed rows of ``kernel`` on X, the next leaf's seed)."""
     if isinstance(kernel, SumKernel):
-        parts, weights = _sum_parts(kernel)
+        parts, weights = kernel.weighted_parts()
         total = sp.csr_matrix((len(X), n))
         for c, part in zip(weights, parts):
             H, seed = _hashed(part, X, n, seed, n_jobs)
             total = total + H * float(np.sqrt(c))
         return sp.csr_matrix(total), seed
     if isinstance(kernel, ScaledKernel):
-        c = check_real(kernel.factor, "factor", "ScaledKernel", low=0.0, low_open=True)
+        c = kernel.scale_factor()
         H, seed = _hashed(kernel.kernel, X, n, seed, n_jobs)
         return sp.csr_matrix(H * float(np.sqrt(c))), seed
     if isinstance(kernel, CosineKernel):
