@@ -58,7 +58,8 @@ from bench.recsys._splits import split_by_rank
 from ratkit.datasets import load_movielens
 from ratkit.recsys import CCCF, DCF, MFAUC, FactorRecommender, Popularity, PureSVD
 from ratkit.recsys._component_weights import pretrain_factors
-from ratkit.recsys._packed_codes import integer_weights, item_table, packed_scores, table_scores, top_k_rows
+from ratkit.recsys._packed_codes import integer_weights, item_table, packed_scores, table_scores
+from ratkit.recsys._ranking import top_k_rows
 from ratkit.recsys.evaluation import evaluate, prepare_leave_k_out
 
 DEFAULT_DATA = os.path.join("..", "shared", "data", "movielens-100k", "ml-100k")
@@ -547,9 +548,9 @@ def timings(data: sp.csr_matrix, models: dict[str, Any], args: argparse.Namespac
         f"divided by {users.size}.\n"
     )
     print(
-        "The last column is every scorer's score followed by the compiled one-pass top-10 (`top_k_rows`: a sorted "
-        "buffer of 10, into reused arrays), against MF float64's score + the same top-10: like for like. The first "
-        "column uses np.argpartition instead, which numpy makes slow on rows with many tied scores.\n"
+        "The last column is every scorer's score followed by the compiled one-pass top-10 (`top_k_rows`: a "
+        "bounded heap of 10, into reused arrays), against MF float64's score + the same top-10: like for like. "
+        "The first column uses np.argpartition instead, which numpy makes slow on rows with many tied scores.\n"
     )
     print(
         "| setting | scorer | score + top-10 | ratio | score only | ratio | batched score | ratio "

@@ -37,7 +37,7 @@ from ratkit._jit import njit
 from ratkit._jit import popcount as _popcount_intrinsic
 from ratkit._validation import check_int, check_real
 from ratkit.exceptions import ParameterError
-from ratkit.recsys._ranking import top_k_rows, top_n
+from ratkit.recsys._ranking import top_n
 
 __all__ = [
     "pack_codes",
@@ -50,7 +50,6 @@ __all__ = [
     "item_table",
     "table_scores",
     "table_top_k",
-    "top_k_rows",  # the compiled selection of ratkit.recsys._ranking, re-exported for the benchmarks
     "top_k",
 ]
 
