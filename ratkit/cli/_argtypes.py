@@ -143,6 +143,14 @@ def key_value(text: str) -> tuple[str, Any]:
         value = raw
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from None
+    if isinstance(value, (dict, list)):  # json.loads keeps the last of a duplicated key silently
+        from ratkit._json import loads_strict
+        from ratkit.exceptions import DataFormatError
+
+        try:
+            loads_strict(raw, f"--param {key.strip()}")
+        except DataFormatError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
     return key.strip(), value
 
 

@@ -250,6 +250,11 @@ CASES = [
         ["recsys", "evaluate", "--data", "{d}/u.data", "--model", "popularity", "--model", "popularity"],
         "given twice",
     ),
+    (  # json.loads would keep the second value silently
+        "recsys-evaluate-param-duplicate-key",
+        ["recsys", "evaluate", "--data", "{d}/u.data", "--param", 'x={{"a": 1, "a": 2}}'],
+        "the key 'a' appears twice",
+    ),
     ("kernel-learner-new-C", ["kernel-learner", "--data", "{d}/signs.tsv", "-C", "0"], "> 0"),
     ("kernel-learner-new-output", ["kernel-learner", "--data", "{d}/signs.tsv", "-o", "."], "is a folder"),
 ]
