@@ -35,6 +35,7 @@ __all__ = [
     "Shared",
     "effective_jobs",
     "runs_in_this_process",
+    "concurrent_tasks_here",
     "parallel_map",
     "map_chunks",
     "pair_matrix",
@@ -234,6 +235,13 @@ def runs_in_this_process(n_jobs: int | None) -> bool:
     """Whether :func:`parallel_map` with this ``n_jobs`` calls its tasks in this process (one
     job on a local backend) rather than in worker processes, local or on a Dask cluster."""
     return effective_jobs(n_jobs) == 1 and _active_backend_is_local()
+
+
+def concurrent_tasks_here(n_jobs: int | None) -> int:
+    """How many tasks of :func:`parallel_map` with this ``n_jobs`` run at once in this
+    machine's memory: ``effective_jobs(n_jobs)`` on a local backend, 1 on a Dask cluster
+    (each worker holds its own tasks). A per-task memory budget is the machine's divided by it."""
+    return effective_jobs(n_jobs) if _active_backend_is_local() else 1
 
 
 def _active_backend_is_local() -> bool:

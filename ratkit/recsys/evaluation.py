@@ -18,7 +18,7 @@ from typing import Any, Literal, overload
 import numpy as np
 import scipy.sparse as sp
 
-from ratkit._parallel import Shared, effective_jobs, parallel_map
+from ratkit._parallel import Shared, concurrent_tasks_here, effective_jobs, parallel_map
 from ratkit._validation import check_choice, check_int, check_random_state, check_real
 from ratkit.datasets import Interactions
 from ratkit.exceptions import DataFormatError, ParameterError, ParameterTypeError, SolverError
@@ -129,8 +129,10 @@ def _per_user(
                 f"The 'k' parameter of {owner}: k={k} exceeds the number of items ({n_items}); choose k <= {n_items}."
             )
     # per block: the dense scores, their ranks (auc_rows) and the boolean masks of its users;
-    # batch_size is lowered to what ratkit.limits.max_bytes allows (refused: one user too many)
-    batch_size = rows_within(26.0 * n_items, f"{owner} for one user × {n_items} items", most=batch_size)
+    # batch_size is lowered to what ratkit.limits.max_bytes allows (refused: one user too many),
+    # shared by the blocks that run at once in this machine's processes
+    rows = rows_within(26.0 * n_items, f"{owner} for one user × {n_items} items", most=batch_size)
+    batch_size = max(1, rows // concurrent_tasks_here(n_jobs))
     overlap = train_m.multiply(test_m).nnz
     if overlap:
         raise DataFormatError(

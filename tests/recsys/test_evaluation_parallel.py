@@ -175,3 +175,24 @@ def test_a_block_of_one_user_scores_as_a_larger_block_does():
         np.testing.assert_array_equal(one_values, values[u])
         row = np.where(train[int(u)].toarray()[0] > 0, -np.inf, full[u])
         np.testing.assert_array_equal(ids[u], np.argsort(-row, kind="stable")[:10])
+
+
+@pytest.mark.parametrize("n_jobs, most", [(1, 8), (2, 4), (4, 2)])
+def test_blocks_that_run_at_once_share_the_memory_budget(monkeypatch, split, n_jobs, most):
+    """max_bytes bounds what runs at once: with n_jobs local processes each block gets 1/n_jobs
+    of it (a block holds 26 bytes per user and item), not the whole budget each."""
+    import ratkit.recsys.evaluation as evaluation
+    from ratkit.limits import limits
+
+    train, test = split
+    model = Popularity().fit(train)
+    seen: list[int] = []
+
+    def record(func, tasks, **kwargs):
+        seen.extend(len(task[0]) for task in tasks)
+        return iter([func(model, train, test, *task) for task in tasks])
+
+    monkeypatch.setattr(evaluation, "parallel_map", record)
+    with limits(max_bytes=26 * train.shape[1] * 8):  # 8 users' blocks in all
+        ranking_metrics(model, train, test, k=5, batch_size=N_USERS, n_jobs=n_jobs)
+    assert seen and max(seen) == most
