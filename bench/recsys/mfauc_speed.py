@@ -65,7 +65,7 @@ def _timed_iterations(model: MFAUC, train: sp.csr_matrix, engine: str, n_iter: i
     positives = (train > 0).astype(np.float64).tocsr()
     positives.sort_indices()
     problem = Problem(positives, model.tau)
-    U, V = model._initial_factors(positives, rng)
+    U, V = model._initial_factors(problem, rng)
     stamps: list[float] = []
 
     def progress(n: int, objective: float, change: float) -> None:

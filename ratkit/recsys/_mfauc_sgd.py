@@ -34,6 +34,7 @@ gradient descent for non-smooth optimization. ICML 2013 (polynomial-decay averag
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 from collections.abc import Callable, Iterator
@@ -42,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from ratkit._jit import njit
 from ratkit.recsys._mfauc_compiled import AVERAGING_ETA, compiled_iteration, compiled_monitor_objective
 from ratkit.recsys._mfauc_objective import (
     Pair,
@@ -67,10 +69,35 @@ def _liked_bits(positives: sp.csr_matrix) -> np.ndarray:
     if m * n > _BITMAP_MAX_BITS:
         return np.zeros((0, 0), dtype=np.uint64)
     bits = np.zeros((m, (n + 63) // 64), dtype=np.uint64)
-    rows = np.repeat(np.arange(m), np.diff(positives.indptr))
-    cols = positives.indices.astype(np.int64)
-    np.bitwise_or.at(bits, (rows, cols >> 6), np.left_shift(np.uint64(1), (cols & 63).astype(np.uint64)))
+    _set_bits(positives.indptr, positives.indices, bits)  # compiled: no per-positive temporaries
     return bits
+
+
+@njit
+def _row_weights(indptr, indices, g, g_prime, cum_g, norm_g, g_prime_pos):  # pragma: no cover - compiled
+    """``cum_g`` = cumsum of g over the positives in CSR order; per user, Σ g and Σ g′ over
+    its positives (in CSR order, as np.cumsum and np.add.at sum: the same floats)."""
+    total = 0.0
+    for i in range(len(indptr) - 1):
+        row_g = 0.0
+        row_g_prime = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            total += g[j]
+            cum_g[p] = total
+            row_g += g[j]
+            row_g_prime += g_prime[j]
+        norm_g[i] = row_g
+        g_prime_pos[i] = row_g_prime
+
+
+@njit
+def _set_bits(indptr, indices, bits):  # pragma: no cover - compiled
+    one = np.uint64(1)
+    for i in range(len(indptr) - 1):
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            bits[i, j >> 6] |= one << np.uint64(j & 63)
 
 
 class Problem:
@@ -78,39 +105,80 @@ class Problem:
 
     Also the item → users (CSC) view of the normalised weights ``g_i(j)``, which the
     compiled square-loss step uses to keep ``v̇_i`` and ``v̈_i`` current as items move.
+    What only the square loss or the numpy engine reads (the normalised weight matrices,
+    their CSC view, the sorted lookup keys: 36 bytes a positive) is built on first use, so
+    the default compiled sampled losses hold about 20 bytes a positive beside the matrix.
     """
 
-    def __init__(self, positives: sp.csr_matrix, tau: float) -> None:
-        self.positives = positives
-        self.m, self.n = positives.shape
-        self.indptr, self.indices = positives.indptr, positives.indices
-        self.g, self.g_prime = item_weights(positives, tau)
-        degree = np.diff(self.indptr)
-        rows = np.repeat(np.arange(self.m), degree)
-        self.keys = rows.astype(np.int64) * self.n + self.indices  # sorted: CSR is sorted
-        self.cum_g = np.cumsum(self.g[self.indices])
-        self.norm_g = np.zeros(self.m)
-        np.add.at(self.norm_g, rows, self.g[self.indices])
-        g_prime_pos = np.zeros(self.m)
-        np.add.at(g_prime_pos, rows, self.g_prime[self.indices])
+    def __init__(self, liked: sp.csr_matrix, tau: float) -> None:
+        """``liked``: users × items CSR with sorted indices whose stored entries (all > 0) are
+        the positives; only its structure is read (values of 1: :attr:`positives`)."""
+        self._liked = liked
+        self.m, self.n = liked.shape
+        self.indptr, self.indices = liked.indptr, liked.indices
+        self.g, self.g_prime = item_weights(liked, tau)
+        self.cum_g = np.empty(len(self.indices))
+        self.norm_g = np.empty(self.m)
+        g_prime_pos = np.empty(self.m)
+        _row_weights(self.indptr, self.indices, self.g, self.g_prime, self.cum_g, self.norm_g, g_prime_pos)
         self.norm_g_prime = self.g_prime.sum() - g_prime_pos
         self.cum_g_prime = np.cumsum(self.g_prime)
-        self.weights_g = sp.csr_matrix(
+        degree = np.diff(self.indptr)
+        self.active = np.flatnonzero((degree > 0) & (degree < self.n) & (self.norm_g_prime > 0))
+        self.liked_bits = _liked_bits(liked)
+
+    @functools.cached_property
+    def positives(self) -> sp.csr_matrix:
+        """The positives as a binary float64 CSR matrix (the given one when its values are all 1)."""
+        liked = self._liked
+        if liked.dtype == np.float64 and bool(np.all(liked.data == 1.0)):
+            return liked
+        return sp.csr_matrix((np.ones(len(self.indices)), self.indices, self.indptr), shape=liked.shape)
+
+    @functools.cached_property
+    def keys(self) -> np.ndarray:
+        """``user · n + item`` of every positive, sorted (CSR is sorted): the numpy engine's lookups."""
+        rows = np.repeat(np.arange(self.m, dtype=np.int64), np.diff(self.indptr))
+        return rows * self.n + self.indices
+
+    @functools.cached_property
+    def weights_g(self) -> sp.csr_matrix:
+        """``g_i(j) = g(j) / Σ_{y∈ω_i} g(y)`` on the positives (the square loss's ``v̇_i`` weights)."""
+        degree = np.diff(self.indptr)
+        return sp.csr_matrix(
             (
                 self.g[self.indices] / np.repeat(np.where(self.norm_g > 0, self.norm_g, 1.0), degree),
                 self.indices,
                 self.indptr,
             ),
-            shape=positives.shape,
+            shape=(self.m, self.n),
         )
-        self.weights_g_prime = sp.csr_matrix(
-            (self.g_prime[self.indices], self.indices, self.indptr), shape=positives.shape
-        )
-        self.active = np.flatnonzero((degree > 0) & (degree < self.n) & (self.norm_g_prime > 0))
+
+    @functools.cached_property
+    def weights_g_prime(self) -> sp.csr_matrix:
+        """``g′(j)`` on the positives (subtracted from the item moment for ``v̈_i``)."""
+        return sp.csr_matrix((self.g_prime[self.indices], self.indices, self.indptr), shape=(self.m, self.n))
+
+    @functools.cached_property
+    def _by_item(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         by_item = self.weights_g.tocsc()
         by_item.sort_indices()
-        self.col_indptr, self.col_users, self.col_weights = by_item.indptr, by_item.indices, by_item.data
-        self.liked_bits = _liked_bits(positives)
+        return by_item.indptr, by_item.indices, by_item.data
+
+    @property
+    def col_indptr(self) -> np.ndarray:
+        """CSC ``indptr`` of :attr:`weights_g` (item → users)."""
+        return self._by_item[0]
+
+    @property
+    def col_users(self) -> np.ndarray:
+        """CSC row indices of :attr:`weights_g`: the users of each item."""
+        return self._by_item[1]
+
+    @property
+    def col_weights(self) -> np.ndarray:
+        """CSC values of :attr:`weights_g`."""
+        return self._by_item[2]
 
     def moment(self, V: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(Σ_y g′(y) v_y, Σ_y g′(y) v_y v_yᵀ)``, shared by every user's ``ω̄_i`` sums."""
@@ -325,6 +393,7 @@ def run_sgd(
     tol: float,
     progress: Callable[[int, float, float], None] | None = None,
     engine: str = "compiled",
+    overwrite: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, list[float], int, bool]:
     """Averaged SGD from ``(U, V)``; returns ``(Ū, V̄, objectives, n_iter, converged)``.
 
@@ -333,10 +402,11 @@ def run_sgd(
     ``progress(n_iter, objective, change)`` is called, ``change`` = |θ_t − θ_{t−1}| / |θ_{t−1}|
     (what the rule compares with ``tol``; NaN after the first iteration). ``engine`` picks
     the block steps (:data:`ENGINES`); both draw the same numbers from ``rng`` and give the
-    same iterates up to float round-off.
+    same iterates up to float round-off. ``overwrite=True`` lets the SGD iterate overwrite
+    ``U`` and ``V`` when they are C-ordered float64 (no copy of them: the caller discards them).
     """
     iteration, monitor = _ITERATIONS[engine], _MONITORS[engine]
-    U, V = np.array(U, dtype=np.float64, order="C"), np.array(V, dtype=np.float64, order="C")
+    U, V = (np.array(A, dtype=np.float64, order="C", copy=None if overwrite else True) for A in (U, V))
     U_avg, V_avg = U.copy(), V.copy()
     n_users = len(prob.active)
     monitor_users = rng.choice(prob.active, size=min(n_users, 500), replace=False)

@@ -238,10 +238,10 @@ class MFAUC(FactorRecommender):
 
     def _fit(self, user_items: sp.csr_matrix, *, show_progress: bool = False) -> None:
         rng = check_random_state(self.random_state)
-        positives = (user_items > 0).astype(np.float64).tocsr()
-        positives.sort_indices()
-        problem = Problem(positives, self.tau)
-        m, n = positives.shape
+        # every stored value is > 0 and the indices are sorted (check_user_items): the problem
+        # reads the checked copy's structure, with no copy of it
+        problem = Problem(user_items, self.tau)
+        m, n = user_items.shape
         skipped = m - len(problem.active)
         if skipped:
             log.info(
@@ -252,7 +252,7 @@ class MFAUC(FactorRecommender):
             self.item_factors_ = np.zeros((n, self.n_factors))
             self.objective_, self.n_iter_, self.converged_ = np.array([]), 0, True
             return
-        U, V = self._initial_factors(positives, rng)
+        U, V = self._initial_factors(problem, rng)
         betas = self._betas()
         stage_iters = [self.max_iter // len(betas)] * len(betas)
         stage_iters[-1] += self.max_iter - sum(stage_iters)
@@ -274,7 +274,16 @@ class MFAUC(FactorRecommender):
                     stage["stage"] = f"{k + 1}/{len(betas)}"
                 settings = self._sgd_settings(beta)
                 U, V, objectives, n_iter, converged = run_sgd(
-                    problem, U, V, settings, rng, max_iter=iters, tol=self.tol, progress=report, engine=self._sgd_engine
+                    problem,
+                    U,
+                    V,
+                    settings,
+                    rng,
+                    max_iter=iters,
+                    tol=self.tol,
+                    progress=report,
+                    engine=self._sgd_engine,
+                    overwrite=True,  # the start (U, V) is not used again
                 )
                 done += n_iter
         finally:
@@ -320,10 +329,10 @@ class MFAUC(FactorRecommender):
             rho=self.rho,
         )
 
-    def _initial_factors(self, positives: sp.csr_matrix, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        m, n = positives.shape
+    def _initial_factors(self, problem: Problem, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        m, n = problem.m, problem.n
         if self.init == "svd":
-            return svd_factors(positives, self.n_factors, rng)
+            return svd_factors(problem.positives, self.n_factors, rng)
         return (
             rng.normal(0.0, self.init_scale, (m, self.n_factors)),
             rng.normal(0.0, self.init_scale, (n, self.n_factors)),
