@@ -44,8 +44,8 @@ FAST: dict[str, dict[str, Any]] = {
         "feedback": "implicit",
     },
     "dcf": {"n_bits": 8, "max_iter": 3, "random_state": 0, "feedback": "implicit"},
-    "fism": {"n_factors": 8, "n_epochs": 5, "learning_rate": 0.05, "random_state": 0},
-    "tjsl": {"n_factors": 8, "n_rounds": 2, "n_average": 2, "n_epochs": 3, "learning_rate": 0.05, "random_state": 0},
+    "fism": {"n_factors": 8, "n_epochs": 2, "learning_rate": 0.05, "random_state": 0},
+    "tjsl": {"n_factors": 8, "n_rounds": 2, "n_average": 2, "n_epochs": 1, "learning_rate": 0.05, "random_state": 0},
 }
 
 _NO_ITEM_FACTORS = (
