@@ -45,6 +45,8 @@ __all__ = [
     "SpecTypeError",
     "PathIsFolderError",
     "NotAFolderError",
+    "RatkitWarning",
+    "ParameterWarning",
 ]
 
 
@@ -194,3 +196,13 @@ class SpecError(RatkitError, ValueError):
 class SpecTypeError(SpecError, TypeError):
     """A part of a kernel spec has the wrong type (a list where a number belongs, a spec that
     is not a mapping)."""
+
+
+class RatkitWarning(UserWarning):
+    """Root of every warning ratkit emits with a category of its own."""
+
+
+class ParameterWarning(RatkitWarning):
+    """An argument is accepted but costs something the caller may not expect (a sparse matrix
+    in another format than CSR is copied to CSR); the message says what to pass instead.
+    implicit's ``implicit.utils.ParameterWarning`` plays the same role."""

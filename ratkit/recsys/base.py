@@ -18,9 +18,10 @@ import abc
 import inspect
 import logging
 import os
+import time
 import warnings
-from collections.abc import Mapping
-from typing import Any, ClassVar, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, BinaryIO, ClassVar, TypeVar, overload
 
 import numpy as np
 import scipy.sparse as sp
@@ -30,7 +31,6 @@ from ratkit._validation import check_int
 from ratkit.datasets import Interactions
 from ratkit.exceptions import (
     DataFormatError,
-    MissingDataError,
     NotFittedError,
     ParameterError,
     ParameterTypeError,
@@ -41,8 +41,10 @@ from ratkit.limits import check_bytes
 from ratkit.persistence import PersistenceMixin
 from ratkit.recsys._blocks import id_array, in_blocks, pairs_from_rows
 from ratkit.recsys._linalg import row_products
+from ratkit.recsys._model_files import read_model, write_model
 from ratkit.recsys._ranking import check_places, exclude_rows, select
-from ratkit.recsys._validation import check_ids, check_shape_matches, check_user_items
+from ratkit.recsys._user_rows import check_user_ids, rank_liked_last, rows_of, warn_not_csr
+from ratkit.recsys._validation import check_ids, check_user_items
 
 __all__ = ["Recommender", "FactorRecommender"]
 
@@ -118,7 +120,13 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
     _renamed: ClassVar[Mapping[str, str]] = {}
 
     # ----------------------------------------------------------------- fitting
-    def fit(self: R, user_items: Any, *, show_progress: bool | None = None) -> R:
+    def fit(
+        self: R,
+        user_items: Any,
+        *,
+        show_progress: bool | None = None,
+        callback: Callable[..., Any] | None = None,
+    ) -> R:
         """Learn from ``user_items``, a sparse users × items matrix of interaction strengths.
 
         Parameters
@@ -136,6 +144,10 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
             the model's own ``show_progress`` parameter decides, or no progress for a model
             without one. A model with no progress to show accepts it and shows nothing.
             implicit's ``fit(user_items, show_progress=...)`` spelling.
+        callback : callable, optional
+            Called once the fit has finished, as ``callback(1, seconds, None)``: implicit's
+            ``(iteration, elapsed, loss)`` arguments, the whole fit counted as one step
+            (ratkit's models report no per-epoch loss to it).
 
         Returns
         -------
@@ -149,13 +161,23 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         and ``user_items_``, the checked CSR training matrix: ``user_items_[users]`` is what
         ``recommend(users, ...)`` filters as already liked. They are saved in the model
         file, which is what ``ratkit recsys recommend`` reads.
+
+        A sparse matrix in another format than CSR is accepted and copied to CSR, with a
+        :class:`~ratkit.exceptions.ParameterWarning` (as implicit does).
         """
         if show_progress is not None and not isinstance(show_progress, (bool, np.bool_)):
             raise ParameterTypeError(
                 f"The 'show_progress' argument of {type(self).__name__}.fit must be a bool or None. "
                 f"Got {show_progress!r:.40} instead."
             )
+        if callback is not None and not callable(callback):
+            raise ParameterTypeError(
+                f"The 'callback' argument of {type(self).__name__}.fit must be callable or None. "
+                f"Got {callback!r:.40} instead."
+            )
         self._validate_params()
+        warn_not_csr(user_items, f"{type(self).__name__}.fit")
+        started = time.perf_counter()
         matrix = check_user_items(user_items, ratings=self.feedback == "explicit")
         check_bytes(
             self._fit_bytes(*matrix.shape),
@@ -176,6 +198,8 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
             self._fit(matrix, show_progress=bool(show_progress))  # type: ignore[call-arg]  # flagged classes take it
         else:
             self._fit(matrix)
+        if callback is not None:
+            callback(1, time.perf_counter() - started, None)
         return self
 
     def _validate_params(self) -> None:
@@ -279,8 +303,10 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         ----------
         userid : int or array-like of int
             Row index (or indices) of the user(s); any integer dtype (int32, int64, numpy
-            scalars).
-        user_items : scipy.sparse matrix, optional
+            scalars). With ``recalculate_user=True`` an id only names the user's row of
+            ``user_items``, so any non-negative id is accepted (a new user's, beyond the
+            fitted ones), as in implicit.
+        user_items : scipy.sparse CSR matrix, optional
             **The rows of the given users**, one per user in ``userid`` order (what implicit
             passes: ``train[userids]``; ``train[u]`` for one user). Their items are left out
             when ``filter_already_liked_items`` is true, and a model that builds the user from
@@ -294,11 +320,14 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
         filter_items : array-like of int, optional
             Item ids never returned, for every user.
         recalculate_user : bool
-            Compute the user from its row of ``user_items`` rather than the fitted state (a
-            fold-in); models that cannot raise :class:`~ratkit.exceptions.UnsupportedOperationError`.
+            Compute the user from its row of ``user_items`` alone, not from any fitted state of
+            the user (a fold-in): the same row gives the same list whatever the id. Models
+            without a fold-in raise :class:`~ratkit.exceptions.UnsupportedOperationError`.
         items : array-like of int, optional
             Rank only these item ids (then at most ``len(items)`` are returned); not together
-            with ``filter_items``.
+            with ``filter_items``. Already-liked items among them are ranked last, score
+            ``-inf``, as implicit does (not dropped); an id outside ``[0, n_items)`` raises
+            :class:`~ratkit.exceptions.IdOutOfRangeError` (an IndexError).
         n : int, optional
             Deprecated spelling of ``N`` (a DeprecationWarning; removed in the next release).
 
@@ -350,9 +379,11 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
                 raise ParameterError(f"{owner} got both N={N!r} and the deprecated n={n!r}; pass N only.")
             N = n
         single = np.ndim(userid) == 0
-        users = check_ids(np.atleast_1d(userid), self.n_users_, kind="user")
+        users = check_user_ids(userid, self.n_users_, bool(recalculate_user))
         N = check_int(N, "N", owner, low=1)
-        rows = self._rows_of(user_items, users, owner)
+        rows = rows_of(
+            user_items, users, self.n_users_, self.n_items_, ratings=self.feedback == "explicit", owner=owner
+        )
         if rows is None and (filter_already_liked_items or recalculate_user):
             raise ParameterError(
                 f"{owner} needs user_items, the rows of the given users (user_items = train[userid]), "
@@ -377,51 +408,16 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
                 )
             if filter_already_liked_items:
                 exclude_rows(scores, mine, np.arange(len(who)))
-            return select(scores, N, filter_items, items, owner)
+            ids, values = select(scores, N, filter_items, items, owner)
+            if filter_already_liked_items and items is not None:
+                rank_liked_last(ids, values, mine, items)  # implicit ranks them last, not dropped
+            return ids, values
 
         ids, values = in_blocks(block, len(users), self.n_items_, f"{owner} for one user × {self.n_items_} items")
         if single:
             keep = ids[0] >= 0
             return ids[0][keep], values[0][keep]
         return ids, values
-
-    def _rows_of(self, user_items: Any, users: np.ndarray, owner: str) -> sp.csr_matrix | None:
-        """The checked CSR rows of ``users`` from ``user_items``: its rows in ``users`` order, or,
-        deprecated, rows ``users`` of a whole users × items matrix (one with ``n_users_`` rows,
-        more than the users asked for)."""
-        if user_items is None:
-            return None
-        # stored zeros are not liked items; a model of ratings also takes negative ones
-        matrix = check_user_items(user_items, name="user_items", ratings=self.feedback == "explicit", allow_empty=True)
-        n_rows, n_cols = matrix.shape
-        if n_cols == self.n_items_ and n_rows == len(users):
-            if n_rows == self.n_users_ and not np.array_equal(users, np.arange(n_rows)):
-                # every user, reordered: implicit's rows-of-the-users reading and the deprecated
-                # whole-matrix reading disagree, and an old call must not silently change meaning
-                warnings.warn(
-                    f"{owner}: user_items has one row per model user and userid lists every user in another "
-                    "order; it is read as the rows of the given users (row i belongs to userid[i], implicit's "
-                    "convention). If it is the whole users × items matrix, pass user_items[userid].",
-                    UserWarning,
-                    stacklevel=4,
-                )
-            return matrix
-        if n_cols == self.n_items_ and n_rows == self.n_users_ and n_rows > len(users):
-            warnings.warn(
-                f"{owner}: passing the whole users × items matrix as user_items is deprecated and will be "
-                f"removed in the next release; pass the rows of the given users, user_items[userid] "
-                f"(implicit's convention).",
-                DeprecationWarning,
-                stacklevel=4,
-            )
-            return matrix[users]
-        if (n_rows, n_cols) == (self.n_items_, self.n_users_):
-            check_shape_matches(matrix, self.n_users_, self.n_items_, name="user_items", fitted_on="the fitted model")
-        raise DataFormatError(
-            f"user_items has shape {matrix.shape}, but {owner} needs one row per user asked for and one "
-            f"column per item: shape ({len(users)}, {self.n_items_}). Pass the rows of the given users, "
-            "user_items = train[userid]."
-        )
 
     def _score_users_from(self, users: np.ndarray, user_rows: sp.csr_matrix | None) -> np.ndarray:
         """Dense scores ``(len(users), n_items_)`` of users whose items are ``user_rows`` (CSR, one
@@ -432,7 +428,9 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
 
     def _recalculate_scores(self, users: np.ndarray, user_rows: sp.csr_matrix) -> np.ndarray:
         """Dense scores of users recomputed from their rows alone (``recommend(...,
-        recalculate_user=True)``); the default refuses (a model with a fold-in overrides it)."""
+        recalculate_user=True)``): ``users`` only name the rows (any non-negative id, a new
+        user's too), so an override reads no fitted state of those users. The default
+        refuses (a model with a fold-in overrides it)."""
         raise UnsupportedOperationError(
             f"{type(self).__name__} cannot recompute a user from their items (recalculate_user=True): it "
             "has no fold-in. Pass recalculate_user=False, or use a model that has one (e.g. PureSVD)."
@@ -527,34 +525,32 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
 
     # the path comes back as a str (a recommender's documented return, kept), where the mixin,
     # which learners use, returns a Path: a narrower return than the mixin's, deliberately
-    def save(self, path: str | os.PathLike[str]) -> str:  # type: ignore[override]
+    @overload  # type: ignore[override]
+    def save(self, path: str | os.PathLike[str]) -> str: ...
+    @overload
+    def save(self, path: BinaryIO) -> None: ...
+    def save(self, path: str | os.PathLike[str] | BinaryIO) -> str | None:
         """Write the parameters and fitted state to the model file ``path`` (a zip of JSON and
-        ``.npy`` arrays, no pickle; see :func:`ratkit.save_model`). Returns the path written.
+        ``.npy`` arrays, no pickle; see :func:`ratkit.save_model`). Returns the path written,
+        or None when ``path`` is a binary file object opened for writing (the file's bytes are
+        written at its position, as implicit's ``save`` does).
 
         ``ratkit.load_model(path)`` or :meth:`load` reads it back.
         """
-        from ratkit.persistence import save_model
-
         self._check_fitted()
-        return os.fspath(save_model(self, path))
+        return write_model(self, path, f"{type(self).__name__}.save")
 
     @classmethod
-    def load(cls: type[R], path: str | os.PathLike[str]) -> R:
-        """Read a model written by :meth:`save` (:func:`ratkit.load_model`); ``Recommender.load``
-        takes any recommender, ``MFAUC.load`` only an MFAUC."""
-        from ratkit.persistence import load_model, plugin_of
+    def load(cls: type[R], path: str | os.PathLike[str] | BinaryIO) -> R:
+        """Read a model written by :meth:`save` (:func:`ratkit.load_model`) from its path or from a
+        binary file object (read from its position); ``Recommender.load`` takes any
+        recommender, ``MFAUC.load`` only an MFAUC."""
+        from ratkit.persistence import plugin_of
 
-        if not isinstance(path, (str, os.PathLike)):
-            raise ParameterTypeError(
-                f"{cls.__name__}.load needs the path of a model file (a str or os.PathLike); got {type(path).__name__}."
-            )
-        path = os.fspath(path)
-        if not os.path.exists(path):
-            raise MissingDataError(f"Model file {path!r} does not exist; pass the path that save() returned.")
-        model = load_model(path)
+        model, source = read_model(path, f"{cls.__name__}.load")
         if not isinstance(model, cls):
             raise DataFormatError(
-                f"{path!r} holds a {plugin_of(model)[1]!r} model, "
+                f"{source} holds a {plugin_of(model)[1]!r} model, "
                 f"which is not a {cls.__name__}; load it with ratkit.load_model"
                 + (f" or {type(model).__name__}.load." if callable(getattr(type(model), "load", None)) else ".")
             )

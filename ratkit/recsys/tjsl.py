@@ -24,12 +24,15 @@ matrices of one shape; stored entries are the items (their values are ignored).
 ``user_items`` (implicit's convention: the rows of the given users), as implicit's item-based
 models do, so an updated row changes the recommendations without a refit; Ũ_u and the biases
 are the fitted user's. With the training rows this is exactly the fitted model's score.
+``recalculate_user=True`` computes the user from the passed rows alone (implicit's contract):
+Ū_u from them, Ũ_u = 0 and b_u = 0, so any id, a new user's beyond the fitted ones too, gives
+the same list for the same row.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -140,14 +143,21 @@ class _JointSimilarity(Recommender):
         return self.tau_decay
 
     # -- fitting --------------------------------------------------------------------------
-    def fit(self, preferred: Any, examined: Any = None, *, show_progress: bool | None = None) -> _JointSimilarity:
+    def fit(
+        self,
+        preferred: Any,
+        examined: Any = None,
+        *,
+        show_progress: bool | None = None,
+        callback: Callable[..., Any] | None = None,
+    ) -> _JointSimilarity:
         """Learn from the preferred items ``preferred`` (users × items, CSR) and the examined
         items ``examined`` (same shape; None: none). An entry in both raises DataFormatError.
-        ``show_progress`` as in :meth:`Recommender.fit` (this fit only)."""
+        ``show_progress`` and ``callback`` as in :meth:`Recommender.fit`."""
         _check_same_ids(preferred, examined)
         self._examined = None if examined is None else check_user_items(examined, name="examined", allow_empty=True)
         try:
-            return super().fit(preferred, show_progress=show_progress)
+            return super().fit(preferred, show_progress=show_progress, callback=callback)
         finally:
             del self._examined
 
@@ -238,8 +248,14 @@ class _JointSimilarity(Recommender):
         return np.mean([self.model_scores(t, users, preferred) for t in range(self.user_bias_.shape[0])], axis=0)
 
     def _recalculate_scores(self, users: np.ndarray, user_rows: sp.csr_matrix) -> np.ndarray:
-        """The profile is always computed from the passed rows (as implicit's item-based models do)."""
-        return self._score_users_from(users, user_rows)
+        """From the rows alone, whatever the ids (a new user's too): Ū_u from their items, Ũ_u = 0
+        (no examinations are given) and b_u = 0 (no row of items determines a user's bias, which
+        the regulariser pulls to 0; it shifts all of a user's scores alike, so with E_u = ∅ the
+        ranking of a training row is the fitted one)."""
+        rows = _pattern(user_rows)
+        none, zero = sp.csr_matrix(rows.shape), np.zeros(rows.shape[0])
+        parts = zip(self.item_bias_, self.candidate_factors_, self.preferred_factors_, self.examined_factors_)
+        return np.mean([_scores(rows, none, zero, bi, V, Pf, Ef) for bi, V, Pf, Ef in parts], axis=0)
 
     def model_scores(self, t: int, users: np.ndarray, preferred: sp.csr_matrix | None = None) -> np.ndarray:
         """Scores (len(users), n_items) of kept model t (0 = round L − L₀ + 1, …, L₀ − 1 = round L);
@@ -456,9 +472,16 @@ class FISM(_JointSimilarity):
     def _decay(self) -> float:
         return 1.0
 
-    def fit(self, preferred: Any, examined: Any = None, *, show_progress: bool | None = None) -> FISM:
+    def fit(
+        self,
+        preferred: Any,
+        examined: Any = None,
+        *,
+        show_progress: bool | None = None,
+        callback: Callable[..., Any] | None = None,
+    ) -> FISM:
         """Learn from the preferred items alone (FISM has no examined items); ``show_progress``
-        as in :meth:`Recommender.fit`."""
+        and ``callback`` as in :meth:`Recommender.fit`."""
         if examined is not None:
             raise ParameterError("FISM learns from preferred items only; use TJSL for examined items too.")
-        return super().fit(preferred, show_progress=show_progress)
+        return super().fit(preferred, show_progress=show_progress, callback=callback)

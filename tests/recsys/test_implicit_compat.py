@@ -220,8 +220,11 @@ def test_filter_items_and_items_against_the_scores():
     ids, values = model.recommend(user, train[user], N=10, items=pool)  # N is cut to len(items), as in implicit
     keep = pool[np.isfinite(scores[pool])]
     expected = keep[np.lexsort((keep, -scores[keep]))]
-    np.testing.assert_array_equal(ids, expected)
-    np.testing.assert_array_equal(values, scores[expected])
+    # the already-liked items of the list come last, by id, score -inf (implicit ranks them last too)
+    liked = np.sort(pool[np.isneginf(scores[pool])])
+    assert liked.size  # the case is exercised
+    np.testing.assert_array_equal(ids, np.concatenate([expected, liked]))
+    np.testing.assert_array_equal(values, scores[np.concatenate([expected, liked])])
 
 
 def test_puresvd_recalculate_user_is_the_fold_in():
