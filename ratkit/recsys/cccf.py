@@ -95,6 +95,7 @@ __all__ = ["CCCF", "DCF"]
 
 ANCHORS = ANCHOR_METHODS
 INITS = ("relaxed", "random", "identical")
+FEEDBACKS = ("explicit", "implicit")
 
 
 def __getattr__(name: str) -> Any:
@@ -128,7 +129,9 @@ class _CompositionalCodes(Recommender):
     """What CCCF and DCF share: fitting from their :class:`~ratkit.recsys._code_fit.Settings`
     (:func:`~ratkit.recsys._code_fit.fit_codes`), packed scoring, model files."""
 
-    feedback: ClassVar[str] = "explicit"
+    #: ``"explicit"`` (ratings, the papers' model; the default) or ``"implicit"`` (one-class
+    #: data, every pair fitted): a constructor parameter of both models.
+    feedback: str = "explicit"
     _fit_shows_progress: ClassVar[bool] = True
     #: What ``fit`` sets (:mod:`ratkit.fitted`): per user and item, G packed r-bit codes (⌈r/8⌉
     #: bytes each) and G weights.
@@ -158,6 +161,8 @@ class _CompositionalCodes(Recommender):
     n_sweeps: int
     init: str
     init_iter: int
+    unobserved_weight: float
+    confidence: float
 
     @abc.abstractmethod
     def _settings(self) -> Settings:
@@ -289,6 +294,29 @@ def _common(model: _CompositionalCodes, owner: str) -> dict[str, Any]:
         "init": check_choice(model.init, "init", owner, INITS),
         "init_iter": check_int(model.init_iter, "init_iter", owner, low=1),
         "rating_scale": _check_scale(model.rating_scale, owner),
+        **_feedback_settings(model, owner),
+    }
+
+
+def _feedback_settings(model: _CompositionalCodes, owner: str) -> dict[str, Any]:
+    """``feedback`` and its one-class weights, checked (a rating scale with one-class data is refused)."""
+    feedback = model.feedback
+    if not isinstance(feedback, str) or feedback not in FEEDBACKS:
+        raise ParameterError(
+            f"The 'feedback' parameter of {owner} must be one of {', '.join(map(repr, FEEDBACKS))}: \"explicit\" for "
+            f"ratings (the paper's model), \"implicit\" for one-class data. Got {feedback!r:.60} instead."
+        )
+    if feedback == "implicit" and model.rating_scale is not None:
+        raise ParameterError(
+            f"{owner}(feedback=\"implicit\") learns from one-class data, which has no rating scale; got "
+            f"rating_scale={model.rating_scale!r}. Drop rating_scale, or use feedback=\"explicit\" for ratings."
+        )
+    return {
+        "feedback": feedback,
+        "unobserved_weight": check_real(
+            model.unobserved_weight, "unobserved_weight", owner, low=0.0, low_open=True
+        ),
+        "confidence": check_real(model.confidence, "confidence", owner, low=0.0),
     }
 
 
@@ -385,6 +413,9 @@ class CCCF(_CompositionalCodes):
         pretrain_iter: int = 10,
         pretrain_regularization: float = 0.1,
         show_progress: bool = False,
+        feedback: Literal["explicit", "implicit"] = "explicit",
+        unobserved_weight: float = 0.1,
+        confidence: float = 1.0,
         kernel: Literal["epanechnikov", "uniform", "triangular"] | None = None,
         pretrain_reg: float | None = None,
     ) -> None:
@@ -406,6 +437,9 @@ class CCCF(_CompositionalCodes):
         self.pretrain_iter = pretrain_iter
         self.pretrain_regularization = pretrain_regularization
         self.show_progress = show_progress
+        self.feedback = feedback
+        self.unobserved_weight = unobserved_weight
+        self.confidence = confidence
         self.kernel = kernel
         self.pretrain_reg = pretrain_reg
 
@@ -468,6 +502,9 @@ class DCF(_CompositionalCodes):
         init: Literal["relaxed", "random", "identical"] = "relaxed",
         init_iter: int = 5,
         show_progress: bool = False,
+        feedback: Literal["explicit", "implicit"] = "explicit",
+        unobserved_weight: float = 0.1,
+        confidence: float = 1.0,
     ) -> None:
         self.n_bits = n_bits
         self.alpha_user = alpha_user
@@ -480,6 +517,9 @@ class DCF(_CompositionalCodes):
         self.init = init
         self.init_iter = init_iter
         self.show_progress = show_progress
+        self.feedback = feedback
+        self.unobserved_weight = unobserved_weight
+        self.confidence = confidence
 
     def _validate_params(self) -> None:
         self._settings()
