@@ -114,7 +114,9 @@ def _move_predictions(k, i, ptr, idx, pos_map, old, rows, cols, w_rows, w_cols, 
 
 
 @njit
-def flip_row(k, i, ptr, idx, pos_map, rows, cols, w_rows, w_cols, aux, alpha, pred, A, c, old, n_sweeps):  # pragma: no cover
+def flip_row(
+    k, i, ptr, idx, pos_map, rows, cols, w_rows, w_cols, aux, alpha, pred, A, c, old, n_sweeps
+):  # pragma: no cover - compiled
     """Row i of ``rows[k]`` from its system (A, c without the balance term): adds α x_i to c,
     sweeps the bits (:func:`sweep_bits`) and moves ``pred`` on the row's entries; returns the
     bits flipped. Shared by the rating fit and the one-class fit, which build A and c apart."""

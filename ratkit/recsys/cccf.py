@@ -304,18 +304,16 @@ def _feedback_settings(model: _CompositionalCodes, owner: str) -> dict[str, Any]
     if not isinstance(feedback, str) or feedback not in FEEDBACKS:
         raise ParameterError(
             f"The 'feedback' parameter of {owner} must be one of {', '.join(map(repr, FEEDBACKS))}: \"explicit\" for "
-            f"ratings (the paper's model), \"implicit\" for one-class data. Got {feedback!r:.60} instead."
+            f'ratings (the paper\'s model), "implicit" for one-class data. Got {feedback!r:.60} instead.'
         )
     if feedback == "implicit" and model.rating_scale is not None:
         raise ParameterError(
-            f"{owner}(feedback=\"implicit\") learns from one-class data, which has no rating scale; got "
-            f"rating_scale={model.rating_scale!r}. Drop rating_scale, or use feedback=\"explicit\" for ratings."
+            f'{owner}(feedback="implicit") learns from one-class data, which has no rating scale; got '
+            f'rating_scale={model.rating_scale!r}. Drop rating_scale, or use feedback="explicit" for ratings.'
         )
     return {
         "feedback": feedback,
-        "unobserved_weight": check_real(
-            model.unobserved_weight, "unobserved_weight", owner, low=0.0, low_open=True
-        ),
+        "unobserved_weight": check_real(model.unobserved_weight, "unobserved_weight", owner, low=0.0, low_open=True),
         "confidence": check_real(model.confidence, "confidence", owner, low=0.0),
     }
 
