@@ -26,7 +26,7 @@ from ratkit._validation import check_random_state
 from ratkit.exceptions import DataFormatError, ParameterError
 from ratkit.recsys._balanced import balanced_orthogonal
 from ratkit.recsys._code_dcd import predictions, relax_rows, update_codes
-from ratkit.recsys._code_oneclass import gram, one_class_loss, relax_rows_one_class, update_codes_one_class
+from ratkit.recsys._code_oneclass import factor_rows, one_class_loss, relax_rows_one_class, update_codes_one_class
 from ratkit.recsys._component_weights import (
     component_weights,
     pretrain_factors,
@@ -315,6 +315,30 @@ class OneClassProblem(Problem):
     def __init__(self, *args: Any, confidence: np.ndarray) -> None:
         super().__init__(*args)
         self.confidence = confidence
+        # per side (True: users): the codes array the Gram was built from, its factor rows F
+        # (N, G·r), the Gram FᵀF and the components changed since (refreshed block by block)
+        self._grams: dict[bool, tuple[np.ndarray, np.ndarray, np.ndarray, set[int]]] = {}
+
+    def _gram(self, side: bool, codes: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """The Gram FᵀF of one side's factor rows: built once for a codes array, then only
+        the blocks of the components updated since are recomputed, O(N·r·G·r) each, so an
+        outer iteration spends O((m + n)·d²) on Grams (d = G·r), not G times that."""
+        entry = self._grams.get(side)
+        if entry is None or entry[0] is not codes:
+            F = factor_rows(codes, weights)
+            P = F.T @ F
+            self._grams[side] = (codes, F, P, set())
+            return P
+        _, F, P, stale = entry
+        r = codes.shape[2]
+        for k in stale:
+            F[:, k * r : (k + 1) * r] = codes[k] * weights[:, [k]]
+        for k in stale:
+            block = F[:, k * r : (k + 1) * r].T @ F
+            P[k * r : (k + 1) * r, :] = block
+            P[:, k * r : (k + 1) * r] = block.T
+        stale.clear()
+        return P
 
     def _update(
         self,
@@ -327,12 +351,16 @@ class OneClassProblem(Problem):
         relaxed: bool,
     ) -> Any:
         ptr, idx, pos, w_rows, w_cols, alpha = self._side(by_user)
-        P = gram(cols, w_cols)  # the other side's Gram, fixed during this update
+        P = self._gram(not by_user, cols, w_cols)  # the other side's Gram, fixed during this update
         args = (k, ptr, idx, pos, rows, cols, w_rows, w_cols, aux, alpha, self.target, self.confidence)
         w0 = self.s.unobserved_weight
         if relaxed:
-            return relax_rows_one_class(*args, w0, P, pred)
-        return update_codes_one_class(*args, w0, P, pred, self.s.n_sweeps)
+            out = relax_rows_one_class(*args, w0, P, pred)
+        else:
+            out = update_codes_one_class(*args, w0, P, pred, self.s.n_sweeps)
+        if by_user in self._grams:
+            self._grams[by_user][3].add(k)  # this side's component k changed
+        return out
 
     def _weights_coefficient(self, mass: np.ndarray) -> float:
         """c minimising Σ_{all pairs} c_ij (p_ij − c·m_ij)²: Σ_𝒱 c p m / (w₀ Σ_all m² + Σ_𝒱 (c − w₀) m²),
@@ -344,9 +372,8 @@ class OneClassProblem(Problem):
 
     def objective(self, B: np.ndarray, D: np.ndarray, X: np.ndarray, Y: np.ndarray) -> float:
         """Σ_{all i,j} c_ij (p_ij − r̂_ij)² + α₁ Σ_k ‖B^(k) − X^(k)‖² + α₂ Σ_k ‖D^(k) − Y^(k)‖²."""
-        loss = one_class_loss(
-            self.target, self.confidence, self.pred, self.s.unobserved_weight, gram(D, self.xi), gram(B, self.eta)
-        )
+        P, Q = self._gram(False, D, self.xi), self._gram(True, B, self.eta)
+        loss = one_class_loss(self.target, self.confidence, self.pred, self.s.unobserved_weight, P, Q)
         return loss + self.s.alpha_user * float(np.sum((B - X) ** 2)) + self.s.alpha_item * float(np.sum((D - Y) ** 2))
 
 

@@ -120,6 +120,10 @@ def test_a_whole_update_keeps_the_predictions_and_never_raises_the_dense_objecti
         assert after <= before + 1e-9
         before = after
         np.testing.assert_allclose(problem.pred, predictions(R.indptr, R.indices, B, D, problem.eta, problem.xi))
+        # the Grams refreshed block by block are the Grams of the current codes
+        np.testing.assert_allclose(problem._gram(False, D, problem.xi), gram(D, problem.xi), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(problem._gram(True, B, problem.eta), gram(B, problem.eta), rtol=1e-12, atol=1e-12)
+        assert problem.objective(B, D, X, Y) == pytest.approx(after, rel=1e-12)
 
 
 def _planted(seed: int = 0) -> sp.csr_matrix:
