@@ -60,9 +60,11 @@ METRICS = ("precision", "map", "ndcg", "auc")
 UNOBSERVED_WEIGHTS = (0.5, 1.0, 2.0, 4.0, 8.0)
 CONFIDENCES = (0.0, 1.0, 4.0)
 ALPHAS = (1e-4, 1e-3, 1e-2, 1e-1)
+#: e of CCCF's integer weights ⌊e·η⌉ (the paper's §3.7) in the accuracy and speed tables.
+INTEGER_SCALE = 256.0
 #: What the tuning chose when run with the defaults (``--no-tune`` uses these).
 CHOSEN: dict[str, dict[str, Any]] = {
-    "CCCF": {"unobserved_weight": 2.0, "confidence": 1.0, "alpha_user": 1e-3, "alpha_item": 1e-3},
+    "CCCF": {"unobserved_weight": 1.0, "confidence": 1.0, "alpha_user": 1e-4, "alpha_item": 1e-4},
     "DCF": {"unobserved_weight": 2.0, "confidence": 1.0, "alpha_user": 1e-3, "alpha_item": 1e-3},
 }
 
@@ -88,10 +90,13 @@ def metrics(model: Any, train: sp.csr_matrix, test: sp.csr_matrix) -> dict[str, 
     return {name: float(got[name]) for name in METRICS}
 
 
-def hashing(name: str, setting: dict[str, Any], seed: int) -> Any:
-    """``CCCF(8 × 8 bits)`` or ``DCF(64 bits)``, one-class, with ``setting``."""
+def hashing(name: str, setting: dict[str, Any], seed: int, weight_scale: float | None = None) -> Any:
+    """``CCCF(8 × 8 bits)`` (integer weights ⌊e·η⌉ when ``weight_scale`` = e is given: the same
+    fit, scored in int32) or ``DCF(64 bits)``, one-class, with ``setting``."""
     if name == "CCCF":
-        return CCCF(n_components=8, n_bits=8, feedback="implicit", random_state=seed, **setting)
+        return CCCF(
+            n_components=8, n_bits=8, feedback="implicit", random_state=seed, weight_scale=weight_scale, **setting
+        )
     return DCF(n_bits=64, feedback="implicit", random_state=seed, **setting)
 
 
@@ -113,6 +118,7 @@ class ImplicitModel:
 def factories(chosen: dict[str, dict[str, Any]]) -> dict[str, Callable[[int], Any]]:
     return {
         "CCCF implicit 8×8": lambda seed: hashing("CCCF", chosen["CCCF"], seed),
+        f"CCCF implicit 8×8, e={INTEGER_SCALE:g}": lambda seed: hashing("CCCF", chosen["CCCF"], seed, INTEGER_SCALE),
         "DCF implicit 64": lambda seed: hashing("DCF", chosen["DCF"], seed),
         "CCCF explicit 8×8": lambda seed: CCCF(n_components=8, n_bits=8, random_state=seed),
         "implicit ALS(64)": lambda seed: ImplicitModel("als", seed),
@@ -172,11 +178,13 @@ def tune(matrix: sp.csr_matrix, seeds: int) -> dict[str, dict[str, Any]]:
     return chosen
 
 
-def accuracy(matrix: sp.csr_matrix, seeds: int, chosen: dict[str, dict[str, Any]]) -> None:
+def accuracy(matrix: sp.csr_matrix, seeds: int, chosen: dict[str, dict[str, Any]], only: list[str]) -> None:
     rows: dict[str, list[dict[str, float]]] = {}
+    wanted = {name: make for name, make in factories(chosen).items() if not only or any(o in name for o in only)}
+    wanted.setdefault("implicit ALS(64)", factories(chosen)["implicit ALS(64)"])  # the ratios' reference
     for seed in range(seeds):
         train, test = split(matrix, seed)
-        for name, make in factories(chosen).items():
+        for name, make in wanted.items():
             model, seconds = fit(make(seed), train)
             rows.setdefault(name, []).append({**metrics(model, train, test), "fit": seconds})
             print(f"seed {seed} {name}: {json.dumps(rows[name][-1])}", flush=True)
@@ -196,38 +204,61 @@ def accuracy(matrix: sp.csr_matrix, seeds: int, chosen: dict[str, dict[str, Any]
 def speed(matrix: sp.csr_matrix, chosen: dict[str, dict[str, Any]], batch: int, repeats: int) -> None:
     train, _ = split(matrix, 0)
     cccf, _ = fit(hashing("CCCF", chosen["CCCF"], 0), train)
+    integer, _ = fit(hashing("CCCF", chosen["CCCF"], 0, INTEGER_SCALE), train)
     als = ImplicitModel("als", 0).fit(train)
     U = np.ascontiguousarray(als.user_factors, dtype=np.float64)
     V = np.ascontiguousarray(als.item_factors, dtype=np.float64)
     floats = GivenFactors.holding(U, V)
     m = train.shape[0]
     blocks = [np.arange(start, min(start + batch, m)) for start in range(0, m, batch)]
-    weights, table = cccf._scoring_tables()
 
     def recommend(model: Any) -> Callable[[], Any]:
         return lambda: [model.recommend(b, train[b], N=K) for b in blocks]
 
-    def packed() -> Any:
-        return [top_n(table_scores(table, cccf.codes_user_, weights, rows=b), K) for b in blocks]
+    def packed(model: Any) -> Callable[[], Any]:
+        weights, table = model._scoring_tables()
+        return lambda: [top_n(table_scores(table, model.codes_user_, weights, rows=b), K) for b in blocks]
 
     def dense() -> Any:
         return [top_n(U[b] @ V.T, K) for b in blocks]
 
+    def scores_only(model: Any) -> Callable[[], Any]:
+        weights, table = model._scoring_tables()
+        return lambda: [table_scores(table, model.codes_user_, weights, rows=b) for b in blocks]
+
+    def top_only(model: Any) -> Callable[[], Any]:
+        scores = [np.asarray(model._score_users(b), dtype=np.float64) for b in blocks]
+        return lambda: [top_n(x, K) for x in scores]
+
+    e = f"{INTEGER_SCALE:g}"
     candidates = {
-        "CCCF.recommend (packed codes)": recommend(cccf),
+        "CCCF.recommend (packed codes, float weights)": recommend(cccf),
+        f"CCCF.recommend (packed codes, int32 weights e={e})": recommend(integer),
         "float64 64-d recommend (same path)": recommend(floats),
-        "packed scores + top-10 (kernel)": packed,
+        "packed scores + top-10 (kernel, float weights)": packed(cccf),
+        f"packed scores + top-10 (kernel, int32 weights e={e})": packed(integer),
         "float64 U·Vᵀ + top-10 (kernel)": dense,
+        "packed scores only (float weights)": scores_only(cccf),
+        f"packed scores only (int32 weights e={e})": scores_only(integer),
+        "float64 U·Vᵀ only": lambda: [U[b] @ V.T for b in blocks],
+        "top-10 only, of CCCF's scores": top_only(cccf),
+        "top-10 only, of the float64 MF's scores": top_only(floats),
     }
     for run in candidates.values():
         run()  # compiled or loaded from numba's cache outside the timings
     times, _ = least_times(candidates, repeats)
     print(f"\n### Top-{K} of all {m} users × {train.shape[1]} items, batches of {batch} (least of {repeats})\n")
     print("| retrieval | seconds | float64 reference / this |\n|---|---|---|")
-    pairs = {
-        "CCCF.recommend (packed codes)": "float64 64-d recommend (same path)",
-        "packed scores + top-10 (kernel)": "float64 U·Vᵀ + top-10 (kernel)",
-    }
+    pairs = {}
+    for name in candidates:
+        if name.startswith("CCCF.recommend"):
+            pairs[name] = "float64 64-d recommend (same path)"
+        elif name.startswith("packed scores +"):
+            pairs[name] = "float64 U·Vᵀ + top-10 (kernel)"
+        elif name.startswith("packed scores only"):
+            pairs[name] = "float64 U·Vᵀ only"
+        elif name == "top-10 only, of CCCF's scores":
+            pairs[name] = "top-10 only, of the float64 MF's scores"
     for name, seconds in times.items():
         reference = pairs.get(name)
         ratio = f"{times[reference] / seconds:.2f}×" if reference else "1 (reference)"
@@ -246,13 +277,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=256, help="users per recommend batch (default 256)")
     parser.add_argument("--repeats", type=int, default=7, help="timing rounds (default 7)")
     parser.add_argument("--only", choices=("tune", "accuracy", "speed"), default=None, help="run one part only")
+    parser.add_argument(
+        "--models", nargs="+", default=[], help="accuracy: only the models whose name holds one of these (and ALS)"
+    )
     args = parser.parse_args(argv)
     matrix = load(args.data)
     print(f"ML-100K one-class: {matrix.shape[0]} users × {matrix.shape[1]} items, {matrix.nnz} interactions")
     with threadpool_limits(1):
         chosen = tune(matrix, args.seeds) if args.tune and args.only in (None, "tune") else CHOSEN
         if args.only in (None, "accuracy"):
-            accuracy(matrix, args.seeds, chosen)
+            accuracy(matrix, args.seeds, chosen, args.models)
         if args.only in (None, "speed"):
             speed(matrix, chosen, args.batch, args.repeats)
     return 0

@@ -80,7 +80,7 @@ class Settings:
     #: data, every pair fitted (:mod:`ratkit.recsys._code_oneclass`).
     feedback: str = "explicit"
     #: w₀, the confidence of an unobserved pair (one-class only).
-    unobserved_weight: float = 0.1
+    unobserved_weight: float = 1.0
     #: a of the observed pairs' confidence 1 + a·v (one-class only).
     confidence: float = 1.0
 

@@ -141,7 +141,7 @@ def pretrain_one_class(
     *,
     n_iter: int = 10,
     regularization: float = 0.1,
-    unobserved_weight: float = 0.1,
+    unobserved_weight: float = 1.0,
     confidence: float = 1.0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Latent vectors of users and items from one-class data: implicit ALS (Hu, Koren and
