@@ -221,7 +221,7 @@ def _one_class_feedback(args: argparse.Namespace, name: str, valid: list[str], p
     params["feedback"] = "implicit"
     print(
         f"{name}: one-class data (every interaction is a positive, no rating threshold), so it learns with "
-        f'feedback="implicit" (every user-item pair fitted, unobserved ones with a small weight); '
+        f'feedback="implicit" (every user-item pair fitted, the unobserved ones as weighted negatives); '
         f"--param feedback='\"explicit\"' models the stored values as ratings instead",
         file=sys.stderr,
         flush=True,
