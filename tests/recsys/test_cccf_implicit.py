@@ -18,6 +18,7 @@ from ratkit.recsys._code_dcd import predictions
 from ratkit.recsys._code_fit import OneClassProblem, Settings, item_major
 from ratkit.recsys._code_oneclass import _system, gram
 from ratkit.recsys.evaluation import ranking_metrics
+from ratkit.testing import RecommenderContract
 from tests.cli._helpers import run
 
 G, R_BITS = 2, 3
@@ -222,3 +223,19 @@ def test_evaluate_on_one_class_data_uses_the_implicit_mode_and_says_so(tmp_path,
     # given explicitly, the parameter is kept and nothing is said
     code, _, err = run([*argv, "--param", 'feedback="implicit"'], capsys)
     assert code == 0 and "one-class data" not in err
+
+
+# The recommender contract on one-class data (its planted blocks: 60 users × 32 items, 60 % of
+# each block liked). w₀ = 0.3: at the default w₀ = 1 the few unseen items of a block are fitted
+# towards 0 as hard as the cold ones, and 6 (CCCF) or 7 (DCF) of the 60 users then score one cold
+# item above one of their unseen block items, which the contract's strict per-user order refuses.
+
+
+class TestOneClassCCCFContract(RecommenderContract):
+    def make_model(self):
+        return CCCF(n_components=4, n_bits=8, bandwidth=2.0, feedback="implicit", unobserved_weight=0.3, random_state=0)
+
+
+class TestOneClassDCFContract(RecommenderContract):
+    def make_model(self):
+        return DCF(n_bits=16, feedback="implicit", unobserved_weight=0.3, random_state=0)
