@@ -10,7 +10,7 @@ Subclass it in a pytest test module and give the one hook, ``make_model()``::
 
 The data are generated (:func:`~ratkit.testing._planted.planted_blocks`): two blocks of
 users liking two blocks of items, plus items nobody likes, so the right rankings are known.
-A model that learns from explicit ratings (its class's ``feedback`` is ``"explicit"``,
+A model that learns from explicit ratings (its ``feedback`` is ``"explicit"``,
 see :class:`~ratkit.recsys.base.Recommender`) gets 1–5 ratings
 (:func:`~ratkit.testing._planted.planted_ratings`), the liked entries rated 4–5 and some
 of the other block's and the cold items rated 1–2. Set
