@@ -203,11 +203,29 @@ def _evaluate(args: argparse.Namespace) -> int:
             params["random_state"] = args.seed
         # shown during the fit only: not a parameter of the reported or saved model
         progress = not args.quiet and "show_progress" in valid and "show_progress" not in params
+        _one_class_feedback(args, name, valid, params)
         model = model_cls(**params)
         model._validate_params()  # bad parameters fail before the data are read
         models.append((name, model, progress))
     with compute_context(args):
         return _evaluate_on(args, models)
+
+
+def _one_class_feedback(args: argparse.Namespace, name: str, valid: list[str], params: dict[str, Any]) -> None:
+    """One-class data (no --threshold and none by default for the format: every interaction is
+    a positive, none is a rating to model) make a model whose ``feedback`` is a parameter learn
+    with ``feedback="implicit"`` unless --param gives it; printed on standard error."""
+    threshold = args.threshold if args.threshold is not None else _DEFAULT_THRESHOLD.get(args.format)
+    if threshold is not None or "feedback" not in valid or "feedback" in params:
+        return
+    params["feedback"] = "implicit"
+    print(
+        f"{name}: one-class data (every interaction is a positive, no rating threshold), so it learns with "
+        f'feedback="implicit" (every user-item pair fitted, the unobserved ones as weighted negatives); '
+        f"--param feedback='\"explicit\"' models the stored values as ratings instead",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def _current_spellings(params: dict[str, Any], model_cls: type[Recommender]) -> dict[str, Any]:
@@ -258,7 +276,7 @@ def _evaluate_on(args: argparse.Namespace, models: list[tuple[str, Recommender, 
             min_positives=args.min_positives,
             n_test=args.n_test,
             random_state=args.seed,
-            feedback=type(model).feedback,
+            feedback=model.feedback,
             as_interactions=True,
         )
         if not args.quiet:

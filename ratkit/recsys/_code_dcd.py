@@ -27,7 +27,7 @@ import numpy as np
 
 from ratkit._jit import njit
 
-__all__ = ["sweep_bits", "update_codes", "relax_rows", "predictions", "bit_objective"]
+__all__ = ["sweep_bits", "update_codes", "relax_rows", "predictions", "bit_objective", "flip_row", "solve_row"]
 
 #: Added to the relaxed problem's ridge so that a row without ratings (A = 0) with α = 0
 #: still has a solution (u = 0, then the sign gives +1 bits).
@@ -114,6 +114,40 @@ def _move_predictions(k, i, ptr, idx, pos_map, old, rows, cols, w_rows, w_cols, 
 
 
 @njit
+def flip_row(
+    k, i, ptr, idx, pos_map, rows, cols, w_rows, w_cols, aux, alpha, pred, A, c, old, n_sweeps
+):  # pragma: no cover - compiled
+    """Row i of ``rows[k]`` from its system (A, c without the balance term): adds α x_i to c,
+    sweeps the bits (:func:`sweep_bits`) and moves ``pred`` on the row's entries; returns the
+    bits flipped. Shared by the rating fit and the one-class fit, which build A and c apart."""
+    r = rows.shape[2]
+    for q in range(r):
+        c[q] += alpha * aux[k, i, q]
+        old[q] = rows[k, i, q]
+    sweep_bits(A, c, rows[k, i], n_sweeps)
+    changed = 0
+    for q in range(r):
+        if rows[k, i, q] != old[q]:
+            changed += 1
+    if changed:
+        _move_predictions(k, i, ptr, idx, pos_map, old, rows, cols, w_rows, w_cols, pred)
+    return changed
+
+
+@njit
+def solve_row(k, i, ptr, idx, pos_map, rows, cols, w_rows, w_cols, aux, alpha, pred, A, c, old):  # pragma: no cover
+    """The relaxed counterpart of :func:`flip_row`: row i of the real ``rows[k]`` ←
+    (A + (α + 10⁻¹⁰) I)⁻¹ (c + α x_i), then ``pred`` moved on the row's entries."""
+    r = rows.shape[2]
+    for q in range(r):
+        c[q] += alpha * aux[k, i, q]
+        A[q, q] += alpha + _RIDGE_FLOOR
+        old[q] = rows[k, i, q]
+    rows[k, i, :] = np.linalg.solve(A, c)
+    _move_predictions(k, i, ptr, idx, pos_map, old, rows, cols, w_rows, w_cols, pred)
+
+
+@njit
 def update_codes(
     k, ptr, idx, pos_map, rows, cols, w_rows, w_cols, aux, alpha, target, pred, n_sweeps
 ):  # pragma: no cover - compiled
@@ -126,17 +160,7 @@ def update_codes(
     flips = 0
     for i in range(n_rows):
         _row_system(k, i, ptr, idx, pos_map, rows, cols, w_rows, w_cols, target, pred, A, c)
-        for q in range(r):
-            c[q] += alpha * aux[k, i, q]
-            old[q] = rows[k, i, q]
-        sweep_bits(A, c, rows[k, i], n_sweeps)
-        changed = 0
-        for q in range(r):
-            if rows[k, i, q] != old[q]:
-                changed += 1
-        if changed:
-            flips += changed
-            _move_predictions(k, i, ptr, idx, pos_map, old, rows, cols, w_rows, w_cols, pred)
+        flips += flip_row(k, i, ptr, idx, pos_map, rows, cols, w_rows, w_cols, aux, alpha, pred, A, c, old, n_sweeps)
     return flips
 
 
@@ -150,12 +174,7 @@ def relax_rows(k, ptr, idx, pos_map, rows, cols, w_rows, w_cols, aux, alpha, tar
     old = np.empty(r)
     for i in range(n_rows):
         _row_system(k, i, ptr, idx, pos_map, rows, cols, w_rows, w_cols, target, pred, A, c)
-        for q in range(r):
-            c[q] += alpha * aux[k, i, q]
-            A[q, q] += alpha + _RIDGE_FLOOR
-            old[q] = rows[k, i, q]
-        rows[k, i, :] = np.linalg.solve(A, c)
-        _move_predictions(k, i, ptr, idx, pos_map, old, rows, cols, w_rows, w_cols, pred)
+        solve_row(k, i, ptr, idx, pos_map, rows, cols, w_rows, w_cols, aux, alpha, pred, A, c, old)
 
 
 @njit

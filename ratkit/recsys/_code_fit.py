@@ -26,7 +26,13 @@ from ratkit._validation import check_random_state
 from ratkit.exceptions import DataFormatError, ParameterError
 from ratkit.recsys._balanced import balanced_orthogonal
 from ratkit.recsys._code_dcd import predictions, relax_rows, update_codes
-from ratkit.recsys._component_weights import component_weights, pretrain_factors, select_anchors
+from ratkit.recsys._code_oneclass import factor_rows, one_class_loss, relax_rows_one_class, update_codes_one_class
+from ratkit.recsys._component_weights import (
+    component_weights,
+    pretrain_factors,
+    pretrain_one_class,
+    select_anchors,
+)
 from ratkit.recsys._packed_codes import pack_codes
 
 __all__ = [
@@ -34,6 +40,7 @@ __all__ = [
     "FittedCodes",
     "fit_codes",
     "Problem",
+    "OneClassProblem",
     "choose_anchors",
     "pair_anchors",
     "rating_range",
@@ -69,6 +76,13 @@ class Settings:
     pretrain_regularization: float = 0.1
     #: e of the integer weights ⌊e·η⌉ (the paper's §3.7); None keeps the float weights.
     weight_scale: float | None = None
+    #: "explicit": ratings on the observed pairs (the papers' model); "implicit": one-class
+    #: data, every pair fitted (:mod:`ratkit.recsys._code_oneclass`).
+    feedback: str = "explicit"
+    #: w₀, the confidence of an unobserved pair (one-class only).
+    unobserved_weight: float = 1.0
+    #: a of the observed pairs' confidence 1 + a·v (one-class only).
+    confidence: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -99,7 +113,13 @@ def fit_codes(
     rng = check_random_state(random_state)
     R = user_items.copy()
     R.sort_indices()
-    lo, hi = rating_range(R, s.rating_scale, owner)
+    one_class = s.feedback == "implicit"
+    if one_class:
+        if R.nnz == 0:
+            raise DataFormatError(f"{owner} needs interactions: the matrix stores none.")
+        lo, hi = 0.0, 1.0  # the targets: 0 unobserved, 1 observed (before scaling)
+    else:
+        lo, hi = rating_range(R, s.rating_scale, owner)
     G, r = s.n_components, s.n_bits
     e = s.weight_scale
     if e is not None and float(e) * float(e) * r * G >= INT64_SAFE:
@@ -107,11 +127,23 @@ def fit_codes(
             f"weight_scale={e!r} would overflow the integer scores: Σ_k ⌊eη⌉⌊eξ⌉⟨b, d⟩ reaches "
             f"e²·r·G and must stay below 2⁶³, so e < {math.sqrt(INT64_SAFE / (r * G)):.4g} for r = {r}, G = {G}."
         )
-    target = 2.0 * r * (R.data - lo) / (hi - lo) - r
+    # one-class: observed pairs aim at r (the scores' top), the others at 0
+    target = np.full(R.nnz, float(r)) if one_class else 2.0 * r * (R.data - lo) / (hi - lo) - r
     if s.uniform_weights:
         eta, xi = np.ones((m, G)), np.ones((n, G))
     else:
-        U, V = pretrain_factors(R, r, rng, n_iter=s.pretrain_iter, regularization=s.pretrain_regularization)
+        if one_class:
+            U, V = pretrain_one_class(
+                R,
+                r,
+                rng,
+                n_iter=s.pretrain_iter,
+                regularization=s.pretrain_regularization,
+                unobserved_weight=s.unobserved_weight,
+                confidence=s.confidence,
+            )
+        else:
+            U, V = pretrain_factors(R, r, rng, n_iter=s.pretrain_iter, regularization=s.pretrain_regularization)
         user_anchors, item_anchors = choose_anchors(U, V, G, rng, s.anchors)
         eta = component_weights(U, user_anchors, s.bandwidth, smoothing=s.smoothing)
         xi = component_weights(V, item_anchors, s.bandwidth, smoothing=s.smoothing)
@@ -120,7 +152,12 @@ def fit_codes(
     if mass > 0:
         target = target * mass
     csc = item_major(R)
-    problem = Problem(R.indptr, R.indices, *csc, target, eta, xi, s)
+    if one_class:
+        problem: Problem = OneClassProblem(
+            R.indptr, R.indices, *csc, target, eta, xi, s, confidence=1.0 + s.confidence * R.data
+        )
+    else:
+        problem = Problem(R.indptr, R.indices, *csc, target, eta, xi, s)
     B, D, X, Y = problem.initialise(rng)
     history = [problem.objective(B, D, X, Y)]
     # no total: the fit stops on tol (or when no bit flips), often before max_iter
@@ -241,14 +278,18 @@ class Problem:
         halves to even; c = 0 when every m_ij is 0)."""
         G, r = self.s.n_components, self.s.n_bits
         rows = np.repeat(np.arange(self.m), np.diff(self.indptr))
-        mass = np.einsum("tk,tk->t", self.eta[rows], self.xi[self.indices])
-        norm = float(mass @ mass)
-        c = float(self.target @ mass) / norm if norm > 0 else 0.0
+        c = self._weights_coefficient(np.einsum("tk,tk->t", self.eta[rows], self.xi[self.indices]))
         p = int(np.clip(np.rint((c + r) / 2.0), 0, r))
         B = np.ones((G, self.m, r), dtype=np.int8)
         D = np.full((G, self.n, r), -1, dtype=np.int8)
         D[:, :, :p] = 1
         return B, D
+
+    def _weights_coefficient(self, mass: np.ndarray) -> float:
+        """c minimising the loss of r̂ = c·m_ij (m_ij = Σ_k η_ik ξ_jk, ``mass`` on the observed
+        pairs): Σ t m / Σ m² over the observed pairs."""
+        norm = float(mass @ mass)
+        return float(self.target @ mass) / norm if norm > 0 else 0.0
 
     def iterate(self, B: np.ndarray, D: np.ndarray, X: np.ndarray, Y: np.ndarray, rng: np.random.Generator) -> int:
         """One outer iteration over the components; returns the bits flipped."""
@@ -263,6 +304,76 @@ class Problem:
     def objective(self, B: np.ndarray, D: np.ndarray, X: np.ndarray, Y: np.ndarray) -> float:
         """Σ_observed (r − r̂)² + α₁ Σ_k ‖B^(k) − X^(k)‖² + α₂ Σ_k ‖D^(k) − Y^(k)‖²."""
         loss = float(np.sum((self.target - self.pred) ** 2))
+        return loss + self.s.alpha_user * float(np.sum((B - X) ** 2)) + self.s.alpha_item * float(np.sum((D - Y) ** 2))
+
+
+class OneClassProblem(Problem):
+    """The one-class fit: every user–item pair, observed ones with confidence ``confidence``
+    (aligned with the CSR data) and target ``target``, the others with weight w₀ and target
+    0, without forming them (:mod:`ratkit.recsys._code_oneclass`)."""
+
+    def __init__(self, *args: Any, confidence: np.ndarray) -> None:
+        super().__init__(*args)
+        self.confidence = confidence
+        # per side (True: users): the codes array the Gram was built from, its factor rows F
+        # (N, G·r), the Gram FᵀF and the components changed since (refreshed block by block)
+        self._grams: dict[bool, tuple[np.ndarray, np.ndarray, np.ndarray, set[int]]] = {}
+
+    def _gram(self, side: bool, codes: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """The Gram FᵀF of one side's factor rows: built once for a codes array, then only
+        the blocks of the components updated since are recomputed, O(N·r·G·r) each, so an
+        outer iteration spends O((m + n)·d²) on Grams (d = G·r), not G times that."""
+        entry = self._grams.get(side)
+        if entry is None or entry[0] is not codes:
+            F = factor_rows(codes, weights)
+            P = F.T @ F
+            self._grams[side] = (codes, F, P, set())
+            return P
+        _, F, P, stale = entry
+        r = codes.shape[2]
+        for k in stale:
+            F[:, k * r : (k + 1) * r] = codes[k] * weights[:, [k]]
+        for k in stale:
+            block = F[:, k * r : (k + 1) * r].T @ F
+            P[k * r : (k + 1) * r, :] = block
+            P[:, k * r : (k + 1) * r] = block.T
+        stale.clear()
+        return P
+
+    def _update(
+        self,
+        by_user: bool,
+        k: int,
+        rows: np.ndarray,
+        cols: np.ndarray,
+        aux: np.ndarray,
+        pred: np.ndarray,
+        relaxed: bool,
+    ) -> Any:
+        ptr, idx, pos, w_rows, w_cols, alpha = self._side(by_user)
+        P = self._gram(not by_user, cols, w_cols)  # the other side's Gram, fixed during this update
+        args = (k, ptr, idx, pos, rows, cols, w_rows, w_cols, aux, alpha, self.target, self.confidence)
+        w0 = self.s.unobserved_weight
+        if relaxed:
+            out = relax_rows_one_class(*args, w0, P, pred)
+        else:
+            out = update_codes_one_class(*args, w0, P, pred, self.s.n_sweeps)
+        if by_user in self._grams:
+            self._grams[by_user][3].add(k)  # this side's component k changed
+        return out
+
+    def _weights_coefficient(self, mass: np.ndarray) -> float:
+        """c minimising Σ_{all pairs} c_ij (p_ij − c·m_ij)²: Σ_𝒱 c p m / (w₀ Σ_all m² + Σ_𝒱 (c − w₀) m²),
+        Σ_all m_ij² = ⟨ηᵀη, ξᵀξ⟩_F."""
+        w0 = self.s.unobserved_weight
+        every = float(np.sum((self.eta.T @ self.eta) * (self.xi.T @ self.xi)))
+        norm = w0 * every + float(np.sum((self.confidence - w0) * mass * mass))
+        return float(np.sum(self.confidence * self.target * mass)) / norm if norm > 0 else 0.0
+
+    def objective(self, B: np.ndarray, D: np.ndarray, X: np.ndarray, Y: np.ndarray) -> float:
+        """Σ_{all i,j} c_ij (p_ij − r̂_ij)² + α₁ Σ_k ‖B^(k) − X^(k)‖² + α₂ Σ_k ‖D^(k) − Y^(k)‖²."""
+        P, Q = self._gram(False, D, self.xi), self._gram(True, B, self.eta)
+        loss = one_class_loss(self.target, self.confidence, self.pred, self.s.unobserved_weight, P, Q)
         return loss + self.s.alpha_user * float(np.sum((B - X) ** 2)) + self.s.alpha_item * float(np.sum((D - Y) ** 2))
 
 

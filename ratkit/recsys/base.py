@@ -105,8 +105,9 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
     #: What ``fit`` learns from: ``"implicit"``, interaction strengths (0/1, counts) where a
     #: stored entry means interest; ``"explicit"``, ratings whose low values are dislikes
     #: (the evaluation protocol then trains on every rating, low ones included, and holds
-    #: out positives only).
-    feedback: ClassVar[str] = "implicit"
+    #: out positives only). A class attribute; a model that learns from either makes it a
+    #: constructor parameter (CCCF, DCF), so read it from the model, not its class.
+    feedback: str = "implicit"
 
     #: Whether :meth:`_fit` shows progress: then ``fit`` calls ``_fit(matrix,
     #: show_progress=flag)`` with the flag for this fit (``fit``'s argument, else the model's

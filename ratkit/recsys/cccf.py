@@ -52,6 +52,25 @@ Learning (Liu et al. 2019, §3; the authors' code settles what the paper leaves 
    bits, from the relaxed start the two tie; bench/RESULTS.md ("CCCF and DCF") has the
    figures and what is known of why.
 
+One-class data (``feedback="implicit"``; the papers' model, ``"explicit"``, is the default).
+Where a stored entry means interest (clicks, plays, ratings turned into positives), fitting
+the observed pairs alone never pushes the unobserved items down, so the model cannot rank
+all items. With ``feedback="implicit"`` the codes fit **every** user–item pair as implicit
+ALS does (Hu, Koren and Volinsky 2008): minimise Σ_{i,j} c_ij (p_ij − r̂_ij)² + the balance
+terms, p_ij = r on an observed pair (the top of the scores' range, times ω̄ as in step 2)
+and 0 elsewhere, c_ij = 1 + a·v_ij on an observed pair of stored value v_ij (a =
+``confidence``) and w₀ = ``unobserved_weight`` elsewhere. The bit updates are step 3's; the
+sum over all items of a user's quadratic is w₀ times the Gram of the items' weighted codes
+(d × d, d = G·r, refreshed block by block) plus corrections on the user's observed items,
+so the dense matrix is never formed and an outer iteration costs O(|𝒱|·d·r + (m + n)·d²)
+(:mod:`ratkit.recsys._code_oneclass`). The weights' MF (step 1) is implicit ALS with the
+same weights (:func:`~ratkit.recsys._component_weights.pretrain_one_class`); the identical
+start's scale c is the weighted least-squares one over all pairs. ``rating_scale_`` is then
+[0, 1] (the targets before scaling). On MovieLens 100K's all-items task the one-class CCCF
+at 8 × 8 bits ranks close to implicit's ALS at 64 float factors and far above popularity,
+where the rating model ranks below popularity (bench/RESULTS.md, "One-class CCCF and DCF
+on the all-items task (issue 38)").
+
 Scoring (§3.7): ``recommend`` and ``score`` use the codes packed into bytes with popcount
 (:mod:`ratkit.recsys._packed_codes`), skipping components whose weight is zero; with
 ``weight_scale`` = e the weights are the integers ⌊e·η⌉, ⌊e·ξ⌉ and the score is their
@@ -95,6 +114,7 @@ __all__ = ["CCCF", "DCF"]
 
 ANCHORS = ANCHOR_METHODS
 INITS = ("relaxed", "random", "identical")
+FEEDBACKS = ("explicit", "implicit")
 
 
 def __getattr__(name: str) -> Any:
@@ -128,7 +148,9 @@ class _CompositionalCodes(Recommender):
     """What CCCF and DCF share: fitting from their :class:`~ratkit.recsys._code_fit.Settings`
     (:func:`~ratkit.recsys._code_fit.fit_codes`), packed scoring, model files."""
 
-    feedback: ClassVar[str] = "explicit"
+    #: ``"explicit"`` (ratings, the papers' model; the default) or ``"implicit"`` (one-class
+    #: data, every pair fitted): a constructor parameter of both models.
+    feedback: str = "explicit"
     _fit_shows_progress: ClassVar[bool] = True
     #: What ``fit`` sets (:mod:`ratkit.fitted`): per user and item, G packed r-bit codes (⌈r/8⌉
     #: bytes each) and G weights.
@@ -158,6 +180,8 @@ class _CompositionalCodes(Recommender):
     n_sweeps: int
     init: str
     init_iter: int
+    unobserved_weight: float
+    confidence: float
 
     @abc.abstractmethod
     def _settings(self) -> Settings:
@@ -289,6 +313,27 @@ def _common(model: _CompositionalCodes, owner: str) -> dict[str, Any]:
         "init": check_choice(model.init, "init", owner, INITS),
         "init_iter": check_int(model.init_iter, "init_iter", owner, low=1),
         "rating_scale": _check_scale(model.rating_scale, owner),
+        **_feedback_settings(model, owner),
+    }
+
+
+def _feedback_settings(model: _CompositionalCodes, owner: str) -> dict[str, Any]:
+    """``feedback`` and its one-class weights, checked (a rating scale with one-class data is refused)."""
+    feedback = model.feedback
+    if not isinstance(feedback, str) or feedback not in FEEDBACKS:
+        raise ParameterError(
+            f"The 'feedback' parameter of {owner} must be one of {', '.join(map(repr, FEEDBACKS))}: \"explicit\" for "
+            f'ratings (the paper\'s model), "implicit" for one-class data. Got {feedback!r:.60} instead.'
+        )
+    if feedback == "implicit" and model.rating_scale is not None:
+        raise ParameterError(
+            f'{owner}(feedback="implicit") learns from one-class data, which has no rating scale; got '
+            f'rating_scale={model.rating_scale!r}. Drop rating_scale, or use feedback="explicit" for ratings.'
+        )
+    return {
+        "feedback": feedback,
+        "unobserved_weight": check_real(model.unobserved_weight, "unobserved_weight", owner, low=0.0, low_open=True),
+        "confidence": check_real(model.confidence, "confidence", owner, low=0.0),
     }
 
 
@@ -346,6 +391,20 @@ class CCCF(_CompositionalCodes):
     show_progress : bool
         A progress bar counting the outer iterations, with the objective, its relative
         change against ``tol`` and the bits flipped (off by default).
+    feedback : {"explicit", "implicit"}
+        ``"explicit"`` (the default, the paper's model): the stored entries are ratings and
+        only they are fitted. ``"implicit"``: one-class data, every user–item pair fitted,
+        unobserved ones with weight ``unobserved_weight`` (see the module docstring); the
+        model can then rank all items. ``ratkit recsys evaluate`` picks ``"implicit"`` on
+        one-class data and says so.
+    unobserved_weight : float
+        w₀ > 0, the confidence of an unobserved pair (``feedback="implicit"`` only). The
+        default 1 (with ``confidence`` 1: observed pairs weigh 2) was the best of w₀ ∈
+        {0.5, 1, 2, 4, 8} × a ∈ {0, 1, 4} on validation splits of MovieLens 100K's training
+        parts (bench/RESULTS.md, issue 38).
+    confidence : float
+        a ≥ 0: an observed pair of stored value v has confidence 1 + a·v
+        (``feedback="implicit"`` only).
     kernel, pretrain_reg : deprecated
         The former names of ``smoothing`` and ``pretrain_regularization``, accepted for one
         release (``fit`` warns with a :class:`DeprecationWarning`); None: not given.
@@ -385,6 +444,9 @@ class CCCF(_CompositionalCodes):
         pretrain_iter: int = 10,
         pretrain_regularization: float = 0.1,
         show_progress: bool = False,
+        feedback: Literal["explicit", "implicit"] = "explicit",
+        unobserved_weight: float = 1.0,
+        confidence: float = 1.0,
         kernel: Literal["epanechnikov", "uniform", "triangular"] | None = None,
         pretrain_reg: float | None = None,
     ) -> None:
@@ -406,6 +468,9 @@ class CCCF(_CompositionalCodes):
         self.pretrain_iter = pretrain_iter
         self.pretrain_regularization = pretrain_regularization
         self.show_progress = show_progress
+        self.feedback = feedback
+        self.unobserved_weight = unobserved_weight
+        self.confidence = confidence
         self.kernel = kernel
         self.pretrain_reg = pretrain_reg
 
@@ -449,7 +514,8 @@ class DCF(_CompositionalCodes):
 
     Parameters are CCCF's that apply to one component: ``n_bits``, ``alpha_user``,
     ``alpha_item``, ``max_iter``, ``random_state``, ``rating_scale``, ``tol``,
-    ``n_sweeps``, ``init``, ``init_iter``, ``show_progress``. ``init`` defaults to
+    ``n_sweeps``, ``init``, ``init_iter``, ``show_progress``, ``feedback`` (``"implicit"``:
+    one-class data, every pair fitted) with ``unobserved_weight`` and ``confidence``. ``init`` defaults to
     ``"relaxed"`` (the paper's): with one component and weights 1 the ``"identical"`` start
     is a constant score, which carries no information.
     """
@@ -468,6 +534,9 @@ class DCF(_CompositionalCodes):
         init: Literal["relaxed", "random", "identical"] = "relaxed",
         init_iter: int = 5,
         show_progress: bool = False,
+        feedback: Literal["explicit", "implicit"] = "explicit",
+        unobserved_weight: float = 1.0,
+        confidence: float = 1.0,
     ) -> None:
         self.n_bits = n_bits
         self.alpha_user = alpha_user
@@ -480,6 +549,9 @@ class DCF(_CompositionalCodes):
         self.init = init
         self.init_iter = init_iter
         self.show_progress = show_progress
+        self.feedback = feedback
+        self.unobserved_weight = unobserved_weight
+        self.confidence = confidence
 
     def _validate_params(self) -> None:
         self._settings()

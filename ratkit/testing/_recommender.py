@@ -10,7 +10,7 @@ Subclass it in a pytest test module and give the one hook, ``make_model()``::
 
 The data are generated (:func:`~ratkit.testing._planted.planted_blocks`): two blocks of
 users liking two blocks of items, plus items nobody likes, so the right rankings are known.
-A model that learns from explicit ratings (its class's ``feedback`` is ``"explicit"``,
+A model that learns from explicit ratings (its ``feedback`` is ``"explicit"``,
 see :class:`~ratkit.recsys.base.Recommender`) gets 1–5 ratings
 (:func:`~ratkit.testing._planted.planted_ratings`), the liked entries rated 4–5 and some
 of the other block's and the cold items rated 1–2. Set
@@ -81,7 +81,7 @@ class RecommenderContract:
     @pytest.fixture(scope="class")
     @classmethod
     def planted(cls) -> Planted:
-        feedback = type(cls().make_model()).feedback
+        feedback = cls().make_model().feedback
         if feedback not in ("implicit", "explicit"):
             raise ValueError(f'{feedback!r} is not a feedback kind; a Recommender\'s is "implicit" or "explicit".')
         return planted_ratings() if feedback == "explicit" else planted_blocks()
@@ -291,7 +291,7 @@ class RecommenderContract:
         # the other block's and the cold items are rated (so not candidates), which leaves the
         # unrated items of the user's own block a larger share of the candidates: a ranking
         # that puts the whole block first, in any order, has AUC ≈ 0.87 there (0.9 implicit).
-        floor = 0.9 if type(self.make_model()).feedback == "implicit" else 0.8
+        floor = 0.9 if self.make_model().feedback == "implicit" else 0.8
         assert metrics["auc"] > (floor if self.personalised else 0.6)
 
     def test_empty_user_and_item_are_allowed(self, planted: Planted) -> None:
