@@ -353,6 +353,20 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
             None, userid, user_items, N, filter_already_liked_items, filter_items, recalculate_user, items, n
         )
 
+    def _writable_scores(self, scores: Any) -> np.ndarray:
+        """A score block as float64 that the filtering may overwrite: the block itself when it
+        is a fresh C-ordered float64 array (what a scoring method returns: a new array, e.g. a
+        matrix product), else a copy (a view, another dtype, or an array the model holds)."""
+        fresh = (
+            isinstance(scores, np.ndarray)
+            and scores.dtype == np.float64
+            and scores.flags.owndata
+            and scores.flags.writeable
+            and scores.flags.c_contiguous
+            and not any(scores is value for value in vars(self).values())
+        )
+        return scores if fresh else np.array(scores, dtype=np.float64)
+
     def _recommend_with(
         self,
         score_rows: Any,
@@ -401,7 +415,7 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
                 scores = self._score_users_from(who, mine)
             else:
                 scores = score_rows(who)
-            scores = np.array(scores, dtype=np.float64)
+            scores = self._writable_scores(scores)
             if scores.shape != (len(who), self.n_items_):
                 raise DataFormatError(
                     f"{owner}: the model scored shape {scores.shape}, not (len(userid), n_items_) = "
