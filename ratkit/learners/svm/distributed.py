@@ -20,6 +20,7 @@ duality gap*, which guarantees P(w) ≤ (1 + tol) P(w*) — and returns that cer
 
 from __future__ import annotations
 
+import importlib
 import logging
 import math
 import time
@@ -47,6 +48,8 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+#: The largest multiple of the CoCoA+ update a round takes (its line search on D).
+MAX_STEP = 10.0
 #: Local DCD passes per block per round (measured, see bench/RESULTS.md "Training on Dask").
 LOCAL_PASSES = 2
 
@@ -375,6 +378,7 @@ class _Rounds:
         converged = False
         bar = tqdm(total=None, desc=desc, disable=not self.show_progress, unit=" rounds", leave=True)
         bounds: list[tuple[int, int]] = []
+        steps: list[float] = []
         try:
             for r in range(self.max_iter):
                 wf = client.scatter(w, broadcast=True, direct=self.direct, hash=False)
@@ -404,9 +408,10 @@ class _Rounds:
                 wsq = float(np.dot(w, w))
                 gap = duality_gap(wsq, hinge, float(alpha.sum()), self.C)
                 p = 0.5 * wsq + self.C * hinge
+                d = float(alpha.sum()) - 0.5 * wsq
                 gaps.append(gap)
                 primal.append(p)
-                rel.append(gap / p if p > 0 else 0.0)
+                rel.append(gap / d if d > 0 else (0.0 if gap <= 0 else math.inf))
                 bar.set_postfix({"gap": f"{rel[-1]:.2e}", "tol": f"{self.tol:.1e}", "P": f"{p:.6g}"}, refresh=False)
                 bar.update(1)
                 if self.callback is not None:
@@ -416,9 +421,8 @@ class _Rounds:
                 if rel[-1] <= self.tol:
                     converged = True
                     break
-                for (lo, hi), cols, (da, dw, _, _) in zip(bounds, self.cols, results, strict=True):
-                    alpha[lo:hi] = np.clip(alpha[lo:hi] + da, 0.0, self.C)
-                    w[cols] += dw
+                step = self._step(w, alpha, bounds, results)
+                steps.append(step)
         finally:
             bar.close()
         if not converged:
@@ -434,7 +438,27 @@ class _Rounds:
             "duality_gap": gaps,
             "relative_gap": rel,
             "primal_objective": primal,
+            "step": steps,
         }
+
+    def _step(self, w: np.ndarray, alpha: np.ndarray, bounds: list[tuple[int, int]], results: list[Any]) -> float:
+        """α += γΔα, w += γΣ_k A_kΔα_[k] with the γ that maximises D along the round's direction
+        within the box (γ = 1, CoCoA+'s step, is feasible, so D rises at least as much)."""
+        da = np.concatenate([res[0] for res in results]) if results else np.zeros(0)
+        dw = np.zeros_like(w)
+        for cols, res in zip(self.cols, results, strict=True):
+            dw[cols] += res[1]
+        norm = float(np.dot(dw, dw))
+        gamma = 1.0
+        if norm > 0:
+            gamma = (float(da.sum()) - float(np.dot(w, dw))) / norm
+            with np.errstate(divide="ignore", invalid="ignore"):
+                room = np.where(da > 0, (self.C - alpha) / da, np.where(da < 0, -alpha / da, np.inf))
+            gamma = min(max(gamma, 0.0), float(room.min(initial=np.inf)), MAX_STEP)
+        alpha += gamma * da
+        np.clip(alpha, 0.0, self.C, out=alpha)
+        w += gamma * dw
+        return gamma
 
     def _bounds(self) -> list[tuple[int, int]]:
         sizes = self.client.gather([self.client.submit(_n_rows, b, pure=False) for b in self.blocks])
@@ -449,9 +473,8 @@ def _n_rows(block: _Block) -> int:
 # -- predictions on Dask collections ------------------------------------------------------
 def _predict_part(part: Any, model: Any, method: str) -> Any:
     values = getattr(model, method)(_as_list(part))
-    if hasattr(part, "index"):  # a pandas Series: keep its index
-        import pandas as pd
-
+    if type(part).__module__.startswith("pandas"):  # a partition of a Series: keep its index
+        pd = importlib.import_module("pandas")
         if values.ndim == 2:
             return pd.DataFrame(values, index=part.index, columns=list(model.classes_))
         return pd.Series(values, index=part.index)
@@ -464,8 +487,7 @@ def _map(model: Any, X: Any, method: str) -> Any:
     held = dask.delayed(model, traverse=False)
     if type(X).__module__.startswith("dask.bag"):
         return X.map_partitions(_predict_part, held, method)
-    import pandas as pd
-
+    pd = importlib.import_module("pandas")  # a dask.dataframe.Series comes with pandas
     multi = method == "decision_function" and len(model.classes_) > 2
     if multi:
         meta: Any = pd.DataFrame({c: pd.Series([], dtype="f8") for c in model.classes_})
