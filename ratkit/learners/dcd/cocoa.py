@@ -62,10 +62,11 @@ class LocalRows:
     indices: np.ndarray
     data: np.ndarray
     qinv: np.ndarray
-    state: dict[int, tuple[np.ndarray, int, int]] = field(default_factory=dict)
+    state: dict[int, tuple[np.ndarray, int, int, float, float]] = field(default_factory=dict)
 
     @property
     def n_rows(self) -> int:
+        """The number of rows of the partition."""
         return int(self.indptr.shape[0] - 1)
 
 
@@ -85,14 +86,19 @@ def local_rows(X: sp.csr_matrix) -> LocalRows:
     columns it uses."""
     X = sp.csr_matrix(X, dtype=np.float64)
     X.sum_duplicates()
-    cols, local = np.unique(X.indices, return_inverse=True)
+    used = np.zeros(X.shape[1], dtype=bool)
+    used[X.indices] = True
+    cols = np.flatnonzero(used)
+    position = np.zeros(X.shape[1], dtype=np.int64)
+    position[cols] = np.arange(cols.shape[0])
+    local = position[X.indices]  # the columns renumbered in order: O(nnz + width), no sort
     data = X.data
     sq = np.add.reduceat(data * data, X.indptr[:-1]) if data.size else np.zeros(X.shape[0])
     sq = np.where(np.diff(X.indptr) > 0, sq, 0.0)  # reduceat repeats a value at an empty row
     return LocalRows(
         cols=cols.astype(np.int64),
         indptr=X.indptr.astype(np.int64),
-        indices=local.astype(np.int64).reshape(-1),
+        indices=local,
         data=data,
         qinv=inverse_diagonal(sq),
     )
@@ -141,8 +147,9 @@ def local_round(
 
     ``w_cols`` is the shared w on the partition's columns. With ``shrinking``, a pass skips the
     rows LIBLINEAR's rule shrank in the previous passes of this round and of the earlier
-    rounds of problem ``key`` (kept in ``rows.state``); every :data:`UNSHRINK_ROUNDS` rounds
-    all rows are visited again. Returns Δα, A_kΔα on the columns and, with ``with_hinge``, Σ hinge at w.
+    rounds of problem ``key`` (the active set and the rule's bounds kept in ``rows.state``);
+    every :data:`UNSHRINK_ROUNDS` rounds all rows are visited again. Returns Δα, A_kΔα on the
+    columns and, with ``with_hinge``, Σ hinge at w.
     """
     if not sigma > 0:
         raise ParameterError(f"sigma (σ′ of CoCoA+) must be > 0; got {sigma!r}.")
@@ -154,10 +161,9 @@ def local_round(
     v = w_cols.copy()
     n = rows.n_rows
     own = np.zeros(n)
-    active, size, age = rows.state.get(key, (np.arange(n, dtype=np.int64), n, 0))
+    active, size, age, max_old, min_old = rows.state.get(key, (np.arange(n, dtype=np.int64), n, 0, np.inf, -np.inf))
     if not shrinking or age >= UNSHRINK_ROUNDS:
-        size, age = n, 0
-    max_old, min_old = np.inf, -np.inf
+        size, age, max_old, min_old = n, 0, np.inf, -np.inf
     visits = 0
     for _ in range(passes):
         active[:size] = active[:size][rng.permutation(size)]
@@ -170,5 +176,5 @@ def local_round(
             max_old = pgmax if pgmax > 0 else np.inf
             min_old = pgmin if pgmin < 0 else -np.inf
     if shrinking:
-        rows.state[key] = (active, size, age + 1)
+        rows.state[key] = (active, size, age + 1, max_old, min_old)
     return LocalResult((a - start) / sigma, (v - w_cols) / sigma, hinge, visits)
