@@ -146,12 +146,12 @@ def _round(
 
 
 def _needs_alphabet(kernel: Any) -> bool:
-    """Whether the kernel infers something from its training data (e.g. a mismatch kernel's Σ)."""
-    from sklearn.base import clone
+    """Whether a part of the kernel may fix something from its training data (its family
+    overrides :meth:`~ratkit.automata.kernels.Kernel.learned_params`, e.g. a mismatch
+    kernel's Σ): then X's symbols are gathered first and the kernel learns them."""
+    from ratkit.automata.kernels import Kernel
 
-    probe = clone(kernel)
-    probe.learn(["ab"])
-    return any(part.learned_params() for part in hashing.hashable_parts(probe))
+    return any(type(part).learned_params is not Kernel.learned_params for part in hashing.hashable_parts(kernel))
 
 
 def _pieces(X: Any, n_blocks: int) -> tuple[list[Any], bool]:
@@ -261,6 +261,8 @@ def _fit(
         K = workers if n_partitions is None else check_int(n_partitions, "n_partitions", "fit_distributed", low=1)
         pieces, delayed = _pieces(X, K)
         labels, y_sizes = _labels(y, client, owner)
+        if y_sizes is not None and delayed and len(y_sizes) != len(pieces):
+            _check_aligned([0] * len(pieces), y_sizes, 0, owner)  # refused before any hashing
         if _needs_alphabet(kernel):
             kernel.learn([tuple(sorted(_alphabet(client, pieces, delayed)))])
         groups = [g for g in np.array_split(np.arange(len(pieces)), min(K, max(len(pieces), 1))) if g.size]
@@ -412,7 +414,7 @@ class _Rounds:
                 d = float(alpha.sum()) - 0.5 * wsq
                 gaps.append(gap)
                 primal.append(p)
-                rel.append(gap / d if d > 0 else (0.0 if gap <= 0 else math.inf))
+                rel.append(gap / (d if d > 0 else p))  # D ≤ 0 at α = 0 only: then gap/P = 1
                 bar.set_postfix({"gap": f"{rel[-1]:.2e}", "tol": f"{self.tol:.1e}", "P": f"{p:.6g}"}, refresh=False)
                 bar.update(1)
                 if self.callback is not None:

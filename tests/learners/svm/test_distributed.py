@@ -138,9 +138,14 @@ def test_series_reaches_single_process_optimum(client, single2):
         np.testing.assert_array_equal(out.compute().to_numpy(), m.predict(X_TEST))
 
 
-def test_duality_gap_certifies_each_round(client):
+def test_duality_gap_certifies_each_round(client, capsys, tmp_path):
     with ratkit.compute_on(client=client):
-        m = model(fit_intercept=True).fit(X_TRAIN, Y2)
+        m = model(fit_intercept=True, show_progress=True).fit(X_TRAIN, Y2)
+    progress = capsys.readouterr().err
+    assert "CoCoA+ problem 1/1" in progress and "gap=" in progress and "rounds" in progress
+    m.save(tmp_path / "model")  # the same kind of model as a single-process hashed fit
+    back = ratkit.load_model(tmp_path / "model")
+    np.testing.assert_array_equal(back.decision_function(X_TEST), m.decision_function(X_TEST))
     record = m.convergence_["problems"][0]
     gap, P = np.array(record["duality_gap"]), np.array(record["primal_objective"])
     assert np.all(gap >= -1e-9 * P)  # P(w) ≥ D(α) at every round
@@ -179,6 +184,18 @@ def test_lost_worker_errors_become_distributed_error(client):
 
     with pytest.raises(DistributedError, match="worker died"):
         fit_distributed(model(), X_TRAIN, Y2, client=client, callback=die)
+
+
+def test_a_kernel_that_learns_its_alphabet_learns_it_from_all_blocks(client):
+    """The mismatch kernel infers Σ from the training data: a map over the blocks and a union."""
+    X = [s[:12] for s in X_TRAIN[:60]] + ["hhhhhhhhhhhh"]  # the last block alone has 'h' in every place
+    y = np.r_[Y2[:60], 1]
+    k = kernels.mismatch(3, 1)
+    single = RationalSVC(k, C=C, n_features=2**10, random_state=0).fit(X, y)
+    with ratkit.compute_on(client=client):
+        m = RationalSVC(k, C=C, n_features=2**10, random_state=0).fit(X, y)
+    assert m.kernel_.learned_params() == single.kernel_.learned_params() == {"alphabet": "abcdefgh"}
+    np.testing.assert_allclose(m.decision_function(X), single.decision_function(X), atol=0.05)
 
 
 # -- predictions stay distributed ---------------------------------------------------------------
