@@ -50,6 +50,9 @@ log = logging.getLogger(__name__)
 
 #: The largest multiple of the CoCoA+ update a round takes (its line search on D).
 MAX_STEP = 10.0
+#: Seconds a fit waits for its tasks while the cluster has no worker at all before it raises
+#: DistributedError (a nanny restarts a dead worker within seconds).
+NO_WORKERS_SECONDS = 60.0
 #: Local DCD passes per block per round: 1, 3 and 10 passes took the same number of rounds on
 #: the scale benchmark's Reuters windows (n = 2·10⁴ and 10⁵, two blocks), so one.
 LOCAL_PASSES = 1
@@ -113,6 +116,26 @@ def _build_block(kernel: Any, n_features: int, bias: float, *parts: Any) -> _Blo
     return _Block(local_rows(H), [len(p) for p in seqs])
 
 
+def _gather(client: Any, futures: list[Any], owner: str) -> list[Any]:
+    """``client.gather(futures)``, or DistributedError once the cluster has had no worker for
+    :data:`NO_WORKERS_SECONDS` (Dask would wait for one for ever)."""
+    alone = 0.0
+    poll = 2.0
+    for future in futures:
+        while True:
+            try:
+                future.result(timeout=poll)  # the future's own client (it need not be the default one)
+                break
+            except TimeoutError:
+                alone = alone + poll if not client.nthreads() else 0.0
+                if alone >= NO_WORKERS_SECONDS:
+                    raise DistributedError(
+                        f"{owner}: the Dask cluster has had no worker for {alone:g} s while training; start "
+                        "workers (or check why they died: their memory limit, their logs) and fit again."
+                    ) from None
+    return list(client.gather(futures))
+
+
 def _block_info(block: _Block) -> tuple[list[int], np.ndarray]:
     return block.sizes, block.rows.cols
 
@@ -171,7 +194,7 @@ def _labels(y: Any, client: Any, owner: str) -> tuple[np.ndarray, list[int] | No
         import dask
 
         parts = list(np.ravel(np.asarray(y.to_delayed(), dtype=object)))
-        values = client.gather(client.compute([dask.delayed(np.asarray)(p) for p in parts]))
+        values = _gather(client, client.compute([dask.delayed(np.asarray)(p) for p in parts]), owner)
         values = [np.ravel(v) for v in values]
         return (np.concatenate(values) if values else np.zeros(0)), [len(v) for v in values]
     if y is None:
@@ -267,7 +290,7 @@ def _fit(
             kernel.learn([tuple(sorted(_alphabet(client, pieces, delayed)))])
         groups = [g for g in np.array_split(np.arange(len(pieces)), min(K, max(len(pieces), 1))) if g.size]
         blocks = _build(client, kernel, n_features, bias, pieces, groups, delayed)
-        infos = client.gather([client.submit(_block_info, b, pure=False) for b in blocks])
+        infos = _gather(client, [client.submit(_block_info, b, pure=False) for b in blocks], owner)
         x_sizes = [s for sizes, _ in infos for s in sizes]
         _check_aligned(x_sizes, y_sizes, labels.shape[0], owner)
         Y = est._encode_targets(labels, sum(x_sizes))
@@ -316,9 +339,9 @@ def _alphabet(client: Any, pieces: list[Any], delayed: bool) -> set[str]:
     if delayed:
         import dask
 
-        parts = client.gather(client.compute([dask.delayed(_symbols)(p) for p in pieces]))
+        parts = _gather(client, client.compute([dask.delayed(_symbols)(p) for p in pieces]), "fit_distributed")
     else:
-        parts = client.gather([client.submit(_symbols, p, pure=False) for p in pieces])
+        parts = _gather(client, [client.submit(_symbols, p, pure=False) for p in pieces], "fit_distributed")
     return set().union(*parts)
 
 
@@ -405,7 +428,7 @@ class _Rounds:
                     )
                     for b, (lo, hi), s in zip(self.blocks, bounds, seeds, strict=True)
                 ]
-                results = client.gather(futures)
+                results = _gather(client, futures, self.owner)
                 client.cancel([wf])
                 hinge = float(sum(res[2] for res in results))
                 wsq = float(np.dot(w, w))
@@ -464,7 +487,7 @@ class _Rounds:
         return gamma
 
     def _bounds(self) -> list[tuple[int, int]]:
-        sizes = self.client.gather([self.client.submit(_n_rows, b, pure=False) for b in self.blocks])
+        sizes = _gather(self.client, [self.client.submit(_n_rows, b, pure=False) for b in self.blocks], self.owner)
         ends = np.cumsum(sizes)
         return [(int(e - s), int(e)) for s, e in zip(sizes, ends, strict=True)]
 

@@ -198,6 +198,19 @@ def test_a_kernel_that_learns_its_alphabet_learns_it_from_all_blocks(client):
     np.testing.assert_allclose(m.decision_function(X), single.decision_function(X), atol=0.05)
 
 
+def test_a_cluster_without_workers_raises_instead_of_hanging(monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    from ratkit.learners.svm import distributed as route
+
+    monkeypatch.setattr(route, "NO_WORKERS_SECONDS", 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cluster = distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None)
+    with cluster, distributed.Client(cluster, set_as_default=False) as empty:
+        with pytest.raises(DistributedError, match="no worker for"):
+            fit_distributed(model(), X_TRAIN, Y2, client=empty, n_partitions=2)
+
+
 # -- predictions stay distributed ---------------------------------------------------------------
 def test_predictions_on_a_bag_are_a_bag(client, single3):
     db = pytest.importorskip("dask.bag")
