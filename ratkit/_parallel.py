@@ -41,6 +41,7 @@ __all__ = [
     "pair_matrix",
     "sequential",
     "compute_on",
+    "active_client",
     "connect",
     "UNPICKLABLE",
 ]
@@ -242,6 +243,16 @@ def concurrent_tasks_here(n_jobs: int | None) -> int:
     machine's memory: ``effective_jobs(n_jobs)`` on a local backend, 1 on a Dask cluster
     (each worker holds its own tasks). A per-task memory budget is the machine's divided by it."""
     return effective_jobs(n_jobs) if _active_backend_is_local() else 1
+
+
+def active_client() -> Any:
+    """The ``distributed.Client`` of the joblib Dask backend in force (inside
+    :func:`compute_on` with a client or a scheduler, or ``joblib.parallel_config(backend="dask")``),
+    or None when the work runs on this machine's processes."""
+    backend, _ = joblib.parallel.get_active_backend()
+    if type(backend).__name__ != "DaskDistributedBackend":
+        return None
+    return getattr(backend, "client", None)
 
 
 def _active_backend_is_local() -> bool:
