@@ -421,6 +421,7 @@ def report(rows: list[dict[str, Any]]) -> str:
                 f"{100 * a.get('heldout_accuracy', float('nan')):.2f} | {a['nnz']:,} | {a['n_features']:,} | "
                 f"{a['passes']} | " + " | ".join(ratios) + " |"
             )
+    out += growth(rows)
     out += ["", "Per stage: seconds / peak growth MB / held after it MB (over the child's baseline RSS)", ""]
     for route in ROUTES:
         keys = sorted({k for r in rows for k in r if k != "n" and k.split("@")[0] == route}, key=_route_order)
@@ -445,6 +446,38 @@ def report(rows: list[dict[str, Any]]) -> str:
                 )
         out.append("")
     return "\n".join(out)
+
+
+def growth(rows: list[dict[str, Any]]) -> list[str]:
+    """Least-squares exponents b of cost ≈ a · n^b (log-log) per route over the n it ran at (≥ 3),
+    and its cost per window at its largest n: how time and memory grow."""
+    keys = sorted({k for r in rows for k in r if k != "n"}, key=_route_order)
+    out = [
+        "",
+        "Growth, cost ≈ a · n^b fitted on log-log (least squares) over the n each route ran at; per window at the "
+        "largest n",
+        "",
+        "| route | n | b fit time | b fit peak | b predict time | b predict peak | fit µs/window | fit peak B/window |",
+        "|" + "---|" * 8,
+    ]
+    for key in keys:
+        runs = [r[key] for r in rows if key in r]
+        if len(runs) < 3:
+            continue
+        n = np.log([a["n"] for a in runs])
+        series = [
+            [a["fit_seconds"] for a in runs],
+            [fit_peak(a) for a in runs],
+            [a["stages"]["predict"]["seconds"] for a in runs],
+            [a["stages"]["predict"]["peak_mb"] for a in runs],
+        ]
+        b = [float(np.polyfit(n, np.log(np.maximum(v, 1e-9)), 1)[0]) for v in series]
+        last = runs[-1]
+        out.append(
+            f"| {key} | {runs[0]['n']:,}–{last['n']:,} | " + " | ".join(f"{x:.2f}" for x in b) + " | "
+            f"{1e6 * last['fit_seconds'] / last['n']:.1f} | {fit_peak(last) * MiB / last['n']:,.0f} |"
+        )
+    return out
 
 
 def _route_order(key: str) -> tuple[int, int]:
