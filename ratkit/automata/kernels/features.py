@@ -327,14 +327,10 @@ def restrict_columns(F: sp.csr_matrix, column_map: np.ndarray, n_columns: int) -
     indptr = F.indptr.copy()  # F's indptr may be shared with another matrix
     nnz = _compact_columns(indptr, F.indices, F.data, column_map)
     index_dtype = np.int32 if max(nnz, n_columns) < np.iinfo(np.int32).max else np.int64
-    G = sp.csr_matrix(
-        (F.data[:nnz], F.indices[:nnz].astype(index_dtype, copy=False), indptr.astype(index_dtype, copy=False)),
-        shape=(F.shape[0], n_columns),
-        copy=False,
-    )
-    if sorted_rows:
-        G.has_sorted_indices = True
-    else:
+    arrays = (F.data[:nnz], F.indices[:nnz].astype(index_dtype, copy=False), indptr.astype(index_dtype, copy=False))
+    G = sp.csr_matrix(arrays, shape=(F.shape[0], n_columns), copy=False)
+    G.has_sorted_indices = sorted_rows
+    if not sorted_rows:
         G.sort_indices()
     return G
 
@@ -356,10 +352,7 @@ def recode_patterns(codes: np.ndarray, source: Sequence[str], target: Sequence[s
         n_digits += 1
     if n_digits and n_digits * np.log2(float(target_base)) >= 62:
         return None
-    rest = codes.copy()
-    out = np.zeros_like(codes)
-    scale = 1
-    bad = np.zeros(codes.shape, dtype=bool)
+    rest, out, bad, scale = codes.copy(), np.zeros_like(codes), np.zeros(codes.shape, dtype=bool), 1
     for _ in range(n_digits):
         digit = digit_map[rest % source_base]
         bad |= digit < 0
