@@ -38,6 +38,7 @@ from ratkit.automata.kernels.combination import (
 )
 from ratkit.automata.kernels.features import (
     BlockVocabulary,
+    FeatureMap,
     PairVocabulary,
     Vocabulary,
     VocabularyError,
@@ -45,6 +46,7 @@ from ratkit.automata.kernels.features import (
     coo_to_csr,
     inner_products,
     inverse_norms,
+    restrict_columns,
     tensor_rows,
     vocabulary_matrix,
 )
@@ -454,6 +456,15 @@ class CosineKernel(KernelWrapper):
         included: the norm of X's rows of F₀ on their own vocabulary."""
         k = self._unit_base()
         X = as_collection(X)
+        if isinstance(vocabulary, FeatureMap) and _owned_features(k):
+            # One extraction: X's full rows on X's own vocabulary give the norms, and their
+            # entries in the fitted vocabulary's columns are the rows (each entry divided
+            # alone, so normalising before the columns are dropped changes no value).
+            own, full = k.fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
+            columns = vocabulary.columns_of(own) if isinstance(own, FeatureMap) else None
+            if columns is not None:
+                full = unit_rows(full, self, copy=False)
+                return restrict_columns(full, columns, vocabulary.n_features)
         F = k.transform_features(vocabulary, X, n_jobs=n_jobs, show_progress=show_progress)
         _, full = k.fit_features(X, n_jobs=n_jobs, show_progress=show_progress)
         return unit_rows(F, self, full, copy=not _owned_features(k))

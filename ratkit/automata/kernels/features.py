@@ -42,6 +42,8 @@ __all__ = [
     "chunked_vocabulary_matrix",
     "inner_products",
     "inverse_norms",
+    "recode_patterns",
+    "restrict_columns",
     "row_sq_norms",
     "sorted_unique",
     "uniform_values",
@@ -291,6 +293,76 @@ def inner_products(FX: sp.csr_matrix, FY: sp.csr_matrix | None = None, blocks: i
     return G
 
 
+@njit
+def _compact_columns(indptr, indices, data, column_map):  # pragma: no cover - compiled
+    """Keep the entries p with column_map[indices[p]] ≥ 0, renumbered, moved forward in place
+    (row by row, in order); indptr rewritten; return the number kept."""
+    q = 0
+    start = indptr[0]
+    for i in range(indptr.shape[0] - 1):
+        end = indptr[i + 1]
+        for p in range(start, end):
+            c = column_map[indices[p]]
+            if c >= 0:
+                indices[q] = c
+                data[q] = data[p]
+                q += 1
+        start = end
+        indptr[i + 1] = q
+    return q
+
+
+def restrict_columns(F: sp.csr_matrix, column_map: np.ndarray, n_columns: int) -> sp.csr_matrix:
+    """F's entries in the columns j with ``column_map[j] ≥ 0``, moved to column column_map[j] of
+    an (n, ``n_columns``) CSR matrix, the others dropped: the values unchanged, F's own arrays
+    reused (F is consumed: do not use it afterwards). Rows come out with sorted indices when
+    the map is increasing on the kept columns and F's were sorted, else they are sorted here."""
+    column_map = np.asarray(column_map, dtype=np.int64)
+    if column_map.shape != (F.shape[1],):
+        raise ValueError(f"column_map has shape {column_map.shape}; expected ({F.shape[1]},), one per column of F")
+    kept_map = column_map[column_map >= 0]
+    if kept_map.size and (int(kept_map.max()) >= n_columns):
+        raise ValueError(f"column_map points beyond the {n_columns} columns of the result")
+    sorted_rows = F.has_sorted_indices and bool(np.all(kept_map[1:] > kept_map[:-1]))
+    indptr = F.indptr.copy()  # F's indptr may be shared with another matrix
+    nnz = _compact_columns(indptr, F.indices, F.data, column_map)
+    index_dtype = np.int32 if max(nnz, n_columns) < np.iinfo(np.int32).max else np.int64
+    arrays = (F.data[:nnz], F.indices[:nnz].astype(index_dtype, copy=False), indptr.astype(index_dtype, copy=False))
+    G = sp.csr_matrix(arrays, shape=(F.shape[0], n_columns), copy=False)
+    G.has_sorted_indices = sorted_rows
+    if not sorted_rows:
+        G.sort_indices()
+    return G
+
+
+def recode_patterns(codes: np.ndarray, source: Sequence[str], target: Sequence[str]) -> np.ndarray | None:
+    """The codes over the alphabet ``target`` of the patterns whose codes over ``source`` are
+    ``codes`` (digit d ↦ the position of source[d − 1] in target, plus 1); −1 for a pattern with
+    a symbol outside ``target``; None when the recoded codes might not fit in an int64."""
+    codes = np.asarray(codes, dtype=np.int64)
+    if tuple(source) == tuple(target):
+        return codes.copy()
+    where = {s: i + 1 for i, s in enumerate(target)}
+    digit_map = np.array([0] + [where.get(s, -1) for s in source], dtype=np.int64)
+    source_base, target_base = len(source) + 1, len(target) + 1
+    top = int(codes.max()) if codes.size else 0
+    n_digits = 0
+    while top:
+        top //= source_base
+        n_digits += 1
+    if n_digits and n_digits * np.log2(float(target_base)) >= 62:
+        return None
+    rest, out, bad, scale = codes.copy(), np.zeros_like(codes), np.zeros(codes.shape, dtype=bool), 1
+    for _ in range(n_digits):
+        digit = digit_map[rest % source_base]
+        bad |= digit < 0
+        out += np.maximum(digit, 0) * scale
+        rest //= source_base
+        scale *= target_base
+    out[bad] = -1
+    return out
+
+
 @runtime_checkable
 class Vocabulary(Protocol):
     """What a learner and a model file need of the vocabulary of an explicit feature map."""
@@ -387,6 +459,16 @@ class FeatureMap:
     def columns(self, codes: np.ndarray) -> np.ndarray:
         """Column of each code, or −1 when the pattern is not in the vocabulary."""
         return code_columns(self.codes, codes)
+
+    def columns_of(self, other: FeatureMap) -> np.ndarray | None:
+        """For each column of ``other``, the column of the same pattern in this vocabulary, −1
+        when it has none; None when the patterns of ``other`` cannot be recoded in int64."""
+        recoded = recode_patterns(other.codes, other.symbols, self.symbols)
+        if recoded is None:
+            return None
+        out = code_columns(self.codes, np.maximum(recoded, 0))
+        out[recoded < 0] = -1
+        return out
 
     def matrix(self, rows: np.ndarray, codes: np.ndarray, values: np.ndarray, n_rows: int) -> sp.csr_matrix:
         """The (n_rows, n_features) matrix of COO triplets, dropping out-of-vocabulary patterns."""
