@@ -170,16 +170,20 @@ def specs(args: argparse.Namespace) -> dict[str, Spec]:
     tjsl = f"TJSL L={L} L0={L0}"
     out = {
         "popularity (P)": Spec(lambda s, lr, d: Popularity(), "P", ()),
-        "FISM (P)": Spec(lambda s, lr, d: FISM(d, lr, random_state=s, n_epochs=ep), "P", lrs),
+        "FISM (P)": Spec(lambda s, lr, d: FISM(d, lr, random_state=s, n_epochs=ep, sgd=args.sgd), "P", lrs),
         f"FISM (P), {L} × epochs": Spec(
-            lambda s, lr, d: FISM(d, lr, random_state=s, n_epochs=L * ep), "P", lrs, tuned_as="FISM (P)"
+            lambda s, lr, d: FISM(d, lr, random_state=s, n_epochs=L * ep, sgd=args.sgd), "P", lrs, tuned_as="FISM (P)"
         ),
         "TJSL(1,1)": Spec(
-            lambda s, lr, d: TJSL(d, lr, n_rounds=1, n_average=1, random_state=s, n_epochs=ep), "P|E", lrs
+            lambda s, lr, d: TJSL(d, lr, n_rounds=1, n_average=1, random_state=s, n_epochs=ep, sgd=args.sgd), "P|E", lrs
         ),
-        tjsl: Spec(lambda s, lr, d: TJSL(d, lr, n_rounds=L, n_average=L0, random_state=s, n_epochs=ep), "P|E", lrs),
+        tjsl: Spec(
+            lambda s, lr, d: TJSL(d, lr, n_rounds=L, n_average=L0, random_state=s, n_epochs=ep, sgd=args.sgd),
+            "P|E",
+            lrs,
+        ),
         f"TJSL(1,1), {L} × epochs": Spec(
-            lambda s, lr, d: TJSL(d, lr, n_rounds=1, n_average=1, random_state=s, n_epochs=L * ep),
+            lambda s, lr, d: TJSL(d, lr, n_rounds=1, n_average=1, random_state=s, n_epochs=L * ep, sgd=args.sgd),
             "P|E",
             lrs,
             tuned_as=tjsl,
@@ -365,6 +369,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bpr-iterations", type=int, default=100, help="BPR iterations (default 100)")
     parser.add_argument("--no-bpr", dest="bpr", action="store_false", help="skip implicit's BPR")
     parser.add_argument("--repeats", type=int, default=3, help="epoch timing repeats, best taken (default 3)")
+    parser.add_argument(
+        "--sgd", choices=("user", "pair"), default="user",
+        help="TJSL/FISM epoch: 'user' (per-user visits, the default since issue 38) or 'pair' (the paper's)",
+    )  # fmt: skip
     parser.add_argument("--only", choices=("ml100k", "lastfm", "epoch"), nargs="+", help="run only these parts")
     args = parser.parse_args(argv)
     parts = set(args.only or ("ml100k", "lastfm", "epoch"))
