@@ -144,6 +144,16 @@ def test_negative_counts_follow_the_unpreferred_items():
     np.testing.assert_allclose(counts[1:] / 70_000, [3 / 7, 4 / 7], atol=0.01)
 
 
+def test_the_negatives_are_uniform_over_the_unpreferred_items_and_the_order_is_shuffled():
+    P = sp.csr_matrix(np.array([[0, 1, 0, 0, 1, 0, 0, 0, 0, 0]], dtype=float))
+    ptr, items, targets = epoch_pairs(np.array([0]), np.array([80_000]), 3, P.indptr, P.indices, 10)
+    counts = np.bincount(items[targets == 0], minlength=10)
+    assert counts[1] == counts[4] == 0
+    np.testing.assert_allclose(counts[[0, 2, 3, 5, 6, 7, 8, 9]] / 80_000, 1 / 8, rtol=0.04)
+    first = [epoch_pairs(np.array([0]), np.array([3]), s, P.indptr, P.indices, 10)[2][0] for s in range(400)]
+    assert 0.25 < np.mean(first) < 0.5  # a positive comes first with probability 2/5 (not always, not never)
+
+
 def _heavy(k: int, m: int = 20, n: int = 2000):
     rng = np.random.default_rng(k)
     rows = np.repeat(np.arange(m), k)
