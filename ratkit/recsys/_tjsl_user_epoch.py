@@ -95,23 +95,32 @@ def _visit(
         pred = bu[u] + bi[i]
         for q in range(d):
             pi_old[q] = a_p * P[i, q] + h_p[q] if own else 0.0
+        for q in range(d):
             z[q] = (sum_p[q] - pi_old[q]) * inv_p + sum_e[q] * inv_e  # Ū_u^{−i} + Ũ_u
             pred += z[q] * V[i, q]
         e = targets[t] - pred
         loss += 0.5 * e * e
         bu[u] -= lr * (-e + bu_reg * bu[u])
         bi[i] -= lr * (-e + bv_reg * bi[i])
+        # P_k ← (1 − γα_p) P_k + γ e |P_u∖{i}|^{−1/2} V_i for k ∈ P_u∖{i} (none when m_p = 0, then
+        # g_p = 0 and the scale 1 leave everything as it is), E_j likewise for j ∈ E_u; V_i's step and
+        # the sums' and (lazy) shared vectors' in one pass
+        g_p, g_e = lr * e * inv_p, lr * e * inv_e
+        s_p = shrink_p if m_p > 0 else 1.0
+        s_e = shrink_e if n_e > 0 else 1.0
+        hs_p, hg_p = (s_p, g_p) if lazy_p else (1.0, 0.0)
+        hs_e, hg_e = (s_e, g_e) if lazy_e else (1.0, 0.0)
         for q in range(d):
-            vi[q] = V[i, q]
-            V[i, q] -= lr * (-e * z[q] + av * vi[q])
-        if m_p > 0:  # P_k ← (1 − γα_p) P_k + γ e |P_u∖{i}|^{−1/2} V_i for k ∈ P_u∖{i}
-            g = lr * e * inv_p
-            for q in range(d):
-                sum_p[q] = shrink_p * (sum_p[q] - pi_old[q]) + m_p * g * vi[q] + pi_old[q]
+            v = V[i, q]
+            vi[q] = v
+            V[i, q] = v - lr * (-e * z[q] + av * v)
+            sum_p[q] = s_p * (sum_p[q] - pi_old[q]) + m_p * g_p * v + pi_old[q]
+            h_p[q] = hs_p * h_p[q] + hg_p * v
+            sum_e[q] = s_e * sum_e[q] + n_e * g_e * v
+            h_e[q] = hs_e * h_e[q] + hg_e * v
+        if m_p > 0:
             if lazy_p:
                 a_p *= shrink_p
-                for q in range(d):
-                    h_p[q] = shrink_p * h_p[q] + g * vi[q]
                 if own:  # P_i keeps its value: its stored row absorbs this step's (a, h)
                     for q in range(d):
                         P[i, q] = (pi_old[q] - h_p[q]) / a_p
@@ -123,23 +132,18 @@ def _visit(
                     k = p_idx[s]
                     if k != i:
                         for q in range(d):
-                            P[k, q] = shrink_p * P[k, q] + g * vi[q]
+                            P[k, q] = shrink_p * P[k, q] + g_p * vi[q]
                 ops += n_p
-        if n_e > 0:  # E_j ← (1 − γα_e) E_j + γ e |E_u|^{−1/2} V_i for j ∈ E_u
-            g = lr * e * inv_e
-            for q in range(d):
-                sum_e[q] = shrink_e * sum_e[q] + n_e * g * vi[q]
+        if n_e > 0:
             if lazy_e:
                 a_e *= shrink_e
-                for q in range(d):
-                    h_e[q] = shrink_e * h_e[q] + g * vi[q]
                 if a_e < _FLUSH:
                     ops += _flush(E, e_idx, e_ptr[u], e_ptr[u + 1], a_e, h_e)
                     a_e = 1.0
             else:
                 for s in range(e_ptr[u], e_ptr[u + 1]):
                     for q in range(d):
-                        E[e_idx[s], q] = shrink_e * E[e_idx[s], q] + g * vi[q]
+                        E[e_idx[s], q] = shrink_e * E[e_idx[s], q] + g_e * vi[q]
                 ops += n_e
     _flush(P, p_idx, p_ptr[u], p_ptr[u + 1], a_p, h_p)
     _flush(E, e_idx, e_ptr[u], e_ptr[u + 1], a_e, h_e)
