@@ -60,15 +60,12 @@ class TestDCFContract(RecommenderContract):
 
 class TestFISMContract(RecommenderContract):
     def make_model(self):
-        # 60 epochs: at 20 the planted small block is ranked first for every small user only for
-        # some seeds, with either epoch (issue 38: 2 of 4 seeds for sgd="user", 3 of 4 for "pair")
-        return FISM(n_factors=8, n_epochs=60, learning_rate=0.05, random_state=0)
+        return FISM(n_factors=8, n_epochs=20, learning_rate=0.05, random_state=0)
 
 
 class TestTJSLContract(RecommenderContract):
     def make_model(self):  # with no examined items given (the contract fits on one matrix)
-        # seed 1: the planted-block check passes for 5 of 8 seeds with sgd="user", 4 of 8 with "pair" (issue 38)
-        return TJSL(n_factors=8, n_rounds=2, n_average=2, n_epochs=10, learning_rate=0.05, random_state=1)
+        return TJSL(n_factors=8, n_rounds=2, n_average=2, n_epochs=10, learning_rate=0.05, random_state=0)
 
     def changed_params(self):
         changed = super().changed_params()
