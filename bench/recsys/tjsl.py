@@ -28,9 +28,13 @@ and d) separate the effect of the selection from that of training longer. implic
 optional: without it the BPR rows are skipped (``pip install implicit`` into the venv; it is
 not a dependency of ratkit).
 
-Costs: fit time per model (mean over seeds), and one TJSL SGD epoch
-(``ratkit.recsys._tjsl_sgd.sgd_epoch``, compiled, best of ``--repeats``) on 25 %, 50 % and
-100 % of ML-100K's users, beside |P ∪ A|·(avg|P_u| + avg|E_u|)·d, the O(·) of one epoch.
+Costs: fit time per model (mean over seeds), and one TJSL SGD epoch, the paper's per-pair one
+(``ratkit.recsys._tjsl_sgd.sgd_epoch``) and the per-user one (``ratkit.recsys._tjsl_user_epoch``,
+issue 38) on the same pairs in the same order (compiled, best of ``--repeats``) on 25 %, 50 % and
+100 % of ML-100K's users, beside the O(·) count of each.
+
+``--sgd`` picks FISM's and TJSL's epoch for the metrics (``user``, the default since issue 38, or
+``pair``, the paper's).
 
 Run from the repository root::
 
@@ -55,7 +59,8 @@ from threadpoolctl import threadpool_limits
 from bench.recsys._splits import split_by_rank
 from ratkit.datasets import load_lastfm, load_movielens
 from ratkit.recsys import FISM, TJSL, Popularity
-from ratkit.recsys._tjsl_sgd import sample_negatives, sgd_epoch
+from ratkit.recsys._tjsl_sgd import sgd_epoch
+from ratkit.recsys._tjsl_user_epoch import epoch_pairs, negative_counts, user_epoch
 from ratkit.recsys.base import Recommender
 from ratkit.recsys.evaluation import Protocol, evaluate
 from ratkit.recsys.feedback import to_heterogeneous
@@ -170,16 +175,20 @@ def specs(args: argparse.Namespace) -> dict[str, Spec]:
     tjsl = f"TJSL L={L} L0={L0}"
     out = {
         "popularity (P)": Spec(lambda s, lr, d: Popularity(), "P", ()),
-        "FISM (P)": Spec(lambda s, lr, d: FISM(d, lr, random_state=s, n_epochs=ep), "P", lrs),
+        "FISM (P)": Spec(lambda s, lr, d: FISM(d, lr, random_state=s, n_epochs=ep, sgd=args.sgd), "P", lrs),
         f"FISM (P), {L} × epochs": Spec(
-            lambda s, lr, d: FISM(d, lr, random_state=s, n_epochs=L * ep), "P", lrs, tuned_as="FISM (P)"
+            lambda s, lr, d: FISM(d, lr, random_state=s, n_epochs=L * ep, sgd=args.sgd), "P", lrs, tuned_as="FISM (P)"
         ),
         "TJSL(1,1)": Spec(
-            lambda s, lr, d: TJSL(d, lr, n_rounds=1, n_average=1, random_state=s, n_epochs=ep), "P|E", lrs
+            lambda s, lr, d: TJSL(d, lr, n_rounds=1, n_average=1, random_state=s, n_epochs=ep, sgd=args.sgd), "P|E", lrs
         ),
-        tjsl: Spec(lambda s, lr, d: TJSL(d, lr, n_rounds=L, n_average=L0, random_state=s, n_epochs=ep), "P|E", lrs),
+        tjsl: Spec(
+            lambda s, lr, d: TJSL(d, lr, n_rounds=L, n_average=L0, random_state=s, n_epochs=ep, sgd=args.sgd),
+            "P|E",
+            lrs,
+        ),
         f"TJSL(1,1), {L} × epochs": Spec(
-            lambda s, lr, d: TJSL(d, lr, n_rounds=1, n_average=1, random_state=s, n_epochs=L * ep),
+            lambda s, lr, d: TJSL(d, lr, n_rounds=1, n_average=1, random_state=s, n_epochs=L * ep, sgd=args.sgd),
             "P|E",
             lrs,
             tuned_as=tjsl,
@@ -293,16 +302,19 @@ def print_dataset(name: str, out: dict[str, Any], args: argparse.Namespace) -> N
 
 
 def epoch_costs(path: str, args: argparse.Namespace) -> None:
+    """One epoch of the reference (per pair) and of the per-user SGD, on the same pairs in the
+    same order (the per-user epoch's), at 25 %, 50 % and 100 % of ML-100K's users."""
     P_all, E_all, _ = load("ML-100K", path)
     users = np.random.default_rng(0).permutation(P_all.shape[0])
     d, rho = 20, 3.0
     print(
-        f"\n### Cost of one TJSL epoch (ML-100K, d = {d}, ρ = {rho:g}; ratkit.recsys._tjsl_sgd.sgd_epoch after "
-        f"compilation, best of {args.repeats}; one thread)\n"
+        f"\n### Cost of one TJSL epoch (ML-100K, d = {d}, ρ = {rho:g}; after compilation, best of {args.repeats}; "
+        "one thread)\n"
     )
-    print("| users | \\|P\\| | \\|A\\| | avg\\|P_u\\| | avg\\|E_u\\| | (\\|P\\|+\\|A\\|)(avg\\|P_u\\|+avg\\|E_u\\|)d "
-          "| Σ_pairs (\\|P_u\\|+\\|E_u\\|)d | epoch s | ns per unit of the O(·) |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| users | \\|P\\| | \\|A\\| | avg\\|P_u\\| | avg\\|E_u\\| | per pair: Σ_pairs (\\|P_u\\|+\\|E_u\\|)d "
+          "| per pair s | ns per unit | per user: (\\|P\\|+\\|A\\|+\\|P\\|+\\|E\\|)d | per user s | ns per unit "
+          "| per pair / per user |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for share in (0.25, 0.5, 1.0):
         rows = np.sort(users[: int(round(share * users.size))])
         P, E = P_all[rows], E_all[rows]
@@ -310,37 +322,37 @@ def epoch_costs(path: str, args: argparse.Namespace) -> None:
         E.sort_indices()
         m, n = P.shape
         rng = np.random.default_rng(0)
-        keys = P.tocoo()
-        keys = np.sort(keys.row.astype(np.int64) * n + keys.col)
-        pu = np.repeat(np.arange(m), np.diff(P.indptr)).astype(np.int64)
-        pi = P.indices.astype(np.int64)
         n_neg = int(math.ceil(rho * P.nnz))
-        nu, ni = sample_negatives(rng, keys, m, n, n_neg)
-        u = np.concatenate([pu, nu])
-        i = np.concatenate([pi, ni])
-        r = np.concatenate([np.ones(pu.size), np.zeros(nu.size)])
-        order = rng.permutation(u.size)
-        u, i, r = u[order], i[order], r[order]
-        best = math.inf
+        visit = rng.permutation(m).astype(np.int64)
+        counts = negative_counts(rng, P.indptr, n, n_neg)
+        ptr, i, r = epoch_pairs(visit, counts, 7, P.indptr, P.indices, n)
+        u = np.repeat(visit, np.diff(ptr))
+        struct = (P.indptr, P.indices, E.indptr, E.indices)
+        best = {"pair": math.inf, "user": math.inf}
         for _ in range(args.repeats + 1):  # the first call may compile
-            bu, bi = np.zeros(m), np.zeros(n)
-            V, Pf, Ef = (rng.normal(0.0, 0.01, (n, d)) for _ in range(3))
-            t0 = time.perf_counter()
-            sgd_epoch(u, i, r, P.indptr, P.indices, E.indptr, E.indices, bu, bi, V, Pf, Ef,
-                      0.01, 0.01, 0.01, 0.01, 0.01, 0.01)  # fmt: skip
-            best = min(best, time.perf_counter() - t0)
+            for kind in best:
+                bu, bi = np.zeros(m), np.zeros(n)
+                V, Pf, Ef = (np.random.default_rng(1).normal(0.0, 0.01, (n, d)) for _ in range(3))
+                regs = (0.01, 0.01, 0.01, 0.01, 0.01, 0.01)
+                t0 = time.perf_counter()
+                if kind == "pair":
+                    sgd_epoch(u, i, r, *struct, bu, bi, V, Pf, Ef, *regs)
+                else:
+                    user_epoch(visit, counts, 7, *struct, bu, bi, V, Pf, Ef, *regs)
+                best[kind] = min(best[kind], time.perf_counter() - t0)
         avg_p, avg_e = P.nnz / m, E.nnz / m
-        big_o = (P.nnz + n_neg) * (avg_p + avg_e) * d
-        per_pair = np.diff(P.indptr)[u] + np.diff(E.indptr)[u]
-        exact = float(per_pair.sum()) * d
+        exact = float((np.diff(P.indptr)[u] + np.diff(E.indptr)[u]).sum()) * d
+        linear = float(u.size + P.nnz + E.nnz) * d
+        pair, user = best["pair"], best["user"]
         print(
-            f"| {m} ({100 * share:g} %) | {P.nnz} | {n_neg} | {avg_p:.1f} | {avg_e:.1f} | {big_o:.3g} | {exact:.3g} "
-            f"| {best:.4f} | {1e9 * best / big_o:.2f} |"
+            f"| {m} ({100 * share:g} %) | {P.nnz} | {n_neg} | {avg_p:.1f} | {avg_e:.1f} | {exact:.3g} | {pair:.4f} "
+            f"| {1e9 * pair / exact:.2f} | {linear:.3g} | {user:.4f} | {1e9 * user / linear:.2f} | {pair / user:.1f} |"
         )
     print(
-        "\n(The last column is the epoch time over the O(·) count: constant across sizes means the cost scales "
-        "as (|P| + |A|)·(avg|P_u| + avg|E_u|)·d. Σ_pairs is the exact work of the loop, which weighs heavy "
-        "users more than the average does.)"
+        "\n(Both epochs take the same steps on the same pairs in the same order (the per-user epoch's: users in a "
+        "random order, each user's pairs together). ns per unit: the epoch time over its O(·) count; constant "
+        "across sizes means the cost scales as that count: Σ_pairs (|P_u| + |E_u|)·d for the per-pair epoch, "
+        "(|P| + |A| + |P| + |E|)·d for the per-user one.)"
     )
 
 
@@ -365,6 +377,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bpr-iterations", type=int, default=100, help="BPR iterations (default 100)")
     parser.add_argument("--no-bpr", dest="bpr", action="store_false", help="skip implicit's BPR")
     parser.add_argument("--repeats", type=int, default=3, help="epoch timing repeats, best taken (default 3)")
+    parser.add_argument(
+        "--sgd", choices=("user", "pair"), default="user",
+        help="TJSL/FISM epoch: 'user' (per-user visits, the default since issue 38) or 'pair' (the paper's)",
+    )  # fmt: skip
     parser.add_argument("--only", choices=("ml100k", "lastfm", "epoch"), nargs="+", help="run only these parts")
     args = parser.parse_args(argv)
     parts = set(args.only or ("ml100k", "lastfm", "epoch"))

@@ -7,11 +7,14 @@ factors V (candidates), P (preferred) and E (examined) and biases b, and predict
 
 Ū_u^{−i} the normalised sum of the P factors of P_u∖{i} (the target excluded from its own
 profile) and Ũ_u that of the E factors of the examinations E_u^(ℓ) selected in round ℓ (eq. (4)).
-Round ℓ = 1 … L trains by SGD (:mod:`ratkit.recsys._tjsl_sgd`) for ``n_epochs`` epochs over
-P ∪ A, A ⊂ R∖P of size ρ|P| drawn again every epoch; the model of round ℓ then scores every
-examined item and keeps the ⌈τ_{ℓ+1} |E_u|⌉ best as E_u^(ℓ+1) ("likely to prefer"), with
-τ_1 = 1 (round 1 trains on every examination) and τ_{ℓ+1} = τ_ℓ · tau_decay: round ℓ trains on
-⌈τ_ℓ |E_u|⌉ examinations, τ_ℓ being ``tau_schedule_[ℓ − 1]``. Each round continues from the
+Round ℓ = 1 … L trains by SGD for ``n_epochs`` epochs over P ∪ A, A ⊂ R∖P of size ρ|P| drawn
+again every epoch: the paper's steps, taken user by user in O(d) per pair
+(:mod:`ratkit.recsys._tjsl_user_epoch`; ``sgd="pair"``: the paper's epoch over all pairs in
+one shuffled order, O((|P_u| + |E_u|) d) per pair, :mod:`ratkit.recsys._tjsl_sgd`); the
+model of round ℓ then scores every examined item and keeps the ⌈τ_{ℓ+1} |E_u|⌉ best as
+E_u^(ℓ+1) ("likely to prefer"), with τ_1 = 1 (round 1 trains on every examination) and
+τ_{ℓ+1} = τ_ℓ · tau_decay: round ℓ trains on ⌈τ_ℓ |E_u|⌉ examinations, τ_ℓ being
+``tau_schedule_[ℓ − 1]``. Each round continues from the
 previous one's parameters. The prediction is the mean of the last L₀ rounds' predictions. With
 one round, TJSL is TJSL(1,1) (every examination); with E = ∅ it is FISM_rmse (Kabbur et al.,
 KDD 2013).
@@ -46,10 +49,15 @@ from ratkit.plugins import register
 from ratkit.recsys._linalg import row_products
 from ratkit.recsys._renamed import given_as, resolve, warn_renamed
 from ratkit.recsys._tjsl_sgd import sample_negatives, sgd_epoch
+from ratkit.recsys._tjsl_user_epoch import negative_counts, user_epoch
 from ratkit.recsys._validation import check_user_items
 from ratkit.recsys.base import Recommender
 
 __all__ = ["TJSL", "FISM"]
+
+#: The SGD epochs ``sgd`` names: per user (:mod:`ratkit.recsys._tjsl_user_epoch`) or per pair
+#: (the paper's, :mod:`ratkit.recsys._tjsl_sgd`).
+_SGD = frozenset({"user", "pair"})
 
 
 def _check_same_ids(preferred: Any, examined: Any) -> None:
@@ -108,6 +116,11 @@ class _JointSimilarity(Recommender):
                 f"n_rounds models; use n_average ≤ {L}."
             )
         check_real(self._decay(), "tau_decay", owner, low=0.0, high=1.0, low_open=True)
+        if self.sgd not in _SGD:
+            raise ParameterError(
+                f"{owner}: sgd={self.sgd!r} is not one of {sorted(_SGD)}: 'user' visits users (profiles "
+                "aggregated once per visit, linear in the data), 'pair' is the paper's per-pair SGD."
+            )
 
     def _fit_bytes(self, n_users: int, n_items: int) -> float:
         """Three item factor matrices n × d for the current and each kept model, plus the biases."""
@@ -182,10 +195,11 @@ class _JointSimilarity(Recommender):
         scale = float(self.init_scale)
         bu, bi = np.zeros(m), np.zeros(n)
         V, Pf, Ef = (rng.normal(0.0, scale, (n, d)) for _ in range(3))
-        keys = P.tocoo()
-        keys = np.sort(keys.row.astype(np.int64) * n + keys.col)
-        pu = np.repeat(np.arange(m), np.diff(P.indptr)).astype(np.int64)
-        pi = P.indices.astype(np.int64)
+        if self.sgd == "pair":  # the sorted keys u·n + i of P, and P's pairs
+            keys = P.tocoo()
+            keys = np.sort(keys.row.astype(np.int64) * n + keys.col)
+            pu = np.repeat(np.arange(m), np.diff(P.indptr)).astype(np.int64)
+            pi = P.indices.astype(np.int64)
         n_neg = int(math.ceil(float(self.rho) * P.nnz))
         if P.nnz == m * n:
             raise DataFormatError(
@@ -202,18 +216,20 @@ class _JointSimilarity(Recommender):
         for ell in range(1, L + 1):
             taus.append(tau)
             for _ in range(int(self.n_epochs)):
-                nu, ni = sample_negatives(rng, keys, m, n, n_neg)
-                users = np.concatenate([pu, nu])
-                items = np.concatenate([pi, ni])
-                targets = np.concatenate([np.ones(pu.size), np.zeros(nu.size)])
-                order = rng.permutation(users.size)
-                loss = sgd_epoch(
-                    users[order], items[order], targets[order], P.indptr, P.indices, selected.indptr,
-                    selected.indices, bu, bi, V, Pf, Ef, float(self.learning_rate), *penalties,
-                )  # fmt: skip
+                if self.sgd == "user":
+                    loss, _ops = user_epoch(
+                        rng.permutation(m).astype(np.int64), negative_counts(rng, P.indptr, n, n_neg),
+                        int(rng.integers(0, 2**31 - 1)), P.indptr, P.indices, selected.indptr, selected.indices,
+                        bu, bi, V, Pf, Ef, float(self.learning_rate), *penalties,
+                    )  # fmt: skip
+                    n_pairs = P.nnz + n_neg
+                else:
+                    loss, n_pairs = self._pair_epoch(
+                        rng, P, selected, keys, pu, pi, n_neg, (bu, bi, V, Pf, Ef), penalties
+                    )
                 # the squared-error term ½(r − r̂)² of the objective, averaged over the epoch's pairs
                 # (each taken before its step)
-                bar.set_postfix({"round": f"{ell}/{L}", "loss": f"{loss / max(users.size, 1):.6g}"}, refresh=False)
+                bar.set_postfix({"round": f"{ell}/{L}", "loss": f"{loss / max(n_pairs, 1):.6g}"}, refresh=False)
                 bar.update(1)
             if not (np.all(np.isfinite(V)) and np.all(np.isfinite(Pf)) and np.all(np.isfinite(Ef))):
                 raise ParameterError(
@@ -234,6 +250,32 @@ class _JointSimilarity(Recommender):
         self.preferred_ = P
         self.selected_ = sp.vstack([k[5] for k in kept], format="csr")  # model t's E^(ℓ): rows t·m … (t+1)·m − 1
         self.tau_schedule_ = np.array(taus)
+
+    def _pair_epoch(
+        self,
+        rng: np.random.Generator,
+        P: sp.csr_matrix,
+        selected: sp.csr_matrix,
+        keys: np.ndarray,
+        pu: np.ndarray,
+        pi: np.ndarray,
+        n_neg: int,
+        params: tuple[np.ndarray, ...],
+        penalties: list[float],
+    ) -> tuple[float, int]:
+        """One epoch of the paper's per-pair SGD (``sgd="pair"``) over P ∪ A in a random order;
+        returns (Σ ½ e², the number of pairs)."""
+        m, n = P.shape
+        nu, ni = sample_negatives(rng, keys, m, n, n_neg)
+        users = np.concatenate([pu, nu])
+        items = np.concatenate([pi, ni])
+        targets = np.concatenate([np.ones(pu.size), np.zeros(nu.size)])
+        order = rng.permutation(users.size)
+        loss = sgd_epoch(
+            users[order], items[order], targets[order], P.indptr, P.indices, selected.indptr, selected.indices,
+            *params, float(self.learning_rate), *penalties,
+        )  # fmt: skip
+        return float(loss), int(users.size)
 
     # -- scoring ---------------------------------------------------------------------------
     def _score_users(self, users: np.ndarray) -> np.ndarray:
@@ -349,6 +391,12 @@ class TJSL(_JointSimilarity):
         The regularisers β_u, β_v of the user and item biases.
     init_scale : float
         Standard deviation of the Gaussian initial factors.
+    sgd : {"user", "pair"}
+        The SGD epoch. "user" (default): users in a random order, each user's profile
+        aggregates computed once per visit and its profile items updated once at the end of
+        the visit (:mod:`ratkit.recsys._tjsl_user_epoch`; an epoch costs O(|P ∪ A| d + Σ_u
+        (|P_u| + |E_u|) d)). "pair": the paper's SGD, one step per pair updating every
+        profile item (O(|P ∪ A| (avg|P_u| + avg|E_u|) d)), kept as the reference.
     show_progress : bool
         A progress bar over the n_rounds × n_epochs epochs, with the round and the epoch's
         mean squared-error loss ½(r − r̂)² over its pairs (off by default).
@@ -383,6 +431,7 @@ class TJSL(_JointSimilarity):
         regularization_user_bias: float = 0.01,
         regularization_item_bias: float = 0.01,
         init_scale: float = 0.01,
+        sgd: str = "user",
         show_progress: bool = False,
         alpha_v: float | None = None,
         alpha_p: float | None = None,
@@ -404,6 +453,7 @@ class TJSL(_JointSimilarity):
         self.regularization_user_bias = regularization_user_bias
         self.regularization_item_bias = regularization_item_bias
         self.init_scale = init_scale
+        self.sgd = sgd
         self.show_progress = show_progress
         self.alpha_v = alpha_v
         self.alpha_p = alpha_p
@@ -439,6 +489,7 @@ class FISM(_JointSimilarity):
         regularization_user_bias: float = 0.01,
         regularization_item_bias: float = 0.01,
         init_scale: float = 0.01,
+        sgd: str = "user",
         show_progress: bool = False,
         alpha_v: float | None = None,
         alpha_p: float | None = None,
@@ -455,6 +506,7 @@ class FISM(_JointSimilarity):
         self.regularization_user_bias = regularization_user_bias
         self.regularization_item_bias = regularization_item_bias
         self.init_scale = init_scale
+        self.sgd = sgd
         self.show_progress = show_progress
         self.alpha_v = alpha_v
         self.alpha_p = alpha_p

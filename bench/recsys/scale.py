@@ -1,0 +1,393 @@
+"""Recommenders at scale (issue 38): a MovieLens-shaped generator of implicit feedback, and each
+model's fit time and peak RSS growth, one fit per child process, beside implicit's BPR and ALS.
+
+Data. ``generate`` draws a users × items 0/1 matrix with ``nnz`` stored entries, MovieLens-shaped:
+user u's activity is ``min_activity`` + a log-normal part (σ = ``activity_sigma``) scaled so the
+activities sum to nnz (each capped at ``max_share`` of the items); the items a user holds are drawn
+without replacement with probability ∝ (popularity rank)^(−``popularity_exponent``) + ``floor`` (the
+ranks a random permutation of the items). The defaults were set so the Gini coefficients of user
+activity and item popularity land near ML-100K's (0.47 and 0.63). The sizes are the issue's:
+10⁵ / 10⁶ / 10⁷ interactions over 1 250 / 12 500 / 125 000 users and 500 / 1 666 / 16 666 items.
+Their distribution statistics are printed beside those of ML-100K and Last.fm HetRec 2K (read from
+``--ml100k`` / ``--lastfm``; all their interactions, values ignored).
+
+Fits. Every model at ``--factors`` (32) factors and ``--epochs`` (20) epochs/iterations, one
+thread (OPENBLAS/OMP/NUMBA/MKL_NUM_THREADS=1, implicit's ``num_threads=1``). Each fit runs in a
+fresh child process (``--child``) that loads the matrix from a ``.npz`` file, makes one warm-up fit
+on a 200 × 100 matrix (numba's compilation or cache loading, imports), collects garbage and hands
+freed memory back (``malloc_trim``), reads its VmRSS (the baseline), resets its high-water mark
+(writing 5 to ``/proc/self/clear_refs``), then times ``fit`` and reads VmHWM: peak RSS growth =
+VmHWM − baseline. Models (``--models``): ``MODELS`` below; a name not there but registered as a
+ratkit recommender (``ratkit.plugins.available("recommender")``) is built with ``n_factors`` and
+``n_epochs`` where its constructor takes them, so every registered recommender can be added.
+
+Run from the repository root::
+
+    .venv/bin/python -m bench.recsys.scale                       # 10⁵ and 10⁶, every model in MODELS
+    .venv/bin/python -m bench.recsys.scale --sizes 1e7 --models fism bpr als
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import inspect
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+DEFAULT_ML = os.path.join("..", "shared", "data", "movielens-100k", "ml-100k")
+DEFAULT_LASTFM = os.path.join("..", "shared", "data", "lastfm-hetrec2011-2k")
+#: interactions → (users, items), the issue's sizes
+SIZES = {100_000: (1_250, 500), 1_000_000: (12_500, 1_666), 10_000_000: (125_000, 16_666)}
+THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "MKL_NUM_THREADS")
+START = time.perf_counter()
+
+
+def say(message: str) -> None:
+    """Progress on stderr, with the seconds since the start."""
+    print(f"[{time.perf_counter() - START:7.1f} s] {message}", file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------------------------------------
+# the generator and its statistics
+# ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The generator's parameters (module docstring)."""
+
+    min_activity: int = 20
+    activity_sigma: float = 1.3
+    max_share: float = 0.45
+    popularity_exponent: float = 1.2
+    floor: float = 0.0
+
+
+def _activities(rng: np.random.Generator, nnz: int, m: int, n: int, shape: Shape) -> np.ndarray:
+    """Per-user counts: min_activity + a log-normal part, summing to nnz, each ≤ max_share·n."""
+    low, cap = min(shape.min_activity, nnz // m), max(1, int(shape.max_share * n))
+    if nnz > m * cap:
+        raise ValueError(f"{nnz} interactions do not fit {m} users holding at most {cap} of {n} items each")
+    extra = rng.lognormal(0.0, shape.activity_sigma, m)
+    counts = np.full(m, low, dtype=np.int64)
+    left = nnz - counts.sum()
+    while left > 0:  # share what is left in proportion to the log-normal weights, respecting the cap
+        room = cap - counts
+        weights = np.where(room > 0, extra, 0.0)
+        add = np.minimum(room, np.floor(left * weights / weights.sum()).astype(np.int64))
+        if add.sum() == 0:  # the rounding left a few: one each to the heaviest users with room
+            add = np.zeros(m, dtype=np.int64)
+            add[np.argsort(-weights)[:left]] = 1
+        counts += add
+        left = nnz - counts.sum()
+    return counts
+
+
+def generate(nnz: int, m: int, n: int, seed: int = 0, shape: Shape = Shape()) -> sp.csr_matrix:
+    """A users × items 0/1 CSR matrix of ``nnz`` entries shaped like MovieLens (module docstring)."""
+    rng = np.random.default_rng(seed)
+    counts = _activities(rng, nnz, m, n, shape)
+    weight = (np.arange(1, n + 1, dtype=np.float64) ** -shape.popularity_exponent + shape.floor)[rng.permutation(n)]
+    heavy = counts > n // 10
+    keys = [_draw_light(rng, np.where(heavy, 0, counts), weight), _draw_heavy(rng, counts, heavy, weight)]
+    keys = np.sort(np.concatenate(keys))
+    out = sp.csr_matrix((np.ones(keys.size), (keys // n, keys % n)), shape=(m, n))
+    out.sort_indices()
+    return out
+
+
+def _draw_light(rng: np.random.Generator, counts: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """Keys u·n + i of counts[u] distinct items per user, ∝ weight without replacement: draws with
+    replacement, duplicates dropped, the surplus dropped at random, until every user has its count
+    (the keys' order is a weighted draw without replacement's)."""
+    m, n = counts.size, weight.size
+    cdf = np.cumsum(weight) / weight.sum()
+    keys = np.empty(0, dtype=np.int64)
+    have = np.zeros(m, dtype=np.int64)
+    while (need := counts - have).any():
+        users = np.repeat(np.arange(m, dtype=np.int64), need + need // 4 + 2 * (need > 0))
+        items = np.minimum(np.searchsorted(cdf, rng.random(users.size)), n - 1)
+        keys = np.unique(np.concatenate([keys, users * n + items]))
+        user = keys // n
+        order = np.lexsort((rng.random(keys.size), user))
+        rank = np.arange(keys.size) - np.searchsorted(user[order], user[order])
+        keys = keys[order][rank < counts[user[order]]]
+        have = np.bincount(keys // n, minlength=m)
+    return keys
+
+
+def _draw_heavy(rng: np.random.Generator, counts: np.ndarray, heavy: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """The same for the users ``heavy`` (holding > n/10 items): Efraimidis–Spirakis, the counts[u]
+    largest log(U)/weight per row (U uniform), rows in chunks."""
+    n = weight.size
+    users = np.flatnonzero(heavy)
+    out = [np.empty(0, dtype=np.int64)]
+    step = max(1, 2**24 // n)
+    for lo in range(0, users.size, step):
+        block = users[lo : lo + step]
+        order = np.argsort(np.log(rng.random((block.size, n))) / weight, axis=1)[:, ::-1]
+        for row, u in enumerate(block):
+            out.append(u * n + order[row, : counts[u]])
+    return np.concatenate(out)
+
+
+def gini(x: np.ndarray) -> float:
+    """The Gini coefficient of non-negative counts: Σ_i (2i − n − 1) x_(i) / (n Σ x), x sorted."""
+    x = np.sort(np.asarray(x, dtype=np.float64))
+    return float((2 * np.arange(1, x.size + 1) - x.size - 1) @ x / (x.size * x.sum()))
+
+
+def statistics(X: sp.csr_matrix) -> dict[str, float]:
+    """Shape and distribution statistics of a users × items matrix's stored entries."""
+    X = sp.csr_matrix(X)
+    act = np.diff(X.indptr)
+    pop = np.bincount(X.indices, minlength=X.shape[1])
+    top = np.sort(pop)[::-1][: max(1, pop.size // 100)]
+    return {
+        "users": X.shape[0], "items": X.shape[1], "nnz": X.nnz, "density": X.nnz / (X.shape[0] * X.shape[1]),
+        "gini activity": gini(act), "gini popularity": gini(pop), "mean activity": float(act.mean()),
+        "median activity": float(np.median(act)), "min activity": int(act.min()), "max activity": int(act.max()),
+        "max popularity": int(pop.max()), "top 1 % items' share": float(top.sum() / pop.sum()),
+    }  # fmt: skip
+
+
+def real_data(args: argparse.Namespace) -> dict[str, sp.csr_matrix]:
+    """ML-100K and Last.fm HetRec 2K (every interaction), those that are found."""
+    from ratkit.datasets import load_lastfm, load_movielens
+
+    out = {}
+    for name, path, load in (("ML-100K", args.ml100k, load_movielens), ("Last.fm 2K", args.lastfm, load_lastfm)):
+        if os.path.exists(path):
+            out[name] = sp.csr_matrix(load(path).matrix)
+        else:
+            say(f"{name} not found at {path!r}: its statistics are left out")
+    return out
+
+
+def print_statistics(rows: dict[str, dict[str, float]]) -> None:
+    keys = list(next(iter(rows.values())))
+    print("| data | " + " | ".join(keys) + " |")
+    print("|---|" + "---|" * len(keys))
+    for name, row in rows.items():
+        cells = [f"{row[k]:.3g}" if isinstance(row[k], float) else str(row[k]) for k in keys]
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
+# ------------------------------------------------------------------------------------------
+# models
+# ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Model:
+    """How to build one model from (factors, epochs, seed), and what its table row says."""
+
+    build: Callable[[int, int, int], Any]
+    label: str
+
+
+def _fism(sgd: str) -> Callable[[int, int, int], Any]:
+    def build(f: int, e: int, s: int) -> Any:
+        from ratkit.recsys import FISM
+
+        return FISM(n_factors=f, n_epochs=e, random_state=s, sgd=sgd)
+
+    return build
+
+
+def _tjsl(sgd: str) -> Callable[[int, int, int], Any]:
+    def build(f: int, e: int, s: int) -> Any:
+        from ratkit.recsys import TJSL
+
+        return TJSL(n_factors=f, n_epochs=e, random_state=s, sgd=sgd)
+
+    return build
+
+
+class _Implicit:
+    """implicit's CPU model behind ``fit(csr)``, one thread."""
+
+    def __init__(self, kind: str, f: int, e: int, s: int) -> None:
+        from implicit.cpu.als import AlternatingLeastSquares
+        from implicit.cpu.bpr import BayesianPersonalizedRanking
+
+        cls = BayesianPersonalizedRanking if kind == "bpr" else AlternatingLeastSquares
+        self.model = cls(factors=f, iterations=e, num_threads=1, random_state=s)
+
+    def fit(self, X: sp.csr_matrix) -> Any:
+        self.model.fit(sp.csr_matrix(X, dtype=np.float32), show_progress=False)
+        return self
+
+
+MODELS: dict[str, Model] = {
+    "fism": Model(_fism("user"), "FISM (per-user epoch)"),
+    "fism-pair": Model(_fism("pair"), "FISM (per-pair epoch, reference)"),
+    "tjsl": Model(_tjsl("user"), "TJSL, no examinations, L = 3 (per-user epoch)"),
+    "tjsl-pair": Model(_tjsl("pair"), "TJSL, no examinations, L = 3 (per-pair epoch, reference)"),
+    "bpr": Model(lambda f, e, s: _Implicit("bpr", f, e, s), "implicit BPR"),
+    "als": Model(lambda f, e, s: _Implicit("als", f, e, s), "implicit ALS"),
+}
+
+
+def build(name: str, factors: int, epochs: int, seed: int) -> Any:
+    """MODELS[name], or the registered ratkit recommender ``name`` with the factors and epochs
+    its constructor accepts."""
+    if name in MODELS:
+        return MODELS[name].build(factors, epochs, seed)
+    from ratkit.plugins import get
+
+    cls = get("recommender", name)
+    accepted = inspect.signature(cls.__init__).parameters
+    given = {"n_factors": factors, "n_epochs": epochs, "random_state": seed}
+    return cls(**{k: v for k, v in given.items() if k in accepted})
+
+
+# ------------------------------------------------------------------------------------------
+# one fit in a child process
+# ------------------------------------------------------------------------------------------
+
+
+def _status() -> dict[str, int]:
+    """VmRSS and VmHWM of this process, in bytes."""
+    out = {}
+    with open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith(("VmRSS:", "VmHWM:")):
+                out[line.split(":")[0]] = int(line.split()[1]) * 1024
+    return out
+
+
+def child(args: argparse.Namespace) -> int:
+    """Fit ``args.child`` on the matrix in ``args.data``; print one JSON line (seconds, bytes)."""
+    from ratkit._memory import trim_heap
+
+    with np.load(args.data) as z:
+        X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
+    warm = generate(2_000, 200, 100, seed=1)
+    build(args.child, args.factors, 1, 0).fit(warm)
+    del warm
+    model = build(args.child, args.factors, args.epochs, args.seed)
+    gc.collect()
+    trim_heap()
+    base = _status()["VmRSS"]
+    with open("/proc/self/clear_refs", "w", encoding="ascii") as fh:
+        fh.write("5")  # VmHWM ← VmRSS
+    t0 = time.perf_counter()
+    model.fit(X)
+    seconds = time.perf_counter() - t0
+    peak = _status()["VmHWM"]
+    matrix = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+    print(json.dumps({"seconds": seconds, "peak_growth": peak - base, "baseline": base, "matrix_bytes": matrix}))
+    return 0
+
+
+def run_child(name: str, path: Path, args: argparse.Namespace) -> dict[str, Any]:
+    env = dict(os.environ, **{v: "1" for v in THREADS})
+    cmd = [sys.executable, "-m", "bench.recsys.scale", "--child", name, "--data", str(path)]
+    cmd += ["--factors", str(args.factors), "--epochs", str(args.epochs), "--seed", str(args.seed)]
+    try:
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return {"error": f"over {args.timeout:g} s"}
+    if done.returncode:
+        return {"error": done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# ------------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.recsys.scale", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sizes", type=float, nargs="+", default=[1e5, 1e6], help="interactions (10⁵ 10⁶)")
+    parser.add_argument("--models", nargs="+", default=list(MODELS), help=f"default: {' '.join(MODELS)}")
+    parser.add_argument("--factors", type=int, default=32, help="factors (default 32)")
+    parser.add_argument("--epochs", type=int, default=20, help="epochs / iterations (default 20)")
+    parser.add_argument("--seed", type=int, default=0, help="the data's and the models' seed (default 0)")
+    parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per fit before it is stopped")
+    parser.add_argument("--ml100k", default=DEFAULT_ML, help=f"MovieLens 100K folder (default {DEFAULT_ML})")
+    parser.add_argument("--lastfm", default=DEFAULT_LASTFM, help=f"Last.fm HetRec 2K folder (default {DEFAULT_LASTFM})")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--data", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        return child(args)
+    sizes = [int(s) for s in args.sizes]
+    for s in sizes:
+        if s not in SIZES:
+            parser.error(f"--sizes {s:g}: one of {', '.join(f'{k:g}' for k in SIZES)} (the issue's shapes)")
+    from bench.recsys.cccf import machine
+
+    print(machine() + "\n")
+    print(f"Generator: {Shape()}; seed {args.seed}. Fits: {args.factors} factors, {args.epochs} epochs, one thread.\n")
+    stats: dict[str, dict[str, float]] = {}
+    results: dict[str, dict[int, dict[str, Any]]] = {name: {} for name in args.models}
+    with tempfile.TemporaryDirectory(prefix="ratkit-scale-") as tmp:
+        for nnz in sizes:
+            m, n = SIZES[nnz]
+            t0 = time.perf_counter()
+            X = generate(nnz, m, n, args.seed)
+            say(f"generated {nnz:g} interactions, {m} × {n}, in {time.perf_counter() - t0:.1f} s")
+            stats[f"synthetic {nnz:.0e}"] = statistics(X)
+            path = Path(tmp) / f"x{nnz}.npz"
+            np.savez(path, data=X.data, indices=X.indices, indptr=X.indptr, shape=np.array(X.shape))
+            del X
+            for name in args.models:
+                results[name][nnz] = run_child(name, path, args)
+                r = results[name][nnz]
+                say(f"  {name} at {nnz:g}: " + (r["error"] if "error" in r else f"{r['seconds']:.2f} s"))
+    for name, X in real_data(args).items():
+        stats[name] = statistics(X)
+    print("### Data\n")
+    print_statistics(stats)
+    print_fits(results, sizes)
+    say("done")
+    return 0
+
+
+def print_fits(results: dict[str, dict[int, dict[str, Any]]], sizes: list[int]) -> None:
+    """Fit seconds and peak RSS growth per model and size; ratios to BPR; growth against nnz."""
+    print("\n### Fits\n")
+    head = " | ".join(f"fit at {s:.0e} (× BPR) | peak RSS growth at {s:.0e}" for s in sizes)
+    growth = len(sizes) > 1
+    print(f"| model | {head} |" + (" fit growth / nnz growth |" if growth else ""))
+    print("|---|" + "---|---|" * len(sizes) + ("---|" if growth else ""))
+    bpr = results.get("bpr", {})
+    for name, by_size in results.items():
+        cells = []
+        for s in sizes:
+            r = by_size[s]
+            if "error" in r:
+                cells += [r["error"], "—"]
+                continue
+            ratio = f" ({r['seconds'] / bpr[s]['seconds']:.1f}×)" if "seconds" in bpr.get(s, {}) else ""
+            cells += [f"{r['seconds']:.2f} s{ratio}", f"{r['peak_growth'] / 2**20:.0f} MB"]
+        if growth:
+            a, b = by_size[sizes[0]], by_size[sizes[-1]]
+            ok = "seconds" in a and "seconds" in b
+            cells.append(f"{(b['seconds'] / a['seconds']) / (sizes[-1] / sizes[0]):.2f}" if ok else "—")
+        label = MODELS[name].label if name in MODELS else name
+        print(f"| {label} | " + " | ".join(cells) + " |")
+    print(
+        "\n(fit: wall seconds of one `fit` in a fresh process after a warm-up fit; × BPR: over implicit BPR's at "
+        "the same size. Peak RSS growth: VmHWM during the fit − VmRSS before it, MB = 2²⁰ bytes. Fit growth / nnz "
+        "growth: (fit at the largest size / fit at the smallest) / (its nnz / the smallest's); 1 = linear.)"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
