@@ -376,8 +376,7 @@ class RationalSVC(DualSVCBase):
             X = hashing.hashed_features(kernel, X, buckets, n_jobs=self.n_jobs)
             # the solver sees the buckets in use only (empty columns change nothing; W′ on all
             # n_features buckets would cost their number in every structure it is held in)
-            used = np.unique(X.indices)
-            X = X[:, used]
+            X, used = hashing.compact_buckets(X)
             data = TrainingSet(LinearKernel(), X, bias, self.n_jobs, self.show_progress, self.cache_size)
         else:
             data = TrainingSet(kernel, X, bias, self.n_jobs, self.show_progress, self.cache_size)

@@ -46,7 +46,7 @@ from ratkit.automata.kernels import (
     ScaledKernel,
     SumKernel,
 )
-from ratkit.automata.kernels.features import inverse_norms, row_sq_norms
+from ratkit.automata.kernels.features import inverse_norms, restrict_columns, row_sq_norms
 from ratkit.automata.kernels.inputs import as_collection
 from ratkit.exceptions import ParameterError
 
@@ -55,6 +55,7 @@ __all__ = [
     "HASHING_VERSION",
     "MAX_BUCKETS",
     "check_hashable",
+    "compact_buckets",
     "feature_map_buckets",
     "hashable_parts",
     "hashed_features",
@@ -205,6 +206,25 @@ def hashed_features(kernel: Any, X: Any, n_features: int, *, n_jobs: int | None 
     return H
 
 
+def compact_buckets(H: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
+    """(H on the buckets in use, their indices ``used``): column ``used[j]`` of H becomes column
+    j, the empty columns dropped, rows kept sorted. H is consumed (its arrays are reused).
+
+    The solver needs only these: empty columns change no inner product."""
+    used = np.flatnonzero(np.bincount(H.indices, minlength=H.shape[1]))
+    column_map = np.full(H.shape[1], -1, dtype=np.int64)
+    column_map[used] = np.arange(used.size)
+    return restrict_columns(H, column_map, int(used.size)), used
+
+
+@njit
+def _scale_rows(indptr, data, factors):  # pragma: no cover - compiled
+    """data of row i *= factors[i], in place."""
+    for i in range(indptr.shape[0] - 1):
+        for p in range(indptr[i], indptr[i + 1]):
+            data[p] *= factors[i]
+
+
 def _hashed(kernel: Any, X: list, n: int, seed: int, n_jobs: int | None) -> tuple[sp.csr_matrix, int]:
     """(hashed rows of ``kernel`` on X, the next leaf's seed)."""
     if isinstance(kernel, SumKernel):
@@ -221,7 +241,9 @@ def _hashed(kernel: Any, X: list, n: int, seed: int, n_jobs: int | None) -> tupl
     if isinstance(kernel, CosineKernel):
         H, seed = _hashed(kernel.kernel, X, n, seed, n_jobs)
         H.sum_duplicates()
-        return sp.csr_matrix(sp.diags(inverse_norms(row_sq_norms(H))) @ H), seed
+        H.eliminate_zeros()  # opposite signs that cancel in a bucket leave no entry
+        _scale_rows(H.indptr, H.data, inverse_norms(row_sq_norms(H)))  # in place: H is ours
+        return H, seed
     vocabulary, F = kernel.fit_features(X, n_jobs=n_jobs)
     if not isinstance(vocabulary, FeatureMap):  # pragma: no cover - the leaves all give patterns
         raise ParameterError(f"{kernel!r} gave no vocabulary of patterns to hash.")
@@ -229,4 +251,5 @@ def _hashed(kernel: Any, X: list, n: int, seed: int, n_jobs: int | None) -> tupl
     F = sp.csr_matrix(F, dtype=np.float64)
     H = sp.csr_matrix((F.data * signs[F.indices], buckets[F.indices], F.indptr), shape=(len(X), n))
     H.sum_duplicates()
+    H.eliminate_zeros()  # opposite signs that cancel in a bucket leave no entry
     return H, seed + 1
