@@ -158,16 +158,24 @@ def make_model(n_features: int) -> Any:
 
 
 def fit_on(client: Any, model: Any, X: Any, y: Any, knobs: dict[str, Any]) -> Any:
-    """``model.fit(X, y)`` inside ``compute_on(client=client)``; with tuning knobs, the public
-    function of ratkit.learners.svm.distributed that takes them."""
+    """``model.fit(X, y)`` inside ``compute_on(client=client)``, through the function it calls
+    there, ``ratkit.learners.svm.distributed.fit_distributed``, with the tuning ``knobs`` and a
+    callback that logs the relative duality gap every 10 rounds (to stderr: the log of a run
+    killed for its time says how far it got)."""
     import ratkit
 
-    with ratkit.compute_on(client=client):
-        if not knobs:
-            return model.fit(X, y)
-        from ratkit.learners.svm import distributed
+    t0 = time.perf_counter()
 
-        return distributed.fit_distributed(model, X, y, **knobs)
+    def progress(r: int, gap: float) -> None:
+        if r % 10 == 0:
+            print(f"round {r}: relative gap {gap:.3e} at {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
+
+    with ratkit.compute_on(client=client):
+        try:
+            from ratkit.learners.svm import distributed
+        except ImportError:  # no distributed solver: what fit does on its own
+            return model.fit(X, y)
+        return distributed.fit_distributed(model, X, y, callback=progress, **knobs)
 
 
 def convergence(model: Any) -> dict[str, Any]:
@@ -208,16 +216,34 @@ def _on_workers(client: Any, fn: Any) -> dict[str, Any]:
         return {"error": repr(e)[:300]}
 
 
-def task_summary(stream: list[dict[str, Any]]) -> dict[str, Any]:
-    """Seconds of task compute and of transfers in a Dask task stream, and the number of tasks."""
-    compute = transfer = 0.0
+def task_summary(stream: list[dict[str, Any]], blocks: int) -> dict[str, Any]:
+    """Per task name of a Dask task stream (``_build_block``, ``_round``, …): tasks, compute and
+    transfer seconds; and the critical path of the rounds: the round tasks in order of start,
+    ``blocks`` at a time, the slowest of each group summed."""
+    from dask.utils import key_split
+
+    by: dict[str, dict[str, float]] = {}
+    rounds: list[tuple[float, float]] = []
     for task in stream:
+        name = key_split(task["key"])
+        r = by.setdefault(name, {"tasks": 0, "compute_s": 0.0, "transfer_s": 0.0})
+        r["tasks"] += 1
         for s in task.get("startstops", ()):
-            if s["action"] == "compute":
-                compute += s["stop"] - s["start"]
-            elif s["action"] == "transfer":
-                transfer += s["stop"] - s["start"]
-    return {"tasks": len(stream), "compute_s": compute, "transfer_s": transfer}
+            if s["action"] in ("compute", "transfer"):
+                r[s["action"] + "_s"] += s["stop"] - s["start"]
+            if s["action"] == "compute" and "round" in name:
+                rounds.append((s["start"], s["stop"] - s["start"]))
+    rounds.sort()
+    k = max(int(blocks), 1)
+    slowest = sum(max(d for _, d in rounds[i : i + k]) for i in range(0, len(rounds), k))
+    return {
+        "by_task": by,
+        "tasks": len(stream),
+        "compute_s": sum(r["compute_s"] for r in by.values()),
+        "transfer_s": sum(r["transfer_s"] for r in by.values()),
+        "round_tasks": len(rounds),
+        "round_critical_s": slowest,
+    }
 
 
 # -- the children --------------------------------------------------------------------------------
@@ -305,9 +331,9 @@ def child_cluster(args: argparse.Namespace) -> dict[str, Any]:
                 for w in after
                 if w in before and isinstance(after[w], dict) and isinstance(before[w], dict)
             }
-            out["task_stream"] = task_summary(ts.data)
             out["fit_time_"] = _jsonable(getattr(model, "fit_time_", {}))
             out.update(convergence(model))
+            out["task_stream"] = task_summary(ts.data, _blocks(out))
         finally:
             client.close()
             cluster.close()
@@ -357,7 +383,7 @@ def run_child(
     """``--child kind`` in a fresh process (its own session, killed whole after ``timeout`` s);
     its JSON, with its exit status and the lines the nanny logged about memory."""
     cmd = [sys.executable, "-m", MODULE, "--child", kind, "--data", args.data, "--seed", str(args.seed)]
-    cmd += ["--n-features", str(args.n_features), "--out", out, "--input", args.input]
+    cmd += ["--n-features", str(args.n_features), "--out", out, "--input", args.input, "--timeout", str(timeout or 0)]
     if args.knobs:
         cmd += ["--knobs", args.knobs]
     for k, v in opts.items():
@@ -389,8 +415,10 @@ def run_child(
     ]
     res.update(exit=code, wall_seconds=time.perf_counter() - t, nanny_memory_events=len(memory_lines))
     res["memory_log"] = memory_lines[:5]
+    rounds = [ln for ln in text.splitlines() if ln.startswith("round ")]
+    res["last_progress"] = rounds[-1] if rounds else None
     if code != 0:
-        res["log_tail"] = text.splitlines()[-15:]
+        res["log_tail"] = text.splitlines()[-60:]
     print(f"  {kind} {opts}: exit {code}, {res['wall_seconds']:.1f} s", flush=True)
     return res
 
@@ -407,7 +435,8 @@ def speedup(args: argparse.Namespace, n: int) -> dict[str, Any]:
 def memory_demo(args: argparse.Namespace) -> dict[str, Any]:
     n, parts, limit = args.memory_n, args.memory_parts, args.memory_limit
     common = {"n": n, "parts": parts, "memory_limit": limit}
-    saved, args.input = args.input, "bag"
+    saved, args.input = (args.input, args.knobs), "bag"
+    args.knobs = args.memory_knobs or args.knobs
     try:
         with tempfile.TemporaryDirectory() as out:
             two = run_child("cluster", args, out, timeout=args.timeout, workers=2, **common)
@@ -417,27 +446,30 @@ def memory_demo(args: argparse.Namespace) -> dict[str, Any]:
                 row["single"] = run_child("single", args, out, n=n, parts=parts)
                 row["evaluate"] = run_child("evaluate", args, out, n=n, parts=parts)
     finally:
-        args.input = saved
+        args.input, args.knobs = saved
     return row
 
 
 # -- report ------------------------------------------------------------------------------------------
-def _gap(res: dict[str, Any]) -> str:
+def _problem(res: dict[str, Any]) -> dict[str, Any]:
+    """The convergence record of the (first) binary problem of a distributed fit, or {}."""
     conv = res.get("convergence")
-    if isinstance(conv, dict):
-        for key in ("gap", "relative_gap", "duality_gap"):
-            v = conv.get(key)
-            if isinstance(v, list) and v:
-                v = v[-1]
-            if isinstance(v, (int, float)):
-                return f"{v:.1e}"
-    return "–"
+    if isinstance(conv, dict) and conv.get("problems"):
+        return dict(conv["problems"][0])
+    return {}
+
+
+def _blocks(res: dict[str, Any]) -> int:
+    conv = res.get("convergence")
+    return int(conv.get("n_partitions", 1)) if isinstance(conv, dict) else 1
+
+
+def _gap(res: dict[str, Any]) -> str:
+    gaps = _problem(res).get("relative_gap")
+    return f"{gaps[-1]:.1e}" if gaps else "–"
 
 
 def _rounds(res: dict[str, Any]) -> str:
-    conv = res.get("convergence")
-    if isinstance(conv, dict) and isinstance(conv.get("rounds"), (int, float)):
-        return str(int(conv["rounds"]))
     return str(res.get("n_iter", "–"))
 
 
@@ -482,6 +514,25 @@ def report_speedup(rows: list[dict[str, Any]]) -> str:
             + " + ".join(f"{w['peak_rss_mb']:,.0f}" for w in ws)
             + f" | {s['peak_rss_growth_mb']:,.0f} |"
         )
+    out += ["", "Where the fit's time goes (``fit_time_``; the rounds' critical path from the task stream):", ""]
+    out.append(
+        "| n | 1 process: hashing s | W′ build s | solver s | passes | s / pass | 2 workers: hashing s | rounds s | "
+        "rounds | s / round | slowest local solve / round s | rest / round s |"
+    )
+    out.append("|" + "---|" * 12)
+    for r in rows:
+        s, c = r["single"], r["cluster"]
+        if "fit_seconds" not in c or "fit_seconds" not in s:
+            continue
+        fs, fc, ts = s["fit_time_"], c["fit_time_"], c.get("task_stream", {})
+        rounds = max(int(c.get("n_iter", 0)), 1)
+        per = fc.get("rounds", 0.0) / rounds
+        slow = ts.get("round_critical_s", 0.0) / rounds
+        out.append(
+            f"| {r['n']:,} | {fs.get('hashing', 0):.1f} | {fs.get('features', 0):.1f} | {fs.get('solver', 0):.1f} | "
+            f"{s['n_iter']} | {fs.get('solver', 0) / max(s['n_iter'], 1):.3f} | {fc.get('hashing', 0):.1f} | "
+            f"{fc.get('rounds', 0):.1f} | {rounds} | {per:.3f} | {slow:.3f} | {per - slow:.3f} |"
+        )
     return "\n".join(out)
 
 
@@ -505,7 +556,7 @@ def report_memory(row: dict[str, Any]) -> str:
         elif "fit_seconds" in r:
             outcome = "trained"
         else:
-            outcome = f"no result ({r['exit']})"
+            outcome = f"no result ({r['exit']}; last: {r.get('last_progress')})"
         outcome += f"; nanny memory events: {r['nanny_memory_events']}" if r.get("nanny_memory_events") else ""
         peaks = " + ".join(f"{w['peak_rss_mb']:,.0f}" for w in r.get("workers", {}).values()) or "–"
         m = models.get(name if key != "single" else "single", {})
@@ -536,6 +587,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--memory-limit", default=None, help="worker memory limit of the demonstration (default 1.5GiB)")
     p.add_argument("--memory-n", type=int, default=600_000, help="training windows of the demonstration")
     p.add_argument("--memory-parts", type=int, default=24, help="partitions of the demonstration's bag")
+    p.add_argument(
+        "--memory-knobs",
+        default=None,
+        help="JSON keyword arguments of distributed.fit_distributed for the demonstration (default: --knobs)",
+    )
     p.add_argument("--timeout", type=float, default=240.0, help="seconds before a demonstration fit is killed")
     p.add_argument("--no-reference", action="store_true", help="skip the single-process fit of the demonstration")
     p.add_argument("--skip", nargs="*", default=[], choices=["speedup", "memory"], help="parts not to run")
@@ -547,6 +603,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.input == "bag" and not (args.child or args.speedup_parts):
         p.error("--input bag needs --speedup-parts (the windows are drawn per partition on the workers)")
     if args.child:
+        if args.timeout and args.child == "cluster":  # where it hangs, in the log, before the parent kills it
+            import faulthandler
+
+            faulthandler.dump_traceback_later(max(args.timeout - 10, 1), exit=False)
         run = {"single": child_single, "cluster": child_cluster, "evaluate": child_evaluate}[args.child]
         res = run(args)
         with open(args.json, "w") as fh:
