@@ -40,6 +40,7 @@ __all__ = [
     "pair_matrix",
     "sequential",
     "compute_on",
+    "active_client",
     "connect",
     "UNPICKLABLE",
 ]
@@ -234,6 +235,16 @@ def runs_in_this_process(n_jobs: int | None) -> bool:
     """Whether :func:`parallel_map` with this ``n_jobs`` calls its tasks in this process (one
     job on a local backend) rather than in worker processes, local or on a Dask cluster."""
     return effective_jobs(n_jobs) == 1 and _active_backend_is_local()
+
+
+def active_client() -> Any:
+    """The ``distributed.Client`` of the joblib Dask backend in force (inside
+    :func:`compute_on` with a client or a scheduler, or ``joblib.parallel_config(backend="dask")``),
+    or None when the work runs on this machine's processes."""
+    backend, _ = joblib.parallel.get_active_backend()
+    if type(backend).__name__ != "DaskDistributedBackend":
+        return None
+    return getattr(backend, "client", None)
 
 
 def _active_backend_is_local() -> bool:

@@ -30,7 +30,7 @@ from ratkit.exceptions import (
     TrainingDataError,
 )
 from ratkit.fitted import Array, Derived, Fitted, Instance, Int, Json, Real, Samples, Text
-from ratkit.learners.svm import hashing
+from ratkit.learners.svm import distributed, hashing
 from ratkit.learners.svm._base import DualSVCBase
 from ratkit.learners.wprime import TrainingSet, get_representation, wprime_sizes
 from ratkit.learners.wprime import kernel_view as view
@@ -338,8 +338,14 @@ class RationalSVC(DualSVCBase):
     def fit(self, X: Any, y: Any) -> RationalSVC:
         """Train one dual per binary problem on sequences X (or a matrix for a LinearKernel).
 
-        A fit that raises leaves the estimator unfitted (no half-set attributes).
+        A fit that raises leaves the estimator unfitted (no half-set attributes). With hashed
+        features (``n_features``) inside ``ratkit.compute_on(client=...)``, X (a list, a
+        ``dask.bag.Bag`` or a ``dask.dataframe.Series``) trains on the Dask cluster
+        (:func:`ratkit.learners.svm.distributed.fit_distributed`).
         """
+        client = distributed.training_client(self, X)
+        if client is not None:
+            return distributed.fit_distributed(self, X, y, client=client)
         with self._fitting():
             return self._fit(X, y)
 
@@ -432,6 +438,19 @@ class RationalSVC(DualSVCBase):
         return f"RationalSVC on {view.describe(self.kernel_)}"
 
     # -- prediction --------------------------------------------------------------------
+    def decision_function(self, X: Any) -> Any:
+        """f(x) = ⟨W′, Φ′_x⟩ (+ b) (see the base class); on a Dask Bag or Series, a Bag or Series
+        (a DataFrame of one column per class for one-vs-rest) computed on the workers."""
+        if distributed.is_collection(X):
+            return distributed.decision_function(self, X)
+        return super().decision_function(X)
+
+    def predict(self, X: Any) -> Any:
+        """The class of largest decision value; on a Dask Bag or Series, a Bag or Series."""
+        if distributed.is_collection(X):
+            return distributed.predict(self, X)
+        return super().predict(X)
+
     def _scores(self, X: Any) -> np.ndarray:
         kernel = self.kernel_
         X = self._inputs(X, kernel, reset=False)

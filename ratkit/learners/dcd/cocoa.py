@@ -1,0 +1,174 @@
+"""The local solver of CoCoA+ (adding, γ = 1): DCD on one partition's subproblem.
+
+The L1-loss SVM dual of :mod:`ratkit.learners.dcd` is split over K partitions of the rows,
+
+    D(α) = Σ_i α_i − ½‖w(α)‖²,   w(α) = Σ_i α_i y_i x_i,   0 ≤ α_i ≤ C,
+
+and each round every partition k improves its own block α_[k] against the shared w by
+(approximately) maximising the CoCoA+ local subproblem (Ma et al. 2015, eq. (10))
+
+    G_k(Δα_[k]) = Σ_{i∈k} Δα_i − wᵀ A_k Δα_[k] − (σ′/2)‖A_k Δα_[k]‖²,   0 ≤ α_i + Δα_i ≤ C,
+
+where A_k Δα_[k] = Σ_{i∈k} Δα_i y_i x_i; then w += Σ_k A_k Δα_[k] and α += Δα. With
+σ′ = K (the safe choice for adding) every round increases D; with σ′ = 1 and the partitions
+one after another (each from the w the previous one left) a round is a DCD pass.
+
+A coordinate step on G_k is the DCD step of
+:func:`~ratkit.learners.dcd.epochs.epoch_indexed` in the variables α′ = σ′α: the gradient is
+y_i x_iᵀv − 1 with v = w + σ′A_kΔα, the curvature σ′‖x_i‖², so the step on α′_i is the plain
+Newton step −G/‖x_i‖² clipped to [0, σ′C], and v += Δα′_i y_i x_i. So the compiled pass runs
+unchanged on the rows, from (α′, v) = (σ′α, w) with the bound σ′C, and
+A_kΔα = (v − w)/σ′, Δα = Δα′/σ′.
+
+The duality gap P(w) − D(α) = ‖w‖² + C Σ_i max(0, 1 − y_i wᵀx_i) − Σ_i α_i (for w = w(α))
+bounds P(w) − P(w*); its pieces are sums over the partitions (:func:`hinge_sum`).
+
+References
+----------
+C. Ma, V. Smith, M. Jaggi, M. I. Jordan, P. Richtárik, M. Takáč, "Adding vs. averaging in
+distributed primal-dual optimization", ICML 2015. V. Smith, S. Forte, C. Ma, M. Takáč,
+M. I. Jordan, M. Jaggi, "CoCoA: a general framework for communication-efficient distributed
+optimization", JMLR 18 (2018).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from ratkit.exceptions import ParameterError
+from ratkit.learners.dcd.epochs import epoch_indexed, inverse_diagonal
+
+#: With shrinking, a partition visits all its rows again every this many rounds.
+UNSHRINK_ROUNDS = 4
+
+__all__ = ["LocalRows", "LocalResult", "local_rows", "local_round", "hinge_sum", "local_objective", "duality_gap"]
+
+
+@dataclass
+class LocalRows:
+    """One partition's rows x_i (CSR on its own columns).
+
+    ``cols[j]`` is the global index of local column j; ``indptr``/``indices``/``data`` hold
+    x_i on the local columns; ``qinv`` = 1 / ‖x_i‖² (+∞ for an empty row). ``state`` keeps
+    the active set of each problem between rounds (shrinking), a heuristic only: a partition
+    rebuilt from scratch starts again with every row active.
+    """
+
+    cols: np.ndarray
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+    qinv: np.ndarray
+    state: dict[int, tuple[np.ndarray, int, int]] = field(default_factory=dict)
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.indptr.shape[0] - 1)
+
+
+@dataclass
+class LocalResult:
+    """What a round of one partition returns: Δα of its rows, A_kΔα on ``cols`` (its columns),
+    and Σ hinge at the round's input w."""
+
+    delta_alpha: np.ndarray
+    delta_w: np.ndarray
+    hinge: float
+    visits: int
+
+
+def local_rows(X: sp.csr_matrix) -> LocalRows:
+    """The rows of the CSR matrix ``X`` (global columns) as a partition holds them: on the
+    columns it uses."""
+    X = sp.csr_matrix(X, dtype=np.float64)
+    X.sum_duplicates()
+    cols, local = np.unique(X.indices, return_inverse=True)
+    data = X.data
+    sq = np.add.reduceat(data * data, X.indptr[:-1]) if data.size else np.zeros(X.shape[0])
+    sq = np.where(np.diff(X.indptr) > 0, sq, 0.0)  # reduceat repeats a value at an empty row
+    return LocalRows(
+        cols=cols.astype(np.int64),
+        indptr=X.indptr.astype(np.int64),
+        indices=local.astype(np.int64).reshape(-1),
+        data=data,
+        qinv=inverse_diagonal(sq),
+    )
+
+
+def _margins(rows: LocalRows, w_cols: np.ndarray) -> np.ndarray:
+    """x_iᵀw for every row, ``w_cols`` = w on the partition's columns."""
+    X = sp.csr_matrix((rows.data, rows.indices, rows.indptr), shape=(rows.n_rows, rows.cols.shape[0]))
+    return np.asarray(X @ w_cols).ravel()
+
+
+def hinge_sum(rows: LocalRows, y: np.ndarray, w_cols: np.ndarray) -> float:
+    """Σ_i max(0, 1 − y_i x_iᵀw) over the partition, ``w_cols`` = w on its columns."""
+    m = _margins(rows, np.asarray(w_cols, dtype=np.float64))
+    return float(np.maximum(1.0 - np.asarray(y, dtype=np.float64) * m, 0.0).sum())
+
+
+def local_objective(rows: LocalRows, y: np.ndarray, w_cols: np.ndarray, delta_alpha: np.ndarray, sigma: float) -> float:
+    """G_k(Δα) = Σ Δα_i − wᵀA_kΔα − (σ′/2)‖A_kΔα‖² (the subproblem, up to its constant)."""
+    X = sp.csr_matrix((rows.data, rows.indices, rows.indptr), shape=(rows.n_rows, rows.cols.shape[0]))
+    v = np.asarray(X.T @ (np.asarray(delta_alpha) * np.asarray(y))).ravel()  # A_kΔα
+    return float(np.sum(delta_alpha) - np.dot(w_cols, v) - 0.5 * sigma * np.dot(v, v))
+
+
+def duality_gap(w_sq: float, hinge: float, alpha_sum: float, C: float) -> float:
+    """P(w) − D(α) = ‖w‖² + C Σ hinge − Σ α, for w = w(α) (≥ 0; bounds P(w) − P(w*))."""
+    return float(w_sq + C * hinge - alpha_sum)
+
+
+def local_round(
+    rows: LocalRows,
+    y: np.ndarray,
+    alpha: np.ndarray,
+    w_cols: np.ndarray,
+    C: float,
+    sigma: float,
+    *,
+    passes: int = 1,
+    rng: np.random.RandomState,
+    shrinking: bool = False,
+    key: int = 0,
+    with_hinge: bool = True,
+) -> LocalResult:
+    """``passes`` DCD passes on the partition's subproblem G_k (with σ′ = ``sigma`` > 0) from
+    Δα = 0 (α is not changed).
+
+    ``w_cols`` is the shared w on the partition's columns. With ``shrinking``, a pass skips the
+    rows LIBLINEAR's rule shrank in the previous passes of this round and of the earlier
+    rounds of problem ``key`` (kept in ``rows.state``); every :data:`UNSHRINK_ROUNDS` rounds
+    all rows are visited again. Returns Δα, A_kΔα on the columns and, with ``with_hinge``, Σ hinge at w.
+    """
+    if not sigma > 0:
+        raise ParameterError(f"sigma (σ′ of CoCoA+) must be > 0; got {sigma!r}.")
+    y = np.asarray(y, dtype=np.float64)
+    w_cols = np.asarray(w_cols, dtype=np.float64)
+    hinge = float(np.maximum(1.0 - y * _margins(rows, w_cols), 0.0).sum()) if with_hinge else float("nan")
+    start = np.asarray(alpha, dtype=np.float64) * sigma
+    a = start.copy()
+    v = w_cols.copy()
+    n = rows.n_rows
+    own = np.zeros(n)
+    active, size, age = rows.state.get(key, (np.arange(n, dtype=np.int64), n, 0))
+    if not shrinking or age >= UNSHRINK_ROUNDS:
+        size, age = n, 0
+    max_old, min_old = np.inf, -np.inf
+    visits = 0
+    for _ in range(passes):
+        active[:size] = active[:size][rng.permutation(size)]
+        visits += size
+        pgmax, pgmin, kept, _ = epoch_indexed(
+            active, size, max_old, min_old, rows.indptr, rows.indices, rows.data, own, y, rows.qinv, sigma * C, a, v
+        )
+        if shrinking and kept:
+            size = kept
+            max_old = pgmax if pgmax > 0 else np.inf
+            min_old = pgmin if pgmin < 0 else -np.inf
+    if shrinking:
+        rows.state[key] = (active, size, age + 1)
+    return LocalResult((a - start) / sigma, (v - w_cols) / sigma, hinge, visits)

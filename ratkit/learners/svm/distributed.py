@@ -1,0 +1,490 @@
+"""Training a hashed :class:`~ratkit.learners.RationalSVC` on a Dask cluster (CoCoA+).
+
+Inside ``ratkit.compute_on(client=...)``, ``RationalSVC(kernel, n_features=2**k).fit(X, y)``
+calls :func:`fit_distributed`: the sequences X (a list, a ``dask.bag.Bag`` or a
+``dask.dataframe.Series``) are split into K blocks, each hashed into its CSR rows *on a
+worker* (:func:`~ratkit.learners.svm.hashing.hashed_features` needs no vocabulary) and kept
+there; the L1-loss SVM dual on those rows — the problem the single-process hashed fit solves,
+the bias included as the column of value s — is solved by CoCoA+ with adding and σ′ = K
+(:mod:`ratkit.learners.dcd.cocoa`). Each round sends w to every worker once, each block runs
+``local_passes`` DCD passes on its subproblem and returns Δα and A_kΔα on its own columns;
+this process keeps α (n floats) and w. A block is built by a task that holds its sequences
+(or by the Bag's or Series' own graph), so a worker that dies loses nothing Dask cannot
+recompute: the round is rescheduled.
+
+Stopping: each round also returns Σ hinge at the round's w, so the duality gap
+P(w) − D(α) = ‖w‖² + C Σ hinge − Σ α of the iterate that entered the round is known; the fit
+stops when it is at most ``tol`` × P(w) — the estimator's ``tol`` read as a *relative
+duality gap*, which guarantees P(w) ≤ (1 + tol) P(w*) — and returns that certified iterate.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from ratkit._convergence import warn_not_converged
+from ratkit._parallel import _direct_to_workers, _lost_worker_errors, active_client
+from ratkit.exceptions import DistributedError, ParameterError, TrainingDataError
+from ratkit.learners.dcd.cocoa import LocalRows, duality_gap, local_round, local_rows
+from ratkit.learners.svm import hashing
+
+__all__ = [
+    "LOCAL_PASSES",
+    "fit_distributed",
+    "is_collection",
+    "training_client",
+    "decision_function",
+    "predict",
+]
+
+log = logging.getLogger(__name__)
+
+#: Local DCD passes per block per round (measured, see bench/RESULTS.md "Training on Dask").
+LOCAL_PASSES = 2
+
+
+def is_collection(X: Any) -> bool:
+    """Whether X is a Dask collection of sequences: a ``dask.bag.Bag`` or a ``dask.dataframe.Series``."""
+    module = type(X).__module__
+    return (module.startswith("dask.bag") or module.startswith("dask.dataframe")) and hasattr(X, "to_delayed")
+
+
+def training_client(estimator: Any, X: Any) -> Any:
+    """The client ``estimator.fit(X, y)`` trains on, or None to train in this process.
+
+    A hashed fit (``n_features`` set) of sequences under an active Dask backend trains on
+    its client; a Bag or Series needs both, and is refused (ParameterError) without."""
+    collection = is_collection(X)
+    kind = type(X).__name__
+    if estimator.n_features is None:
+        if collection:
+            raise ParameterError(
+                f"{type(estimator).__name__}.fit got X as a Dask {kind}, which trains on the cluster with hashed "
+                "features only: set n_features (e.g. n_features=2**20). Exact features (n_features=None) need a "
+                "global vocabulary and train in one process on a list of sequences."
+            )
+        return None
+    client = active_client()
+    if collection and client is None:
+        raise ParameterError(
+            f"{type(estimator).__name__}.fit got X as a Dask {kind} but no Dask client is active: fit inside "
+            "`with ratkit.compute_on(client=client):` (or joblib.parallel_config(backend='dask')), or give X as a list."
+        )
+    if client is None or estimator._reads_vectors():
+        return None
+    return client
+
+
+@dataclass
+class _Block:
+    """A block of rows on a worker: its CSR rows (:class:`LocalRows`) and the sizes of the
+    partitions of X it was made of."""
+
+    rows: LocalRows
+    sizes: list[int]
+
+
+def _as_list(part: Any) -> list[Any]:
+    """A partition of X (a list, an iterator of a Bag, a pandas Series) as a list."""
+    return list(part.tolist() if hasattr(part, "tolist") else part)
+
+
+def _build_block(kernel: Any, n_features: int, bias: float, *parts: Any) -> _Block:
+    """Hash the sequences of ``parts`` (on a worker) into one block of rows, with the bias column."""
+    import scipy.sparse as sp
+
+    seqs = [_as_list(p) for p in parts]
+    X = [s for part in seqs for s in part]
+    H = hashing.hashed_features(kernel, X, n_features) if X else sp.csr_matrix((0, n_features))
+    if bias:
+        H = sp.hstack([H, sp.csr_matrix(np.full((H.shape[0], 1), bias))], format="csr")
+    return _Block(local_rows(H), [len(p) for p in seqs])
+
+
+def _block_info(block: _Block) -> tuple[list[int], np.ndarray]:
+    return block.sizes, block.rows.cols
+
+
+def _symbols(part: Any) -> set[str]:
+    """The symbols of the sequences of a partition (a string's characters)."""
+    from ratkit.automata.alphabet import as_symbols
+
+    out: set[str] = set()
+    for x in _as_list(part):
+        out.update(x if isinstance(x, str) else as_symbols(x))
+    return out
+
+
+def _round(
+    block: _Block,
+    w: np.ndarray,
+    alpha: np.ndarray,
+    y: np.ndarray,
+    C: float,
+    sigma: float,
+    passes: int,
+    seed: int,
+    shrinking: bool,
+    key: int,
+) -> tuple[np.ndarray, np.ndarray, float, int]:
+    rows = block.rows
+    rng = np.random.RandomState(seed)
+    res = local_round(rows, y, alpha, w[rows.cols], C, sigma, passes=passes, rng=rng, shrinking=shrinking, key=key)
+    return res.delta_alpha, res.delta_w, res.hinge, res.visits
+
+
+def _needs_alphabet(kernel: Any) -> bool:
+    """Whether the kernel infers something from its training data (e.g. a mismatch kernel's Σ)."""
+    from sklearn.base import clone
+
+    probe = clone(kernel)
+    probe.learn(["ab"])
+    return any(part.learned_params() for part in hashing.hashable_parts(probe))
+
+
+def _pieces(X: Any, n_blocks: int) -> tuple[list[Any], bool]:
+    """(the partitions of X, whether they are Dask delayed objects)."""
+    if is_collection(X):
+        return list(X.to_delayed()), True
+    from ratkit.automata.kernels.inputs import as_collection
+
+    X = X if isinstance(X, list) else as_collection(X, "X")
+    bounds = np.linspace(0, len(X), n_blocks + 1).astype(int)
+    return [X[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)], False
+
+
+def _labels(y: Any, client: Any, owner: str) -> tuple[np.ndarray, list[int] | None]:
+    """(all labels in order, the size of each of y's partitions or None for an array-like y)."""
+    if is_collection(y) or type(y).__module__.startswith("dask.array"):
+        import dask
+
+        parts = list(np.ravel(np.asarray(y.to_delayed(), dtype=object)))
+        values = client.gather(client.compute([dask.delayed(np.asarray)(p) for p in parts]))
+        values = [np.ravel(v) for v in values]
+        return (np.concatenate(values) if values else np.zeros(0)), [len(v) for v in values]
+    if y is None:
+        raise TrainingDataError(f"{owner}: y is None; give one class label per sequence.")
+    return np.asarray(y), None
+
+
+def _check_aligned(x_sizes: list[int], y_sizes: list[int] | None, n_labels: int, owner: str) -> None:
+    n = sum(x_sizes)
+    if y_sizes is not None and len(y_sizes) != len(x_sizes):
+        raise TrainingDataError(
+            f"{owner}: X has {len(x_sizes)} partitions but y has {len(y_sizes)}; give y with the same partitions "
+            "as X (e.g. both mapped from one Bag), or y as an array of n labels."
+        )
+    if y_sizes is not None:
+        for i, (a, b) in enumerate(zip(x_sizes, y_sizes, strict=True)):
+            if a != b:
+                raise TrainingDataError(
+                    f"{owner}: partition {i} of X has {a} sequences but partition {i} of y has {b} labels; y must "
+                    "be aligned with X, partition by partition (e.g. both mapped from one Bag)."
+                )
+    if n_labels != n:
+        raise TrainingDataError(f"{owner}: X has {n} samples but y has {n_labels} labels; give one label per sample.")
+
+
+def fit_distributed(
+    estimator: Any,
+    X: Any,
+    y: Any,
+    *,
+    client: Any = None,
+    n_partitions: int | None = None,
+    local_passes: int = LOCAL_PASSES,
+    shrinking: bool | None = None,
+    callback: Callable[[int, float], None] | None = None,
+) -> Any:
+    """Fit the hashed ``estimator`` (a :class:`~ratkit.learners.RationalSVC` with
+    ``n_features``) on X, y with the rows spread over the Dask cluster of ``client`` (the
+    active one by default), by CoCoA+ (see the module's description). Returns the estimator.
+
+    ``n_partitions``: K, the number of blocks of a list X (default: the cluster's worker
+    threads); a Bag's or Series' partitions are grouped into min(K, their number) blocks of
+    consecutive partitions. Fewer blocks converge in fewer rounds (σ′ = K). ``local_passes``:
+    DCD passes over a block per round. ``shrinking``: skip the rows LIBLINEAR's rule
+    shrinks inside a block (default: the estimator's). ``callback(round, relative_gap)``
+    runs after every round. Other settings (C, tol read as the relative duality gap,
+    max_iter as the number of rounds, fit_intercept, random_state, show_progress) are the
+    estimator's.
+    """
+    with estimator._fitting():
+        return _fit(estimator, X, y, client, n_partitions, local_passes, shrinking, callback)
+
+
+def _fit(
+    est: Any,
+    X: Any,
+    y: Any,
+    client: Any,
+    n_partitions: int | None,
+    local_passes: int,
+    shrinking: bool | None,
+    callback: Callable[[int, float], None] | None,
+) -> Any:
+    from ratkit._validation import check_int, check_real
+
+    owner = type(est).__name__
+    client = client if client is not None else active_client()
+    if client is None:
+        raise ParameterError(
+            f"{owner}: fit_distributed needs a Dask client: pass client= or use ratkit.compute_on(client=...)."
+        )
+    C, tol, max_iter = est._check_solver_params()
+    rng = est._random_state()
+    scale = check_real(est.intercept_scaling, "intercept_scaling", owner, low=0.0, low_open=True)
+    passes = check_int(local_passes, "local_passes", "fit_distributed", low=1)
+    kernel = est._resolve_kernel()
+    n_features = est._check_n_features(kernel)
+    if n_features is None:
+        raise ParameterError(f"{owner}: training on Dask needs hashed features; set n_features (e.g. 2**20).")
+    shrink = bool(est.shrinking if shrinking is None else shrinking)
+    bias = scale if est.fit_intercept else 0.0
+    lost = _lost_worker_errors()
+    blocks: list[Any] = []
+    try:
+        t0 = time.perf_counter()
+        workers = sum(client.nthreads().values()) or 1
+        K = workers if n_partitions is None else check_int(n_partitions, "n_partitions", "fit_distributed", low=1)
+        pieces, delayed = _pieces(X, K)
+        labels, y_sizes = _labels(y, client, owner)
+        if _needs_alphabet(kernel):
+            kernel.learn([tuple(sorted(_alphabet(client, pieces, delayed)))])
+        groups = [g for g in np.array_split(np.arange(len(pieces)), min(K, max(len(pieces), 1))) if g.size]
+        blocks = _build(client, kernel, n_features, bias, pieces, groups, delayed)
+        infos = client.gather([client.submit(_block_info, b, pure=False) for b in blocks])
+        x_sizes = [s for sizes, _ in infos for s in sizes]
+        _check_aligned(x_sizes, y_sizes, labels.shape[0], owner)
+        Y = est._encode_targets(labels, sum(x_sizes))
+        est.kernel_ = kernel
+        t1 = time.perf_counter()
+        run = _Rounds(client, blocks, [cols for _, cols in infos], C, tol, max_iter, passes, shrink, rng)
+        run.show_progress, run.callback, run.owner = bool(est.show_progress), callback, est._problem_name()
+        dim = n_features + (1 if bias else 0)
+        alphas, W, records = np.zeros(Y.shape), np.zeros((Y.shape[0], dim)), []
+        for c in range(Y.shape[0]):
+            records.append(run.solve(c, Y[c], alphas[c], W[c], f"CoCoA+ problem {c + 1}/{Y.shape[0]}"))
+        t2 = time.perf_counter()
+    except lost as exc:
+        raise DistributedError(
+            f"{owner}: a Dask worker died for good while training on the cluster ({type(exc).__name__}: {exc}). "
+            "Check the workers' memory limit (each holds its blocks of hashed rows), or use more partitions."
+        ) from exc
+    finally:
+        if blocks and client.status == "running":
+            client.cancel(blocks)
+    est.shift_ = bias * bias
+    est.alpha_ = alphas
+    est.intercept_ = bias * W[:, n_features] if bias else np.zeros(Y.shape[0])
+    est.coef_ = np.ascontiguousarray(W[:, :n_features])
+    est.feature_map_ = None
+    est.support_ = est.support_vectors_ = est.dual_coef_ = None
+    est.representation_ = "cocoa+"
+    est.wprime_size_ = {}
+    est.n_iter_ = int(max(len(r["relative_gap"]) for r in records))
+    est.converged_ = bool(all(r["converged"] for r in records))
+    est.convergence_ = {
+        "solver": "cocoa+",
+        "tol": float(tol),
+        "n_partitions": len(blocks),
+        "partition_sizes": [int(sum(x_sizes[i] for i in g)) for g in groups],
+        "local_passes": passes,
+        "problems": records,
+    }
+    est.fit_time_ = {"hashing": t1 - t0, "rounds": t2 - t1}
+    est.hashing_ = {"scheme": hashing.HASHING_SCHEME, "version": hashing.HASHING_VERSION, "n_features": n_features}
+    return est
+
+
+def _alphabet(client: Any, pieces: list[Any], delayed: bool) -> set[str]:
+    """The symbols of all of X, as a map over its partitions and a union here."""
+    if delayed:
+        import dask
+
+        parts = client.gather(client.compute([dask.delayed(_symbols)(p) for p in pieces]))
+    else:
+        parts = client.gather([client.submit(_symbols, p, pure=False) for p in pieces])
+    return set().union(*parts)
+
+
+def _build(
+    client: Any,
+    kernel: Any,
+    n_features: int,
+    bias: float,
+    pieces: list[Any],
+    groups: list[np.ndarray],
+    delayed: bool,
+) -> list[Any]:
+    """Futures of the blocks, one per group of pieces, each built on a worker by a task that
+    holds its pieces (or depends on the collection's graph), so that Dask can rebuild it."""
+    if delayed:
+        import dask
+
+        build = dask.delayed(_build_block, pure=True)
+        return list(client.compute([build(kernel, n_features, bias, *[pieces[i] for i in g]) for g in groups]))
+    return [client.submit(_build_block, kernel, n_features, bias, *[pieces[i] for i in g], pure=False) for g in groups]
+
+
+class _Rounds:
+    """The CoCoA+ rounds of one binary problem after another on the blocks."""
+
+    show_progress = False
+    callback: Callable[[int, float], None] | None = None
+    owner = "RationalSVC"
+
+    def __init__(
+        self,
+        client: Any,
+        blocks: list[Any],
+        cols: Sequence[np.ndarray],
+        C: float,
+        tol: float,
+        max_iter: int,
+        passes: int,
+        shrinking: bool,
+        rng: np.random.RandomState,
+    ) -> None:
+        self.client, self.blocks, self.cols = client, blocks, list(cols)
+        self.C, self.tol, self.max_iter, self.passes, self.shrinking, self.rng = (
+            C,
+            tol,
+            max_iter,
+            passes,
+            shrinking,
+            rng,
+        )
+        self.direct = _direct_to_workers(client)
+
+    def solve(self, c: int, y: np.ndarray, alpha: np.ndarray, w: np.ndarray, desc: str) -> dict[str, Any]:
+        """Rounds on problem ``c`` (labels ``y``), updating α and w in place, until the relative
+        duality gap of the iterate entering a round is ≤ tol (that iterate is kept) or max_iter rounds."""
+        client = self.client
+        gaps: list[float] = []
+        rel: list[float] = []
+        primal: list[float] = []
+        converged = False
+        bar = tqdm(total=None, desc=desc, disable=not self.show_progress, unit=" rounds", leave=True)
+        bounds: list[tuple[int, int]] = []
+        try:
+            for r in range(self.max_iter):
+                wf = client.scatter(w, broadcast=True, direct=self.direct, hash=False)
+                seeds = self.rng.randint(0, 2**31 - 1, size=len(self.blocks))
+                if not bounds:
+                    bounds = self._bounds()
+                futures = [
+                    client.submit(
+                        _round,
+                        b,
+                        wf,
+                        alpha[lo:hi],
+                        y[lo:hi],
+                        self.C,
+                        float(len(self.blocks)),
+                        self.passes,
+                        int(s),
+                        self.shrinking,
+                        c,
+                        pure=False,
+                    )
+                    for b, (lo, hi), s in zip(self.blocks, bounds, seeds, strict=True)
+                ]
+                results = client.gather(futures)
+                client.cancel([wf])
+                hinge = float(sum(res[2] for res in results))
+                wsq = float(np.dot(w, w))
+                gap = duality_gap(wsq, hinge, float(alpha.sum()), self.C)
+                p = 0.5 * wsq + self.C * hinge
+                gaps.append(gap)
+                primal.append(p)
+                rel.append(gap / p if p > 0 else 0.0)
+                bar.set_postfix({"gap": f"{rel[-1]:.2e}", "tol": f"{self.tol:.1e}", "P": f"{p:.6g}"}, refresh=False)
+                bar.update(1)
+                if self.callback is not None:
+                    self.callback(r + 1, rel[-1])
+                if not math.isfinite(gap):
+                    raise DistributedError(f"{self.owner}: the duality gap of round {r + 1} is {gap!r}.")
+                if rel[-1] <= self.tol:
+                    converged = True
+                    break
+                for (lo, hi), cols, (da, dw, _, _) in zip(bounds, self.cols, results, strict=True):
+                    alpha[lo:hi] = np.clip(alpha[lo:hi] + da, 0.0, self.C)
+                    w[cols] += dw
+        finally:
+            bar.close()
+        if not converged:
+            warn_not_converged(
+                self.owner,
+                self.max_iter,
+                "rounds",
+                f"the relative duality gap is still {rel[-1]:.3g} > tol={self.tol:g}",
+                "Increase max_iter, or raise tol.",
+            )
+        return {
+            "converged": converged,
+            "duality_gap": gaps,
+            "relative_gap": rel,
+            "primal_objective": primal,
+        }
+
+    def _bounds(self) -> list[tuple[int, int]]:
+        sizes = self.client.gather([self.client.submit(_n_rows, b, pure=False) for b in self.blocks])
+        ends = np.cumsum(sizes)
+        return [(int(e - s), int(e)) for s, e in zip(sizes, ends, strict=True)]
+
+
+def _n_rows(block: _Block) -> int:
+    return block.rows.n_rows
+
+
+# -- predictions on Dask collections ------------------------------------------------------
+def _predict_part(part: Any, model: Any, method: str) -> Any:
+    values = getattr(model, method)(_as_list(part))
+    if hasattr(part, "index"):  # a pandas Series: keep its index
+        import pandas as pd
+
+        if values.ndim == 2:
+            return pd.DataFrame(values, index=part.index, columns=list(model.classes_))
+        return pd.Series(values, index=part.index)
+    return list(values)
+
+
+def _map(model: Any, X: Any, method: str) -> Any:
+    import dask
+
+    held = dask.delayed(model, traverse=False)
+    if type(X).__module__.startswith("dask.bag"):
+        return X.map_partitions(_predict_part, held, method)
+    import pandas as pd
+
+    multi = method == "decision_function" and len(model.classes_) > 2
+    if multi:
+        meta: Any = pd.DataFrame({c: pd.Series([], dtype="f8") for c in model.classes_})
+    elif method == "predict":
+        meta = pd.Series([], dtype=np.asarray(model.classes_).dtype)
+    else:
+        meta = pd.Series([], dtype="f8")
+    return X.map_partitions(_predict_part, held, method, meta=meta)
+
+
+def decision_function(model: Any, X: Any) -> Any:
+    """``model.decision_function`` of each partition of a Bag (a Bag of values) or a Series
+    (a Series, or a DataFrame with a column per class for one-vs-rest), computed on the
+    workers when the result is."""
+    model._check_fitted()
+    return _map(model, X, "decision_function")
+
+
+def predict(model: Any, X: Any) -> Any:
+    """``model.predict`` of each partition of a Bag (a Bag of labels) or a Series (a Series)."""
+    model._check_fitted()
+    return _map(model, X, "predict")
