@@ -335,7 +335,7 @@ def child_cluster(args: argparse.Namespace) -> dict[str, Any]:
             out["client_peak_rss_growth_mb"] = (_status("VmHWM") - base) / MiB
             out["load_before"], out["load_after"] = load0, os.getloadavg()
             after = _on_workers(client, _worker_state)
-            out["workers"] = {
+            out["worker_stats"] = {
                 w: {
                     "cpu_seconds": after[w]["cpu_s"] - before[w]["cpu_s"],
                     "peak_rss_mb": after[w]["hwm_mb"],
@@ -452,9 +452,10 @@ def memory_demo(args: argparse.Namespace) -> dict[str, Any]:
     args.knobs = args.memory_knobs or args.knobs
     try:
         with tempfile.TemporaryDirectory() as out:
-            two = run_child("cluster", args, out, timeout=args.timeout, workers=2, **common)
+            k = args.memory_workers
+            many = run_child("cluster", args, out, timeout=args.timeout, workers=k, **common)
             one = run_child("cluster", args, out, timeout=args.timeout, workers=1, **common)
-            row = {"n": n, "parts": parts, "limit": limit, "two_workers": two, "one_worker": one}
+            row = {"n": n, "parts": parts, "limit": limit, "workers": k, "cluster": many, "one_worker": one}
             if not args.no_reference:
                 row["single"] = run_child("single", args, out, n=n, parts=parts)
                 row["evaluate"] = run_child("evaluate", args, out, n=n, parts=parts)
@@ -475,6 +476,12 @@ def _problem(res: dict[str, Any]) -> dict[str, Any]:
 def _blocks(res: dict[str, Any]) -> int:
     conv = res.get("convergence")
     return int(conv.get("n_partitions", 1)) if isinstance(conv, dict) else 1
+
+
+def _stats(res: dict[str, Any]) -> dict[str, Any]:
+    """Each worker's CPU seconds and peak RSS during the fit ("workers" in files of 3b02c78)."""
+    stats = res.get("worker_stats", res.get("workers"))
+    return stats if isinstance(stats, dict) else {}
 
 
 def _gap(res: dict[str, Any]) -> str:
@@ -516,9 +523,9 @@ def report_speedup(rows: list[dict[str, Any]]) -> str:
     out.append("|" + "---|" * 9)
     for r in rows:
         s, c = r["single"], r["cluster"]
-        if "workers" not in c:
+        if not _stats(c):
             continue
-        ws = c["workers"].values()
+        ws = _stats(c).values()
         ts = c.get("task_stream", {})
         out.append(
             f"| {r['n']:,} | {s['cpu_seconds']:.1f} | {c['client_cpu_seconds']:.1f} | "
@@ -552,7 +559,7 @@ def report_speedup(rows: list[dict[str, Any]]) -> str:
 def report_memory(row: dict[str, Any]) -> str:
     e = row.get("evaluate", {})
     size = f"{e['matrix_bytes'] / MiB:,.0f} MB ({e['nnz']:,} nnz)" if "matrix_bytes" in e else "not measured"
-    tol = row.get("two_workers", {}).get("tol")
+    tol = row.get("cluster", {}).get("tol")
     out = [
         f"n = {row['n']:,} windows in {row['parts']} partitions; worker memory limit {row['limit']}; "
         f"whole hashed matrix {size}; cluster fits' tol {tol if tol is not None else 'default'}.",
@@ -561,7 +568,13 @@ def report_memory(row: dict[str, Any]) -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     models = e.get("models", {})
-    for key, name in (("two_workers", "cluster2"), ("one_worker", "cluster1"), ("single", "single")):
+    k = row["workers"]
+    routes = (
+        ("cluster", f"cluster{k}", f"{k} workers"),
+        ("one_worker", "cluster1", "1 worker"),
+        ("single", "single", "1 process, no limit"),
+    )
+    for key, name, label in routes:
         r = row.get(key)
         if r is None:
             continue
@@ -572,13 +585,13 @@ def report_memory(row: dict[str, Any]) -> str:
         else:
             outcome = f"no result ({r['exit']}; last: {r.get('last_progress')})"
         outcome += f"; nanny memory events: {r['nanny_memory_events']}" if r.get("nanny_memory_events") else ""
-        peaks = " + ".join(f"{w['peak_rss_mb']:,.0f}" for w in r.get("workers", {}).values()) or "–"
+        peaks = " + ".join(f"{w['peak_rss_mb']:,.0f}" for w in _stats(r).values()) or "–"
         m = models.get(name if key != "single" else "single", {})
         acc = m.get("test_accuracy", r.get("test_accuracy_in_child"))
         acc = f"{100 * acc:.2f}" if acc is not None else "–"
         primal = f"{m['primal']:,.2f}" if m else "–"
         fit = f"{r['fit_seconds']:.1f}" if "fit_seconds" in r else "–"
-        out.append(f"| {key} | {r['exit']} | {fit} | {outcome} | {_rounds(r)} | {peaks} | {acc} | {primal} |")
+        out.append(f"| {label} | {r['exit']} | {fit} | {outcome} | {_rounds(r)} | {peaks} | {acc} | {primal} |")
     return "\n".join(out)
 
 
@@ -599,6 +612,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--parts", type=int, default=0, help=argparse.SUPPRESS)
     p.add_argument("--workers", type=int, default=2, help=argparse.SUPPRESS)
     p.add_argument("--memory-limit", default=None, help="worker memory limit of the demonstration (default 1.5GiB)")
+    p.add_argument("--memory-workers", type=int, default=2, help="workers of the demonstration's cluster (default 2)")
     p.add_argument("--memory-n", type=int, default=600_000, help="training windows of the demonstration")
     p.add_argument("--memory-parts", type=int, default=24, help="partitions of the demonstration's bag")
     p.add_argument(
