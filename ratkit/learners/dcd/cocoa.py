@@ -89,7 +89,8 @@ def local_rows(X: sp.csr_matrix) -> LocalRows:
     used = np.zeros(X.shape[1], dtype=bool)
     used[X.indices] = True
     cols = np.flatnonzero(used)
-    position = np.zeros(X.shape[1], dtype=np.int64)
+    # int32 column ids while they fit (4 bytes an entry, not 8: the partition's largest array)
+    position = np.zeros(X.shape[1], dtype=np.int32 if cols.shape[0] < np.iinfo(np.int32).max else np.int64)
     position[cols] = np.arange(cols.shape[0])
     local = position[X.indices]  # the columns renumbered in order: O(nnz + width), no sort
     data = X.data
