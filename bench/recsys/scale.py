@@ -216,6 +216,13 @@ def _tjsl(sgd: str) -> Callable[[int, int, int], Any]:
     return build
 
 
+def _mfauc(factors: int, epochs: int, seed: int) -> Any:
+    """MFAUC with exactly ``epochs`` iterations (tol = 0: no early stop)."""
+    from ratkit.recsys import MFAUC
+
+    return MFAUC(n_factors=factors, max_iter=epochs, tol=0.0, random_state=seed)
+
+
 class _Implicit:
     """implicit's CPU model behind ``fit(csr)``, one thread."""
 
@@ -236,6 +243,7 @@ MODELS: dict[str, Model] = {
     "fism-pair": Model(_fism("pair"), "FISM (per-pair epoch, reference)"),
     "tjsl": Model(_tjsl("user"), "TJSL, no examinations, L = 3 (per-user epoch)"),
     "tjsl-pair": Model(_tjsl("pair"), "TJSL, no examinations, L = 3 (per-pair epoch, reference)"),
+    "mfauc": Model(_mfauc, "MFAUC (hinge, max_iter = epochs, tol = 0)"),
     "bpr": Model(lambda f, e, s: _Implicit("bpr", f, e, s), "implicit BPR"),
     "als": Model(lambda f, e, s: _Implicit("als", f, e, s), "implicit ALS"),
 }
