@@ -46,6 +46,7 @@ __all__ = [
     "rating_range",
     "item_major",
     "INT64_SAFE",
+    "observed_weight_products",
 ]
 
 log = logging.getLogger(__name__)
@@ -111,8 +112,8 @@ def fit_codes(
                 f"than r rows, and the data has {rows} {what} for n_bits={s.n_bits}. Use n_bits < {rows}."
             )
     rng = check_random_state(random_state)
-    R = user_items.copy()
-    R.sort_indices()
+    # read only: no copy (the caller's checked matrix; a copy only to sort unsorted rows)
+    R = user_items if user_items.has_sorted_indices else user_items.sorted_indices()
     one_class = s.feedback == "implicit"
     if one_class:
         if R.nnz == 0:
@@ -147,8 +148,7 @@ def fit_codes(
         user_anchors, item_anchors = choose_anchors(U, V, G, rng, s.anchors)
         eta = component_weights(U, user_anchors, s.bandwidth, smoothing=s.smoothing)
         xi = component_weights(V, item_anchors, s.bandwidth, smoothing=s.smoothing)
-    rows = np.repeat(np.arange(m), np.diff(R.indptr))
-    mass = float(np.einsum("tk,tk->", eta[rows], xi[R.indices])) / R.nnz  # ω̄: mean Σ_k η_ik ξ_jk, observed
+    mass = float(observed_weight_products(R.indptr, R.indices, eta, xi).sum()) / R.nnz  # ω̄: mean over observed
     if mass > 0:
         target = target * mass
     csc = item_major(R)
@@ -212,7 +212,7 @@ class Problem:
     ) -> None:
         self.indptr, self.indices = indptr, indices
         self.item_ptr, self.item_users, self.item_pos = item_ptr, item_users, item_pos
-        self.user_pos = np.arange(indices.size)
+        self.user_pos = np.arange(indices.size, dtype=_index_dtype(indices.size))
         self.target, self.eta, self.xi, self.s = target, eta, xi, s
         self.m, self.n = eta.shape[0], xi.shape[0]
 
@@ -277,8 +277,7 @@ class Problem:
         the scaled ratings t on m over the observed pairs (p = ⌊(c + r)/2⌉ clipped to [0, r],
         halves to even; c = 0 when every m_ij is 0)."""
         G, r = self.s.n_components, self.s.n_bits
-        rows = np.repeat(np.arange(self.m), np.diff(self.indptr))
-        c = self._weights_coefficient(np.einsum("tk,tk->t", self.eta[rows], self.xi[self.indices]))
+        c = self._weights_coefficient(observed_weight_products(self.indptr, self.indices, self.eta, self.xi))
         p = int(np.clip(np.rint((c + r) / 2.0), 0, r))
         B = np.ones((G, self.m, r), dtype=np.int8)
         D = np.full((G, self.n, r), -1, dtype=np.int8)
@@ -377,6 +376,20 @@ class OneClassProblem(Problem):
         return loss + self.s.alpha_user * float(np.sum((B - X) ** 2)) + self.s.alpha_item * float(np.sum((D - Y) ** 2))
 
 
+def observed_weight_products(
+    indptr: np.ndarray, indices: np.ndarray, eta: np.ndarray, xi: np.ndarray, chunk: int = 1 << 16
+) -> np.ndarray:
+    """m_t = Σ_k η_ik ξ_jk for every stored (i, j) (CSR order), computed in chunks of entries: the
+    gathered rows of η and ξ (2·G floats an entry) are never held for every entry at once. Each
+    m_t is the same float as ``np.einsum("tk,tk->t", eta[rows], xi[indices])`` gives."""
+    rows = np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr))
+    out = np.empty(indices.shape[0])
+    for lo in range(0, indices.shape[0], chunk):
+        part = slice(lo, lo + chunk)
+        out[part] = np.einsum("tk,tk->t", eta[rows[part]], xi[indices[part]])
+    return out
+
+
 def choose_anchors(
     U: np.ndarray, V: np.ndarray, G: int, rng: np.random.Generator, method: str
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -419,7 +432,13 @@ def item_major(R: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     order = np.lexsort((rows, R.indices))
     item_ptr = np.zeros(R.shape[1] + 1, dtype=np.int64)
     np.cumsum(np.bincount(R.indices, minlength=R.shape[1]), out=item_ptr[1:])
-    return item_ptr, rows[order].astype(np.int64), order.astype(np.int64)
+    index = _index_dtype(R.nnz)
+    return item_ptr, rows[order].astype(index), order.astype(index)
+
+
+def _index_dtype(nnz: int) -> type:
+    """int32 for positions and ids below 2³¹ (4 bytes a stored entry, not 8), else int64."""
+    return np.int32 if nnz < np.iinfo(np.int32).max else np.int64
 
 
 def rating_range(R: sp.csr_matrix, declared: tuple[float, float] | None, owner: str) -> tuple[float, float]:
