@@ -212,7 +212,7 @@ class Problem:
     ) -> None:
         self.indptr, self.indices = indptr, indices
         self.item_ptr, self.item_users, self.item_pos = item_ptr, item_users, item_pos
-        self.user_pos = np.arange(indices.size, dtype=_index_dtype(indices.size))
+        self.user_pos: np.ndarray = np.arange(indices.size, dtype=_index_dtype(indices.size))
         self.target, self.eta, self.xi, self.s = target, eta, xi, s
         self.m, self.n = eta.shape[0], xi.shape[0]
 
