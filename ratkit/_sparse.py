@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["float64_csr"]
+__all__ = ["float64_csr", "index_dtype"]
 
 
 def float64_csr(matrix: Any, *, copy: bool = True) -> sp.csr_matrix:
@@ -21,3 +21,9 @@ def float64_csr(matrix: Any, *, copy: bool = True) -> sp.csr_matrix:
     if matrix.dtype != np.float64:
         return sp.csr_matrix(matrix.astype(np.float64))
     return sp.csr_matrix(matrix, dtype=np.float64, copy=copy)
+
+
+def index_dtype(*bounds: int) -> type[np.int32] | type[np.int64]:
+    """The integer type for ids or positions that stay below every bound: int32 when each
+    bound is below 2³¹ − 1 (4 bytes an entry instead of 8), else int64."""
+    return np.int32 if all(int(b) < np.iinfo(np.int32).max for b in bounds) else np.int64

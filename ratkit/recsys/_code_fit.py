@@ -22,6 +22,7 @@ from scipy.optimize import linear_sum_assignment
 from tqdm.auto import tqdm
 
 from ratkit._convergence import warn_not_converged
+from ratkit._sparse import index_dtype
 from ratkit._validation import check_random_state
 from ratkit.exceptions import DataFormatError, ParameterError
 from ratkit.recsys._balanced import balanced_orthogonal
@@ -212,7 +213,7 @@ class Problem:
     ) -> None:
         self.indptr, self.indices = indptr, indices
         self.item_ptr, self.item_users, self.item_pos = item_ptr, item_users, item_pos
-        self.user_pos: np.ndarray = np.arange(indices.size, dtype=_index_dtype(indices.size))
+        self.user_pos: np.ndarray = np.arange(indices.size, dtype=index_dtype(indices.size))
         self.target, self.eta, self.xi, self.s = target, eta, xi, s
         self.m, self.n = eta.shape[0], xi.shape[0]
 
@@ -432,13 +433,8 @@ def item_major(R: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     order = np.lexsort((rows, R.indices))
     item_ptr = np.zeros(R.shape[1] + 1, dtype=np.int64)
     np.cumsum(np.bincount(R.indices, minlength=R.shape[1]), out=item_ptr[1:])
-    index = _index_dtype(R.nnz)
+    index = index_dtype(R.nnz, R.shape[0])  # positions < nnz, user ids < m
     return item_ptr, rows[order].astype(index), order.astype(index)
-
-
-def _index_dtype(nnz: int) -> type:
-    """int32 for positions and ids below 2³¹ (4 bytes a stored entry, not 8), else int64."""
-    return np.int32 if nnz < np.iinfo(np.int32).max else np.int64
 
 
 def rating_range(R: sp.csr_matrix, declared: tuple[float, float] | None, owner: str) -> tuple[float, float]:

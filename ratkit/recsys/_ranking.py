@@ -24,6 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ratkit._jit import njit
+from ratkit._sparse import index_dtype
 from ratkit.exceptions import ParameterError
 from ratkit.limits import check_bytes
 from ratkit.recsys._validation import check_ids
@@ -203,7 +204,7 @@ def select(
         values = np.hstack([values, np.full((values.shape[0], pad), -np.inf)])
     if candidates is not None:
         ids = chosen[ids]
-    ids = np.asarray(ids, dtype=np.int32 if n_columns <= np.iinfo(np.int32).max else np.int64)
+    ids = np.asarray(ids, dtype=index_dtype(n_columns - 1))  # ids < n_columns
     ids[np.isneginf(values)] = -1
     return ids, np.asarray(values, dtype=np.float64)
 

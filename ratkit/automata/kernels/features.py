@@ -27,6 +27,7 @@ from tqdm.auto import tqdm
 
 from ratkit._jit import njit
 from ratkit._memory import trim_heap
+from ratkit._sparse import index_dtype
 from ratkit.automata.kernels._paths import TooManyPaths
 from ratkit.exceptions import OperationError, VocabularyError
 
@@ -184,12 +185,12 @@ def vocabulary_matrix(
     n_codes = _count_sorted_keys(keys, span, indptr)
     np.cumsum(indptr, out=indptr)
     nnz = int(indptr[-1])
-    index_dtype = np.int32 if max(nnz, n_codes) < np.iinfo(np.int32).max else np.int64
-    indices = np.empty(nnz, dtype=index_dtype)
+    index = index_dtype(nnz, n_codes)
+    indices = np.empty(nnz, dtype=index)
     data = np.empty(nnz, dtype=np.float64)
     uniq = np.empty(n_codes, dtype=np.int64)
     _fill_sorted_keys(keys, span, float(values[0]), indptr, indices, data, uniq)
-    F = sp.csr_matrix((data, indices, indptr.astype(index_dtype, copy=False)), shape=(n_rows, n_codes))
+    F = sp.csr_matrix((data, indices, indptr.astype(index, copy=False)), shape=(n_rows, n_codes))
     F.has_sorted_indices = True
     return uniq, F
 
@@ -250,8 +251,8 @@ def _two_passes(
     trim_heap()  # what the first pass freed, before the result's pages are written
     indptr = np.cumsum(counts)
     nnz = int(indptr[-1])
-    index_dtype = np.int32 if max(nnz, vocabulary.shape[0]) < np.iinfo(np.int32).max else np.int64
-    indices = np.empty(nnz, dtype=index_dtype)
+    index = index_dtype(nnz, vocabulary.shape[0])
+    indices = np.empty(nnz, dtype=index)
     data = np.empty(nnz, dtype=np.float64)
     for a, b in ranges:
         uniq, F = vocabulary_matrix(*triplets(a, b), b - a, overwrite_codes=True)
@@ -262,12 +263,12 @@ def _two_passes(
                 "feature map is not deterministic, and a Gram matrix written to a file needs it to be. Compute "
                 "the matrix in memory (without out=)."
             )
-        np.take(np.searchsorted(vocabulary, uniq).astype(index_dtype), F.indices, out=indices[lo:hi])
+        np.take(np.searchsorted(vocabulary, uniq).astype(index), F.indices, out=indices[lo:hi])
         data[lo:hi] = F.data
         bar.update(int(ends[b - 1]) - (int(ends[a - 1]) if a else 0))
         del uniq, F
         trim_heap()  # the range's transients would otherwise stay resident beside the result
-    F = sp.csr_matrix((data, indices, indptr.astype(index_dtype, copy=False)), shape=(n_rows, vocabulary.shape[0]))
+    F = sp.csr_matrix((data, indices, indptr.astype(index, copy=False)), shape=(n_rows, vocabulary.shape[0]))
     F.has_sorted_indices = True
     return vocabulary, F
 
@@ -326,8 +327,8 @@ def restrict_columns(F: sp.csr_matrix, column_map: np.ndarray, n_columns: int) -
     sorted_rows = F.has_sorted_indices and bool(np.all(kept_map[1:] > kept_map[:-1]))
     indptr = F.indptr.copy()  # F's indptr may be shared with another matrix
     nnz = _compact_columns(indptr, F.indices, F.data, column_map)
-    index_dtype = np.int32 if max(nnz, n_columns) < np.iinfo(np.int32).max else np.int64
-    arrays = (F.data[:nnz], F.indices[:nnz].astype(index_dtype, copy=False), indptr.astype(index_dtype, copy=False))
+    index = index_dtype(nnz, n_columns)
+    arrays = (F.data[:nnz], F.indices[:nnz].astype(index, copy=False), indptr.astype(index, copy=False))
     G = sp.csr_matrix(arrays, shape=(F.shape[0], n_columns), copy=False)
     G.has_sorted_indices = sorted_rows
     if not sorted_rows:

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from ratkit._sparse import index_dtype
 from ratkit.exceptions import ParameterError
 from ratkit.learners.dcd.epochs import epoch_indexed, inverse_diagonal
 
@@ -90,7 +91,7 @@ def local_rows(X: sp.csr_matrix) -> LocalRows:
     used[X.indices] = True
     cols = np.flatnonzero(used)
     # int32 column ids while they fit (4 bytes an entry, not 8: the partition's largest array)
-    position = np.zeros(X.shape[1], dtype=np.int32 if cols.shape[0] < np.iinfo(np.int32).max else np.int64)
+    position = np.zeros(X.shape[1], dtype=index_dtype(cols.shape[0]))
     position[cols] = np.arange(cols.shape[0])
     local = position[X.indices]  # the columns renumbered in order: O(nnz + width), no sort
     data = X.data

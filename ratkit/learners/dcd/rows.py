@@ -30,6 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ratkit._jit import njit
+from ratkit._sparse import index_dtype
 
 __all__ = ["IndexedRows", "csr_arrays", "csr_own_arrays"]
 
@@ -149,13 +150,13 @@ class IndexedRows:
         nnz = cols.shape[0]
         out_indptr = np.empty(n + 1, dtype=np.int64)
         # int32 slots when they fit: less memory to fill and for every pass to read
-        slot_type = np.int32 if first + order.shape[0] < np.iinfo(np.int32).max else np.int64
+        slot_type = index_dtype(first + order.shape[0])
         out_slots = np.empty(nnz + (n if bias > 0 else 0), dtype=slot_type)
         out_data = np.empty(out_slots.shape[0], dtype=np.float64)
         own, sq_norms = np.empty(n, dtype=np.float64), np.empty(n, dtype=np.float64)
         # int32 positions and rows when they fit: 8 bytes an entry instead of 16 at the build's peak
-        own_pos = np.empty(nnz, dtype=np.int32 if nnz < np.iinfo(np.int32).max else np.int64)
-        own_row = np.empty(nnz, dtype=np.int32 if n < np.iinfo(np.int32).max else np.int64)
+        own_pos = np.empty(nnz, dtype=index_dtype(nnz))
+        own_row = np.empty(nnz, dtype=index_dtype(n))
         q, r = _split_entries(
             indptr, cols, data, col_slot, float(bias), out_indptr, out_slots, out_data, own, sq_norms, own_pos, own_row
         )

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from ratkit._sparse import index_dtype
 from ratkit.learners.dcd.active_gram import cache_capacity
 from ratkit.learners.dcd.rows import IndexedRows, csr_arrays
 from ratkit.learners.wprime._automaton_arrays import dense_arc_table, intersect_slots, minimal_dfa, trie_paths
@@ -263,7 +264,7 @@ class AutomatonWPrime(IndexedRowsWPrime):
         slot_path[rows.col_slot[shared]] = self.position[shift:][shared]
         if bias > 0:
             slot_path[0] = self.position[0]
-        slot_type = np.int32 if aut.n_paths < np.iinfo(np.int32).max else np.int64
+        slot_type = index_dtype(aut.n_paths)
         rows = replace(
             rows,
             slots=slot_path.astype(slot_type)[rows.slots],
