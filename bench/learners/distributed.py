@@ -72,7 +72,8 @@ from typing import Any  # noqa: E402
 import numpy as np  # noqa: E402
 
 from bench.learners.distributed_report import blocks_of, report_memory, report_speedup  # noqa: E402
-from bench.learners.scale import DEFAULT_DATA, MiB, _reset_hwm, _status, stories, windows  # noqa: E402
+from bench.learners.scale import DEFAULT_DATA, MiB, stories, windows  # noqa: E402
+from bench.process_memory import reset_peak, status  # noqa: E402
 
 MODULE = "bench.learners.distributed"
 C = 1.0
@@ -210,7 +211,7 @@ def _jsonable(d: Any) -> Any:
 # -- per-process measurements ---------------------------------------------------------------------
 def _rss() -> dict[str, float]:
     """VmRSS and VmHWM of this process, MB; run on each worker by ``client.run``."""
-    return {"rss_mb": _status("VmRSS") / MiB, "hwm_mb": _status("VmHWM") / MiB}
+    return {"rss_mb": status("VmRSS") / MiB, "hwm_mb": status("VmHWM") / MiB}
 
 
 def _cpu() -> float:
@@ -266,8 +267,8 @@ def child_single(args: argparse.Namespace) -> dict[str, Any]:
     Xt, yt = test_windows(args)
     make_model(args.n_features).fit(X[:WARMUP], y[:WARMUP])
     trim_heap()
-    base = _status("VmRSS")
-    _reset_hwm()
+    base = status("VmRSS")
+    reset_peak()
     load0, cpu0 = os.getloadavg(), time.process_time()
     model = make_model(args.n_features)
     t = time.perf_counter()
@@ -278,7 +279,7 @@ def child_single(args: argparse.Namespace) -> dict[str, Any]:
         "n": len(X),
         "fit_seconds": fit,
         "cpu_seconds": time.process_time() - cpu0,
-        "peak_rss_growth_mb": (_status("VmHWM") - base) / MiB,
+        "peak_rss_growth_mb": (status("VmHWM") - base) / MiB,
         "load_before": load0,
         "load_after": os.getloadavg(),
         "fit_time_": _jsonable(getattr(model, "fit_time_", {})),
@@ -317,11 +318,11 @@ def child_cluster(args: argparse.Namespace) -> dict[str, Any]:
             with warnings.catch_warnings():  # 10 rounds: enough to load the code on every worker
                 warnings.simplefilter("ignore")
                 fit_on(client, make_model(args.n_features, max_iter=10), Xw, yw, knobs)
-            out["client_rss_after_data_mb"] = _status("VmRSS") / MiB
-            _on_workers(client, _reset_hwm)
-            _reset_hwm()
+            out["client_rss_after_data_mb"] = status("VmRSS") / MiB
+            _on_workers(client, reset_peak)
+            reset_peak()
             before = _on_workers(client, _worker_state)
-            load0, cpu0, base = os.getloadavg(), time.process_time(), _status("VmRSS")
+            load0, cpu0, base = os.getloadavg(), time.process_time(), status("VmRSS")
             model = make_model(args.n_features, args.tol)
             t = time.perf_counter()
             try:
@@ -333,7 +334,7 @@ def child_cluster(args: argparse.Namespace) -> dict[str, Any]:
                 return out
             out["fit_seconds"] = time.perf_counter() - t
             out["client_cpu_seconds"] = time.process_time() - cpu0
-            out["client_peak_rss_growth_mb"] = (_status("VmHWM") - base) / MiB
+            out["client_peak_rss_growth_mb"] = (status("VmHWM") - base) / MiB
             out["load_before"], out["load_after"] = load0, os.getloadavg()
             after = _on_workers(client, _worker_state)
             out["worker_stats"] = {

@@ -70,6 +70,8 @@ from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from bench.process_memory import reset_peak, status  # noqa: E402
+
 DEFAULT_DATA = os.path.join("..", "shared", "data", "reuters21578")
 WIDTH = 300
 LABEL = "acq"
@@ -120,35 +122,22 @@ def split_stories(
 
 
 # -- memory ------------------------------------------------------------------------------------
-def _status(field: str) -> int:
-    with open("/proc/self/status", encoding="ascii") as fh:
-        for line in fh:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) * 1024
-    raise RuntimeError(f"{field} not in /proc/self/status")
-
-
-def _reset_hwm() -> None:
-    with open("/proc/self/clear_refs", "w") as fh:
-        fh.write("5")
-
-
 class Stages:
     """Seconds, peak growth and held memory (MB over the baseline) of each stage, in run order."""
 
     def __init__(self) -> None:
-        self.baseline = _status("VmRSS")
+        self.baseline = status("VmRSS")
         self.t_start = time.perf_counter()
         self.records: dict[str, dict[str, float]] = {}
         self.other_peak = 0
         self.active = False
-        _reset_hwm()
+        reset_peak()
 
     def run(self, name: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         if self.active:  # a stage inside a stage: counted in the outer one
             return fn(*args, **kwargs)
-        self.other_peak = max(self.other_peak, _status("VmHWM"))  # the gap before it
-        _reset_hwm()
+        self.other_peak = max(self.other_peak, status("VmHWM"))  # the gap before it
+        reset_peak()
         self.active = True
         t0 = time.perf_counter()
         try:
@@ -158,9 +147,9 @@ class Stages:
             self.active = False
             r = self.records.setdefault(name, {"seconds": 0.0, "peak_mb": 0.0, "held_mb": 0.0})
             r["seconds"] += seconds
-            r["peak_mb"] = max(r["peak_mb"], (_status("VmHWM") - self.baseline) / MiB)
-            r["held_mb"] = (_status("VmRSS") - self.baseline) / MiB
-            _reset_hwm()
+            r["peak_mb"] = max(r["peak_mb"], (status("VmHWM") - self.baseline) / MiB)
+            r["held_mb"] = (status("VmRSS") - self.baseline) / MiB
+            reset_peak()
 
     def wrap(self, owner: Any, attr: str, name: str, static: bool = False) -> None:
         fn = getattr(owner, attr)
@@ -177,7 +166,7 @@ class Stages:
             "baseline_mb": self.baseline / MiB,
             "ru_maxrss_growth_mb": (peak - self.baseline) / MiB,  # the loading of the corpus may set it
             "other_seconds": total - staged,
-            "other_peak_mb": (max(self.other_peak, _status("VmHWM")) - self.baseline) / MiB,
+            "other_peak_mb": (max(self.other_peak, status("VmHWM")) - self.baseline) / MiB,
             "stages": self.records,
         }
 

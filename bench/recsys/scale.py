@@ -46,6 +46,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from bench.process_memory import reset_peak, status
+
 DEFAULT_ML = os.path.join("..", "shared", "data", "movielens-100k", "ml-100k")
 DEFAULT_LASTFM = os.path.join("..", "shared", "data", "lastfm-hetrec2011-2k")
 #: interactions → (users, items), the issue's sizes
@@ -267,16 +269,6 @@ def build(name: str, factors: int, epochs: int, seed: int) -> Any:
 # ------------------------------------------------------------------------------------------
 
 
-def _status() -> dict[str, int]:
-    """VmRSS and VmHWM of this process, in bytes."""
-    out = {}
-    with open("/proc/self/status", encoding="ascii") as fh:
-        for line in fh:
-            if line.startswith(("VmRSS:", "VmHWM:")):
-                out[line.split(":")[0]] = int(line.split()[1]) * 1024
-    return out
-
-
 def child(args: argparse.Namespace) -> int:
     """Fit ``args.child`` on the matrix in ``args.data``; print one JSON line (seconds, bytes)."""
     from ratkit._memory import trim_heap
@@ -289,13 +281,12 @@ def child(args: argparse.Namespace) -> int:
     model = build(args.child, args.factors, args.epochs, args.seed)
     gc.collect()
     trim_heap()
-    base = _status()["VmRSS"]
-    with open("/proc/self/clear_refs", "w", encoding="ascii") as fh:
-        fh.write("5")  # VmHWM ← VmRSS
+    base = status("VmRSS")
+    reset_peak()
     t0 = time.perf_counter()
     model.fit(X)
     seconds = time.perf_counter() - t0
-    peak = _status()["VmHWM"]
+    peak = status("VmHWM")
     matrix = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
     print(json.dumps({"seconds": seconds, "peak_growth": peak - base, "baseline": base, "matrix_bytes": matrix}))
     return 0

@@ -41,26 +41,13 @@ from unittest import mock
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from bench.process_memory import reset_peak, status
 from bench.scale import DEFAULT_REUTERS, context, reuters_bodies
 from bench.scale.gram import block_bytes_for, compare
 from ratkit._memory import trim_heap
 
 _ROOT = Path(__file__).resolve().parents[2]
 MiB = 2**20
-
-
-def _status(field: str) -> int:
-    """A ``/proc/self/status`` field in bytes (VmRSS, VmHWM)."""
-    with open("/proc/self/status", encoding="ascii") as fh:
-        for line in fh:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) * 1024
-    raise RuntimeError(f"{field} not in /proc/self/status")
-
-
-def _reset_peak() -> None:
-    with open("/proc/self/clear_refs", "w", encoding="ascii") as fh:
-        fh.write("5")
 
 
 def _csr_bytes(F: Any) -> int:
@@ -80,16 +67,16 @@ def child(args: argparse.Namespace) -> int:
 
     def block_work(*a: Any, **kw: Any) -> Any:
         work, shared, mirror = real_block_work(*a, **kw)
-        marks["features peak"] = _status("VmHWM")
+        marks["features peak"] = status("VmHWM")
         marks["features bytes"] = _csr_bytes(shared[0].value)
         features.extend(s.value for s in shared)
-        marks["rss after features"] = _status("VmRSS")
-        _reset_peak()
+        marks["rss after features"] = status("VmRSS")
+        reset_peak()
         return work, shared, mirror
 
     out = Path(args.child)
     features: list[Any] = []
-    marks["baseline, cold"] = _status("VmRSS")
+    marks["baseline, cold"] = status("VmRSS")
     # what the call imports and fills on first use (joblib's machinery, scipy.sparse, the n-gram
     # extractor): a warm-up call on a few stories with another kernel object, its file removed and
     # the memory it freed handed back to the system, before the baseline is read
@@ -99,23 +86,23 @@ def child(args: argparse.Namespace) -> int:
         path.unlink()
     gc.collect()
     trim_heap()
-    marks["baseline"] = _status("VmRSS")
-    _reset_peak()
+    marks["baseline"] = status("VmRSS")
+    reset_peak()
     start = time.perf_counter()
     with mock.patch.object(_blocked, "_block_work", block_work):
         G = k.gram(docs, n_jobs=1, out=out, block_bytes=B, show_progress=False)
     marks["seconds"] = time.perf_counter() - start
-    marks["blocks peak"] = _status("VmHWM")
+    marks["blocks peak"] = status("VmHWM")
     marks["blocks"] = len(json.loads(gram_file.manifest_path(out).read_text())["done"])
     marks["block bytes"] = B
     marks["shape"] = list(G.shape)
     del G
     # the first (widest) block alone: how much one block's product needs above the resident set
     rows = -(-len(docs) // args.blocks)
-    before = _status("VmRSS")
-    _reset_peak()
+    before = status("VmRSS")
+    reset_peak()
     tile = _blocked._feature_block(features[0], features[1], 0, rows, 0)
-    marks["one block transient"] = _status("VmHWM") - before
+    marks["one block transient"] = status("VmHWM") - before
     marks["tile bytes"] = int(tile.nbytes)
     del tile
     marks["ru_maxrss self"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
