@@ -21,6 +21,7 @@ import functools
 import pickle
 import sys
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
@@ -42,6 +43,7 @@ __all__ = [
     "sequential",
     "compute_on",
     "active_client",
+    "scatter_to_all",
     "connect",
     "UNPICKLABLE",
 ]
@@ -210,13 +212,39 @@ def _broadcast(shared: Sequence[Shared], n_jobs: int | None) -> Iterator[tuple[A
         return
     client = backend.client
     distinct = list({id(s): s for s in shared}.values())
-    futures = client.scatter(distinct, broadcast=True, direct=_direct_to_workers(client), hash=False)
+    futures = scatter_to_all(client, distinct, direct=_direct_to_workers(client))
     future_of = {id(s): f for s, f in zip(distinct, futures, strict=True)}
     try:
         yield tuple(future_of[id(s)] for s in shared)
     finally:
         if client.status == "running":  # a closed client has released them already
             client.cancel(futures)
+
+
+#: Attempts :func:`scatter_to_all` makes while workers leave the cluster under it.
+SCATTER_ATTEMPTS = 5
+
+
+def scatter_to_all(client: Any, value: Any, *, direct: bool) -> Any:
+    """``client.scatter(value, broadcast=True, hash=False)``: the data on every worker.
+
+    A worker that dies during the broadcast leaves the scheduler replicating to an address it
+    no longer knows (a KeyError, or a closed connection); the broadcast is then made again to
+    the workers left, once the scheduler has settled, up to :data:`SCATTER_ATTEMPTS` times,
+    before a :class:`~ratkit.exceptions.DistributedError` says why."""
+    from distributed.comm.core import CommClosedError
+
+    for attempt in range(SCATTER_ATTEMPTS):
+        try:
+            return client.scatter(value, broadcast=True, direct=direct, hash=False)
+        except (KeyError, CommClosedError, OSError) as exc:
+            if attempt == SCATTER_ATTEMPTS - 1:
+                raise DistributedError(
+                    f"Sending data to every Dask worker failed {SCATTER_ATTEMPTS} times as workers left the "
+                    f"cluster ({type(exc).__name__}: {exc}). Check the workers' memory limit and logs."
+                ) from exc
+            time.sleep(0.5 * (attempt + 1))  # the scheduler removes the dead worker meanwhile
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _direct_to_workers(client: Any) -> bool:

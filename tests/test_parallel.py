@@ -167,3 +167,41 @@ def test_tasks_cancelled_because_a_worker_died_with_their_data_raise_a_distribut
         list(
             parallel_map(_add, [(i,) for i in range(3)], shared=(Shared(1),), n_jobs=2, ordered=ordered, desc="the map")
         )
+
+
+class _LeavingWorkers:
+    """A client whose broadcast fails ``failures`` times as a worker leaves (the scheduler's
+    KeyError for the address it dropped), then succeeds."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures, self.calls = failures, 0
+
+    def scatter(self, value, *, broadcast, direct, hash):
+        self.calls += 1
+        assert broadcast and not hash
+        if self.calls <= self.failures:
+            raise KeyError("tcp://127.0.0.1:33567")
+        return ("future", value)
+
+
+def test_a_broadcast_is_made_again_when_a_worker_leaves_under_it(monkeypatch):
+    pytest.importorskip("distributed")
+    import ratkit._parallel as parallel
+
+    monkeypatch.setattr(parallel.time, "sleep", lambda s: None)
+    client = _LeavingWorkers(failures=2)
+    assert parallel.scatter_to_all(client, 7, direct=False) == ("future", 7)
+    assert client.calls == 3
+
+
+def test_a_broadcast_that_keeps_failing_is_a_distributed_error(monkeypatch):
+    pytest.importorskip("distributed")
+    import ratkit._parallel as parallel
+
+    monkeypatch.setattr(parallel.time, "sleep", lambda s: None)
+    from ratkit.exceptions import DistributedError
+
+    client = _LeavingWorkers(failures=parallel.SCATTER_ATTEMPTS)
+    with pytest.raises(DistributedError, match="as workers left the cluster .*KeyError"):
+        parallel.scatter_to_all(client, 7, direct=False)
+    assert client.calls == parallel.SCATTER_ATTEMPTS

@@ -32,7 +32,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ratkit._convergence import warn_not_converged
-from ratkit._parallel import _direct_to_workers, _lost_worker_errors, active_client
+from ratkit._parallel import _direct_to_workers, _lost_worker_errors, active_client, scatter_to_all
 from ratkit.exceptions import DistributedError, ParameterError, TrainingDataError
 from ratkit.learners.dcd.cocoa import LocalRows, duality_gap, local_round, local_rows
 from ratkit.learners.svm import hashing
@@ -407,7 +407,7 @@ class _Rounds:
         steps: list[float] = []
         try:
             for r in range(self.max_iter):
-                wf = client.scatter(w, broadcast=True, direct=self.direct, hash=False)
+                wf = scatter_to_all(client, w, direct=self.direct)
                 seeds = self.rng.randint(0, 2**31 - 1, size=len(self.blocks))
                 if not bounds:
                     bounds = self._bounds()
