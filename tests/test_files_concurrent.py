@@ -139,8 +139,37 @@ def test_two_processes_writing_one_gram_file_one_wins_whole_the_other_is_refused
         assert sorted(os.listdir(tmp_path)) == ["g.npy", "g.npy.manifest.json"], attempt
 
 
+_HOLDING_CLI = textwrap.dedent(
+    """
+    import os, sys, time
+    from contextlib import contextmanager
+    import ratkit.automata.kernels.blocked as blocked
+    from ratkit.cli._main import main
+
+    held, release = sys.argv[1], sys.argv[2]
+    take = blocked.locked
+
+    @contextmanager
+    def locked_until_released(path, what):
+        # the real lock, held until the test says so: the other command then surely meets it
+        with take(path, what):
+            open(held, "w").close()
+            while not os.path.exists(release):
+                time.sleep(0.001)
+            yield
+
+    blocked.locked = locked_until_released
+    sys.exit(main(sys.argv[3:]))
+    """
+)
+
+
 @pytest.mark.slow
-def test_two_ratkit_gram_commands_on_one_output_one_wins_the_other_exits_2(tmp_path):
+def test_a_ratkit_gram_command_on_an_output_another_is_writing_exits_2(tmp_path):
+    """The first command holds the output's lock (paused inside it until the second has
+    ended, so the meeting does not depend on two interpreters' start-up times, which a
+    loaded CI machine made differ by more than the write); the second exits 2 with one
+    error line naming the file, and the first then writes its whole matrix."""
     out = tmp_path / "g.npy"
     data = []
     for seed, n in enumerate(SIZES):
@@ -148,22 +177,43 @@ def test_two_ratkit_gram_commands_on_one_output_one_wins_the_other_exits_2(tmp_p
         path.write_text("".join(x + "\n" for x in _data(seed, n)))
         data.append(path)
     np.save(out, np.arange(3.0))
+    held, release = tmp_path / "held", tmp_path / "release"
+    here = str(Path(ratkit.__file__).resolve().parents[1])  # this ratkit, in the children too
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")]))}
     spec = '{"family": "ngram", "n": 1}'
-    done = _race(
-        tmp_path,
-        [
-            [_CLI, str(tmp_path / "start"), "gram", "--data", str(path), "--kernel", spec, "-o", str(out)]
-            + ["--overwrite", "--quiet", "--block-bytes", str(8 * n)]
-            for path, n in zip(data, SIZES)
-        ],
+
+    def gram(path: Path) -> list[str]:
+        return ["gram", "--data", str(path), "--kernel", spec, "-o", str(out), "--overwrite", "--quiet"]
+
+    first = subprocess.Popen(
+        [sys.executable, "-c", _HOLDING_CLI, str(held), str(release), *gram(data[0])],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
-    codes = [run.returncode for run in done]
-    assert sorted(codes) == [0, 2], [(run.returncode, run.stderr) for run in done]
-    winner = codes.index(0)
-    error = [line for line in done[1 - winner].stderr.splitlines() if line.startswith("ratkit gram: error:")]
-    assert len(error) == 1 and done[1 - winner].stderr.strip().endswith(error[0]), done[1 - winner].stderr
+    try:
+        deadline = time.monotonic() + 120
+        while not held.exists():
+            assert first.poll() is None and time.monotonic() < deadline, first.communicate()
+            time.sleep(0.01)
+        cli = "import sys; from ratkit.cli import main; sys.exit(main(sys.argv[1:]))"
+        second = subprocess.run(
+            [sys.executable, "-c", cli, *gram(data[1])], capture_output=True, text=True, env=env, timeout=120
+        )
+        release.write_text("")
+        out_first, err_first = first.communicate(timeout=120)
+    finally:
+        if first.poll() is None:
+            first.kill()
+    assert first.returncode == 0, err_first
+    assert second.returncode == 2, second.stderr
+    error = [line for line in second.stderr.splitlines() if line.startswith("ratkit gram: error:")]
+    assert len(error) == 1 and second.stderr.strip().endswith(error[0]), second.stderr
     assert error[0].startswith(f"ratkit gram: error: The Gram matrix file {str(out)!r} is being written by another")
-    np.testing.assert_array_equal(np.load(out), _count_gram(_data(winner, SIZES[winner])))
+    assert f"(pid {first.pid})" in error[0]
+    np.testing.assert_array_equal(np.load(out), _count_gram(_data(0, SIZES[0])))
+    assert sorted(os.listdir(tmp_path)) == ["g.npy", "g.npy.manifest.json", "held", "release", "x0.txt", "x1.txt"]
 
 
 # -- the lock itself, in one process (flock conflicts between two opens of one file) -------
