@@ -34,7 +34,7 @@ from tqdm.auto import tqdm
 from ratkit._convergence import warn_not_converged
 from ratkit._parallel import _direct_to_workers, _lost_worker_errors, active_client, scatter_to_all
 from ratkit.exceptions import DistributedError, ParameterError, TrainingDataError
-from ratkit.learners.dcd.cocoa import LocalRows, duality_gap, local_round, local_rows
+from ratkit.learners.dcd.cocoa import LocalRows, duality_gap, local_round, local_rows, take_step
 from ratkit.learners.svm import hashing
 
 __all__ = [
@@ -48,8 +48,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: The largest multiple of the CoCoA+ update a round takes (its line search on D).
-MAX_STEP = 10.0
 #: Seconds a fit waits for its tasks while the cluster has no worker at all before it raises
 #: DistributedError (a nanny restarts a dead worker within seconds).
 NO_WORKERS_SECONDS = 60.0
@@ -468,23 +466,13 @@ class _Rounds:
         }
 
     def _step(self, w: np.ndarray, alpha: np.ndarray, bounds: list[tuple[int, int]], results: list[Any]) -> float:
-        """α += γΔα, w += γΣ_k A_kΔα_[k] with the γ that maximises D along the round's direction
-        within the box (γ = 1, CoCoA+'s step, is feasible, so D rises at least as much)."""
+        """α += γΔα, w += γΣ_k A_kΔα_[k] with the line-searched γ of
+        :func:`~ratkit.learners.dcd.cocoa.take_step` (γ = 1 is CoCoA+'s step)."""
         da = np.concatenate([res[0] for res in results]) if results else np.zeros(0)
         dw = np.zeros_like(w)
         for cols, res in zip(self.cols, results, strict=True):
             dw[cols] += res[1]
-        norm = float(np.dot(dw, dw))
-        gamma = 1.0
-        if norm > 0:
-            gamma = (float(da.sum()) - float(np.dot(w, dw))) / norm
-            with np.errstate(divide="ignore", invalid="ignore"):
-                room = np.where(da > 0, (self.C - alpha) / da, np.where(da < 0, -alpha / da, np.inf))
-            gamma = min(max(gamma, 0.0), float(room.min(initial=np.inf)), MAX_STEP)
-        alpha += gamma * da
-        np.clip(alpha, 0.0, self.C, out=alpha)
-        w += gamma * dw
-        return gamma
+        return take_step(alpha, w, da, dw, self.C)
 
     def _bounds(self) -> list[tuple[int, int]]:
         sizes = _gather(self.client, [self.client.submit(_n_rows, b, pure=False) for b in self.blocks], self.owner)
