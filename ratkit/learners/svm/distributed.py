@@ -5,10 +5,14 @@ calls :func:`fit_distributed`: the sequences X (a list, a ``dask.bag.Bag`` or a
 ``dask.dataframe.Series``) are split into K blocks, each hashed into its CSR rows *on a
 worker* (:func:`~ratkit.learners.svm.hashing.hashed_features` needs no vocabulary) and kept
 there; the L1-loss SVM dual on those rows — the problem the single-process hashed fit solves,
-the bias included as the column of value s — is solved by CoCoA+ with adding and σ′ = K
+the bias included as the column of value s — is solved in CoCoA+ rounds
 (:mod:`ratkit.learners.dcd.cocoa`). Each round sends w to every worker once, each block runs
-``local_passes`` DCD passes on its subproblem and returns Δα and A_kΔα on its own columns;
-this process keeps α (n floats) and w. A block is built by a task that holds its sequences
+``local_passes`` DCD passes on its subproblem (σ′ = 1 by default: each block improves its α as
+if it were alone) and returns Δα and A_kΔα on its own columns; this process keeps α (n floats)
+and w, and takes the step γ·Δα that maximises the dual along the round's direction
+(:func:`~ratkit.learners.dcd.cocoa.take_step`). γ = 1/K, CoCoA's averaging, is one of the
+steps it weighs, so a round gains at least what averaging gains (with σ′ = K, CoCoA+'s adding,
+at least what γ = 1 gains). A block is built by a task that holds its sequences
 (or by the Bag's or Series' own graph), so a worker that dies loses nothing Dask cannot
 recompute: the round is rescheduled.
 
@@ -39,6 +43,7 @@ from ratkit.learners.svm import hashing
 
 __all__ = [
     "LOCAL_PASSES",
+    "SIGMA",
     "fit_distributed",
     "is_collection",
     "training_client",
@@ -54,6 +59,11 @@ NO_WORKERS_SECONDS = 60.0
 #: Local DCD passes per block per round: 1, 3 and 10 passes took the same number of rounds on
 #: the scale benchmark's Reuters windows (n = 2·10⁴ and 10⁵, two blocks), so one.
 LOCAL_PASSES = 1
+#: σ′ of the local subproblems: with the line-searched step, σ′ = 1 took 170 rounds to a
+#: relative gap of 10⁻³ where σ′ = K took 261 (K = 2), and 165 rounds to 3·10⁻³ where σ′ = K
+#: took 346 (K = 8), on the scale benchmark's 10⁵ Reuters windows
+#: (bench/learners/distributed_rounds.py, bench/RESULTS.md).
+SIGMA = 1.0
 
 
 def is_collection(X: Any) -> bool:
@@ -228,6 +238,7 @@ def fit_distributed(
     local_passes: int = LOCAL_PASSES,
     shrinking: bool | None = None,
     callback: Callable[[int, float], None] | None = None,
+    sigma: float | None = None,
 ) -> Any:
     """Fit the hashed ``estimator`` (a :class:`~ratkit.learners.RationalSVC` with
     ``n_features``) on X, y with the rows spread over the Dask cluster of ``client`` (the
@@ -235,15 +246,17 @@ def fit_distributed(
 
     ``n_partitions``: K, the number of blocks of a list X (default: the cluster's worker
     threads); a Bag's or Series' partitions are grouped into min(K, their number) blocks of
-    consecutive partitions. Fewer blocks converge in fewer rounds (σ′ = K). ``local_passes``:
+    consecutive partitions. Fewer blocks converge in fewer rounds. ``local_passes``:
     DCD passes over a block per round. ``shrinking``: skip the rows LIBLINEAR's rule
     shrinks inside a block (default: the estimator's). ``callback(round, relative_gap)``
-    runs after every round. Other settings (C, tol read as the relative duality gap,
+    runs after every round. ``sigma``: σ′ of the blocks' subproblems (default
+    :data:`SIGMA` = 1; ``sigma=K`` is CoCoA+'s safe adding, which needed more rounds in the
+    measurements). Other settings (C, tol read as the relative duality gap,
     max_iter as the number of rounds, fit_intercept, random_state, show_progress) are the
     estimator's.
     """
     with estimator._fitting():
-        return _fit(estimator, X, y, client, n_partitions, local_passes, shrinking, callback)
+        return _fit(estimator, X, y, client, n_partitions, local_passes, shrinking, callback, sigma)
 
 
 def _fit(
@@ -255,6 +268,7 @@ def _fit(
     local_passes: int,
     shrinking: bool | None,
     callback: Callable[[int, float], None] | None,
+    sigma: float | None,
 ) -> Any:
     from ratkit._validation import check_int, check_real
 
@@ -268,6 +282,7 @@ def _fit(
     rng = est._random_state()
     scale = check_real(est.intercept_scaling, "intercept_scaling", owner, low=0.0, low_open=True)
     passes = check_int(local_passes, "local_passes", "fit_distributed", low=1)
+    sigma = SIGMA if sigma is None else check_real(sigma, "sigma", "fit_distributed", low=0.0, low_open=True)
     kernel = est._resolve_kernel()
     n_features = est._check_n_features(kernel)
     if n_features is None:
@@ -294,7 +309,7 @@ def _fit(
         Y = est._encode_targets(labels, sum(x_sizes))
         est.kernel_ = kernel
         t1 = time.perf_counter()
-        run = _Rounds(client, blocks, [cols for _, cols in infos], C, tol, max_iter, passes, shrink, rng)
+        run = _Rounds(client, blocks, [cols for _, cols in infos], C, tol, max_iter, passes, shrink, rng, sigma)
         run.show_progress, run.callback, run.owner = bool(est.show_progress), callback, est._problem_name()
         dim = n_features + (1 if bias else 0)
         alphas, W, records = np.zeros(Y.shape), np.zeros((Y.shape[0], dim)), []
@@ -325,6 +340,7 @@ def _fit(
         "n_partitions": len(blocks),
         "partition_sizes": [int(sum(x_sizes[i] for i in g)) for g in groups],
         "local_passes": passes,
+        "sigma": sigma,
         "problems": records,
     }
     est.fit_time_ = {"hashing": t1 - t0, "rounds": t2 - t1}
@@ -380,6 +396,7 @@ class _Rounds:
         passes: int,
         shrinking: bool,
         rng: np.random.RandomState,
+        sigma: float,
     ) -> None:
         self.client, self.blocks, self.cols = client, blocks, list(cols)
         self.C, self.tol, self.max_iter, self.passes, self.shrinking, self.rng = (
@@ -390,6 +407,7 @@ class _Rounds:
             shrinking,
             rng,
         )
+        self.sigma = sigma
         self.direct = _direct_to_workers(client)
 
     def solve(self, c: int, y: np.ndarray, alpha: np.ndarray, w: np.ndarray, desc: str) -> dict[str, Any]:
@@ -417,7 +435,7 @@ class _Rounds:
                         alpha[lo:hi],
                         y[lo:hi],
                         self.C,
-                        float(len(self.blocks)),
+                        self.sigma,
                         self.passes,
                         int(s),
                         self.shrinking,

@@ -110,6 +110,27 @@ def test_list_binary_reaches_single_process_optimum(client, single2):
     check_same_optimum(m, single2, X_TRAIN, Y2, X_TEST, Y2_TEST, True)
 
 
+def test_sigma_k_cocoa_adding_reaches_the_same_optimum(client, single2):
+    """σ′ = K (CoCoA+'s safe adding, γ = 1 always increases D) against the default σ′ = 1."""
+    m = model(fit_intercept=True)
+    fit_distributed(m, X_TRAIN, Y2, client=client, n_partitions=3, sigma=3)
+    assert m.converged_ and m.convergence_["sigma"] == 3.0 and m.convergence_["n_partitions"] == 3
+    check_same_optimum(m, single2, X_TRAIN, Y2, X_TEST, Y2_TEST, True)
+    default = fit_distributed(model(fit_intercept=True), X_TRAIN, Y2, client=client, n_partitions=3)
+    assert default.convergence_["sigma"] == 1.0
+    # every step is the line search's: never below D's value at γ = 0
+    duals = np.array(default.convergence_["problems"][0]["primal_objective"]) - np.array(
+        default.convergence_["problems"][0]["duality_gap"]
+    )
+    assert np.all(np.diff(duals) >= -1e-9 * np.abs(duals[1:]))
+
+
+@pytest.mark.parametrize("sigma", [0, -1.0, float("nan"), "two"])
+def test_a_bad_sigma_is_refused(client, sigma):
+    with pytest.raises(ParameterError, match="sigma"):
+        fit_distributed(model(), X_TRAIN, Y2, client=client, sigma=sigma)
+
+
 def test_bag_three_classes_reaches_single_process_optimum(client, single3):
     db = pytest.importorskip("dask.bag")
     X = db.from_sequence(X_TRAIN, npartitions=4)
