@@ -174,6 +174,12 @@ def test_duality_gap_certifies_each_round(client, capsys, tmp_path):
     assert record["relative_gap"][-1] <= m.tol
     # the model's P is the certified one, recomputed here
     assert primal(m, X_TRAIN, Y2, True)[0] == pytest.approx(P[-1], rel=1e-9)
+    # the gap is computed at round 1, then after a tenth of the rounds so far (≤ 10 apart)
+    checked = record["checked_rounds"]
+    assert checked[0] == 1 and len(checked) == len(gap) and checked[-1] == record["rounds"] == m.n_iter_
+    spacing = np.diff(checked)
+    assert np.all(spacing >= 1) and np.all(spacing <= np.maximum(1, np.minimum(10, np.array(checked[:-1]) // 10)))
+    assert len(record["step"]) == record["rounds"] - 1  # every round before the certified one stepped
 
 
 def test_a_killed_worker_is_rescheduled(client, single2):
