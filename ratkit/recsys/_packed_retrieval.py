@@ -53,19 +53,21 @@ _NO_OFFSETS = np.empty(0, dtype=np.int32)
 def _top_rows(
     rows, users_codes, users_weights, codes, weights, n_bits, indptr, indices, excluded, k, ids, values
 ):  # pragma: no cover - compiled
-    """``ids[t]``/``values[t]``: the ``k`` best items of user ``rows[t]`` by :func:`_score_row`,
-    best first, ties to the smaller id, leaving out the items ``indices[indptr[t]:indptr[t + 1]]``
-    (CSR rows, one per user; ``indptr`` of length 0: none left out). Each row is scored into
-    one scratch row that stays in cache, the left-out items are set to ``excluded`` (a value
-    below every score: −∞, or the least integer of the scores' dtype), and
-    :func:`~ratkit.recsys._ranking.top_k_row` selects from it; a place holding ``excluded``
-    (too few items left) gets id −1.
+    """``ids[t]``/``values[t]``: the ``k`` best items of user ``rows[t]``, scored by
+    :func:`~ratkit.recsys._packed_codes._score_row`, best first, ties to the smaller id,
+    leaving out the items ``indices[indptr[t]:indptr[t + 1]]`` (CSR rows, one per user;
+    ``indptr`` of length 0: none left out). Each row is scored into one scratch row that stays
+    in cache, the left-out items are set to ``excluded`` (a value below every score: −∞, or
+    the least integer of the scores' dtype), and :func:`~ratkit.recsys._ranking.top_k_row`
+    selects from it; a place holding ``excluded`` (too few items left, or a score of −∞)
+    gets id −1.
 
-    Returns ``_BAD_SHAPES`` when the arrays do not fit together (those of :func:`_score_rows`,
-    ``1 ≤ k ≤ n``, ids and values of shape (len(rows), k), ``indptr`` of length 0 or
-    len(rows) + 1), ``_BAD_EXCLUDED`` when the offsets decrease, end outside ``indices`` or an
-    excluded id is outside [0, n), the position in ``rows`` of the first user index outside
-    [0, m); else −1 (filled).
+    Compiled code does not check bounds, so everything is checked first: returns
+    ``_BAD_SHAPES`` when the arrays do not fit together (as for
+    :func:`~ratkit.recsys._packed_codes._score_rows`; ``1 ≤ k ≤ n``; ids and values of shape
+    (len(rows), k); ``indptr`` of length 0 or len(rows) + 1), ``_BAD_EXCLUDED`` when the
+    offsets decrease or end outside ``indices`` or an excluded id is outside [0, n), the
+    position in ``rows`` of the first user index outside [0, m); else −1 (filled).
     """
     g, n_w, n = codes.shape
     m = rows.shape[0]

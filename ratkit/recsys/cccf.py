@@ -71,10 +71,10 @@ at 8 × 8 bits ranks close to implicit's ALS at 64 float factors and far above p
 where the rating model ranks below popularity (bench/RESULTS.md, "One-class CCCF and DCF
 on the all-items task (issue 38)").
 
-Scoring (§3.7): ``recommend`` and ``score`` use the codes packed into bytes with popcount
-(:mod:`ratkit.recsys._packed_codes`), skipping components whose weight is zero; with
-``weight_scale`` = e the weights are the integers ⌊e·η⌉, ⌊e·ξ⌉ and the score is their
-integer sum divided by e² (:meth:`CCCF.integer_weight_error` measures the approximation).
+Scoring (§3.7): packed codes, popcount, components of weight 0 skipped (``_packed_codes``);
+``recommend`` scores, drops the liked items and keeps the top N in one compiled pass per user
+(``_packed_retrieval``). With ``weight_scale`` = e the weights are the integers ⌊e·η⌉, ⌊e·ξ⌉,
+the score their sum / e² (:meth:`CCCF.integer_weight_error` measures the approximation).
 ``exact=True`` scores with the float weights and float codes instead.
 
 DCF (Zhang et al. 2016) is the same code with G = 1 and every weight 1: Hamming ranking.
