@@ -54,6 +54,7 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 from bench.recsys.top_k import GivenFactors, least_times  # noqa: E402
 from ratkit.recsys import CCCF, DCF, MFAUC, Popularity, PureSVD  # noqa: E402
 from ratkit.recsys._packed_codes import table_scores  # noqa: E402
+from ratkit.recsys._packed_retrieval import table_recommend  # noqa: E402
 from ratkit.recsys._ranking import top_n  # noqa: E402
 
 DEFAULT_DATA = os.path.join("..", "shared", "data", "movielens-100k", "ml-100k")
@@ -259,7 +260,25 @@ def speed(matrix: sp.csr_matrix, chosen: dict[str, dict[str, Any]], batch: int, 
         "numpy float32 U·Vᵀ, filter, compiled top-10": matmul_top(U32, V32),
         "numpy float64 U·Vᵀ, filter, compiled top-10": matmul_top(U, V),
     }
+
+    def one_pass(model: Any) -> Callable[[], Any]:
+        weights, table = model._scoring_tables()
+        return lambda: [table_recommend(table, model.codes_user_, weights, b, K, r) for b, r in zip(blocks, rows)]
+
+    stored = [U32[b] @ V32.T for b in blocks]  # float32 scores made once: the selection alone
+
+    def select_only() -> Any:
+        out = []
+        for block_scores, (r, c) in zip(stored, liked):
+            block_scores = block_scores.copy()
+            block_scores[r, c] = -np.inf
+            out.append(top_n(block_scores, K))
+        return out
+
     parts = {
+        f"one pass (table_recommend: scores, filter, top-10), int32 weights e={e}": one_pass(integer),
+        "copy, filter and compiled top-10 of stored float32 U·Vᵀ": select_only,
+        "copy of stored float32 U·Vᵀ only": lambda: [x.copy() for x in stored],
         f"packed scores only, int32 weights e={e}": scores_only(integer),
         "packed scores only, float weights": scores_only(cccf),
         "numpy float32 U·Vᵀ only": lambda: [U32[b] @ V32.T for b in blocks],
