@@ -44,7 +44,8 @@ import argparse  # noqa: E402 - the thread settings must come before numpy is im
 import json  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
-from collections.abc import Callable  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
 from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -233,6 +234,13 @@ def speed(matrix: sp.csr_matrix, chosen: dict[str, dict[str, Any]], batch: int, 
     def recommend(model: Any) -> Callable[[], Any]:
         return lambda: [model.recommend(b, r, N=K) for b, r in zip(blocks, rows)]
 
+    def shared_path(model: Any) -> Callable[[], Any]:
+        def run() -> Any:
+            with through_shared_path(model):
+                return [model.recommend(b, r, N=K) for b, r in zip(blocks, rows)]
+
+        return run
+
     def matmul_top(Uf: np.ndarray, Vf: np.ndarray) -> Callable[[], Any]:
         def run() -> Any:
             out = []
@@ -253,6 +261,7 @@ def speed(matrix: sp.csr_matrix, chosen: dict[str, dict[str, Any]], batch: int, 
         f"CCCF.recommend, 8×8 bits, int32 weights e={e}": recommend(integer),
         "CCCF.recommend, 8×8 bits, float weights": recommend(cccf),
         "DCF.recommend, 64 bits": recommend(dcf),
+        f"CCCF.recommend e={e} through the shared path (scores ÷ e², filter, select: before)": shared_path(integer),
     }
     references = {
         "implicit ALS(64).recommend (float32)": recommend(als),
@@ -302,15 +311,24 @@ def speed(matrix: sp.csr_matrix, chosen: dict[str, dict[str, Any]], batch: int, 
         print(f"| {name} | {times[name]:.4f} |")
 
 
+@contextmanager
+def through_shared_path(model: Any) -> Iterator[None]:
+    """``model.recommend`` as before the one-pass path: dense float64 score rows (integer scores
+    divided by e²), the liked items set to −inf, then ``select`` (``_select_users`` → None)."""
+    cls = type(model)
+    select_users = cls._select_users
+    cls._select_users = lambda self, *args: None
+    try:
+        yield
+    finally:
+        cls._select_users = select_users
+
+
 def check_same_as_shared_path(model: Any, blocks: list[np.ndarray], rows: list[sp.csr_matrix]) -> None:
     """The one-pass ``recommend`` answers what scoring dense rows then ``select`` answers."""
     fused = [model.recommend(b, r, N=K) for b, r in zip(blocks, rows)]
-    select_users = type(model)._select_users
-    type(model)._select_users = lambda self, *args: None  # the shared path
-    try:
+    with through_shared_path(model):
         shared = [model.recommend(b, r, N=K) for b, r in zip(blocks, rows)]
-    finally:
-        type(model)._select_users = select_users
     for (ids, values), (want_ids, want_values) in zip(fused, shared):
         if not (np.array_equal(ids, want_ids) and np.array_equal(values, want_values)):
             raise AssertionError("the one-pass recommend differs from the shared path")
