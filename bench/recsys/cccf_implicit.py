@@ -316,12 +316,15 @@ def through_shared_path(model: Any) -> Iterator[None]:
     """``model.recommend`` as before the one-pass path: dense float64 score rows (integer scores
     divided by e²), the liked items set to −inf, then ``select`` (``_select_users`` → None)."""
     cls = type(model)
-    select_users = cls._select_users
+    own = cls.__dict__.get("_select_users")  # None: inherited, nothing to put back
     cls._select_users = lambda self, *args: None
     try:
         yield
     finally:
-        cls._select_users = select_users
+        if own is None:
+            del cls._select_users
+        else:
+            cls._select_users = own
 
 
 def check_same_as_shared_path(model: Any, blocks: list[np.ndarray], rows: list[sp.csr_matrix]) -> None:
