@@ -18,12 +18,14 @@ the thread variables to 1 unless set, and runs under ``threadpool_limits(1)``).
    ALS (64 factors, its defaults), BPR (64 factors, its defaults) and ratkit's PureSVD(64),
    Popularity and MFAUC(64) on the same splits: mean ± standard deviation over the seeds
    of precision@10, MAP@10, NDCG@10 and AUC@10, and the mean fit time.
-3. **Retrieval speed**: on seed 0, the top-10 of every user in batches of ``--batch`` users
-   (already-liked items filtered): ``CCCF.recommend`` (packed codes, popcount) against
-   float64 64-dimensional inner products through the same ``recommend`` path
-   (:class:`GivenFactors`, ALS's factors in float64), and the bare kernels (scores then the
-   compiled top-10, no filtering): the packed table scoring against ``U @ Vᵀ`` in float64.
-   The least of ``--repeats`` interleaved rounds.
+3. **Retrieval speed**: on seed 0, the top-10 of every user in batches of ``--batch`` users,
+   already-liked items filtered, through each model's public ``recommend``: CCCF (int32
+   weights e = 256, and float weights), DCF, against the float references at 64 dimensions
+   (ALS's factors): implicit's ``AlternatingLeastSquares.recommend`` (float32), ratkit's
+   ``recommend`` on the factors in float64 (:class:`GivenFactors`), and numpy's ``U @ Vᵀ`` in
+   float32 and float64 with the same filter and the same compiled top-10. The one-pass
+   ``recommend`` is checked against the shared path (dense scores, then ``select``). The
+   least of ``--repeats`` interleaved rounds.
 
 Run from the repository root::
 
@@ -42,7 +44,8 @@ import argparse  # noqa: E402 - the thread settings must come before numpy is im
 import json  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
-from collections.abc import Callable  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
 from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -52,6 +55,7 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 from bench.recsys.top_k import GivenFactors, least_times  # noqa: E402
 from ratkit.recsys import CCCF, DCF, MFAUC, Popularity, PureSVD  # noqa: E402
 from ratkit.recsys._packed_codes import table_scores  # noqa: E402
+from ratkit.recsys._packed_retrieval import table_recommend  # noqa: E402
 from ratkit.recsys._ranking import top_n  # noqa: E402
 
 DEFAULT_DATA = os.path.join("..", "shared", "data", "movielens-100k", "ml-100k")
@@ -210,67 +214,128 @@ def accuracy(
 
 
 def speed(matrix: sp.csr_matrix, chosen: dict[str, dict[str, Any]], batch: int, repeats: int) -> None:
+    """Part 3: the top-10 of every user, liked items filtered, through each model's ``recommend``
+    and through the bare float references, interleaved; ratios against each float reference."""
     train, _ = split(matrix, 0)
     cccf, _ = fit(hashing("CCCF", chosen["CCCF"], 0), train)
     integer, _ = fit(hashing("CCCF", chosen["CCCF"], 0, INTEGER_SCALE), train)
+    dcf, _ = fit(hashing("DCF", chosen["DCF"], 0), train)
     als = ImplicitModel("als", 0).fit(train)
-    U = np.ascontiguousarray(als.user_factors, dtype=np.float64)
-    V = np.ascontiguousarray(als.item_factors, dtype=np.float64)
+    U32 = np.ascontiguousarray(als.user_factors, dtype=np.float32)
+    V32 = np.ascontiguousarray(als.item_factors, dtype=np.float32)
+    U, V = U32.astype(np.float64), V32.astype(np.float64)
     floats = GivenFactors.holding(U, V)
     m = train.shape[0]
     blocks = [np.arange(start, min(start + batch, m)) for start in range(0, m, batch)]
+    rows = [train[b] for b in blocks]
+    # each block's liked (row, item) pairs, for the bare references' filter
+    liked = [(np.repeat(np.arange(len(b)), np.diff(r.indptr)), r.indices) for b, r in zip(blocks, rows)]
 
     def recommend(model: Any) -> Callable[[], Any]:
-        return lambda: [model.recommend(b, train[b], N=K) for b in blocks]
+        return lambda: [model.recommend(b, r, N=K) for b, r in zip(blocks, rows)]
 
-    def packed(model: Any) -> Callable[[], Any]:
-        weights, table = model._scoring_tables()
-        return lambda: [top_n(table_scores(table, model.codes_user_, weights, rows=b), K) for b in blocks]
+    def shared_path(model: Any) -> Callable[[], Any]:
+        def run() -> Any:
+            with through_shared_path(model):
+                return [model.recommend(b, r, N=K) for b, r in zip(blocks, rows)]
 
-    def dense() -> Any:
-        return [top_n(U[b] @ V.T, K) for b in blocks]
+        return run
+
+    def matmul_top(Uf: np.ndarray, Vf: np.ndarray) -> Callable[[], Any]:
+        def run() -> Any:
+            out = []
+            for b, (r, c) in zip(blocks, liked):
+                scores = Uf[b] @ Vf.T
+                scores[r, c] = -np.inf
+                out.append(top_n(scores, K))
+            return out
+
+        return run
 
     def scores_only(model: Any) -> Callable[[], Any]:
         weights, table = model._scoring_tables()
         return lambda: [table_scores(table, model.codes_user_, weights, rows=b) for b in blocks]
 
-    def top_only(model: Any) -> Callable[[], Any]:
-        scores = [np.asarray(model._score_users(b), dtype=np.float64) for b in blocks]
-        return lambda: [top_n(x, K) for x in scores]
-
     e = f"{INTEGER_SCALE:g}"
-    candidates = {
-        "CCCF.recommend (packed codes, float weights)": recommend(cccf),
-        f"CCCF.recommend (packed codes, int32 weights e={e})": recommend(integer),
-        "float64 64-d recommend (same path)": recommend(floats),
-        "packed scores + top-10 (kernel, float weights)": packed(cccf),
-        f"packed scores + top-10 (kernel, int32 weights e={e})": packed(integer),
-        "float64 U·Vᵀ + top-10 (kernel)": dense,
-        "packed scores only (float weights)": scores_only(cccf),
-        f"packed scores only (int32 weights e={e})": scores_only(integer),
-        "float64 U·Vᵀ only": lambda: [U[b] @ V.T for b in blocks],
-        "top-10 only, of CCCF's scores": top_only(cccf),
-        "top-10 only, of the float64 MF's scores": top_only(floats),
+    hashing_rows = {
+        f"CCCF.recommend, 8×8 bits, int32 weights e={e}": recommend(integer),
+        "CCCF.recommend, 8×8 bits, float weights": recommend(cccf),
+        "DCF.recommend, 64 bits": recommend(dcf),
+        f"CCCF.recommend e={e} through the shared path (scores ÷ e², filter, select: before)": shared_path(integer),
     }
+    references = {
+        "implicit ALS(64).recommend (float32)": recommend(als),
+        "ratkit float64 64-d recommend (FactorRecommender)": recommend(floats),
+        "numpy float32 U·Vᵀ, filter, compiled top-10": matmul_top(U32, V32),
+        "numpy float64 U·Vᵀ, filter, compiled top-10": matmul_top(U, V),
+    }
+
+    def one_pass(model: Any) -> Callable[[], Any]:
+        weights, table = model._scoring_tables()
+        return lambda: [table_recommend(table, model.codes_user_, weights, b, K, r) for b, r in zip(blocks, rows)]
+
+    stored = [U32[b] @ V32.T for b in blocks]  # float32 scores made once: the selection alone
+
+    def select_only() -> Any:
+        out = []
+        for block_scores, (r, c) in zip(stored, liked):
+            block_scores = block_scores.copy()
+            block_scores[r, c] = -np.inf
+            out.append(top_n(block_scores, K))
+        return out
+
+    parts = {
+        f"one pass (table_recommend: scores, filter, top-10), int32 weights e={e}": one_pass(integer),
+        "copy, filter and compiled top-10 of stored float32 U·Vᵀ": select_only,
+        "copy of stored float32 U·Vᵀ only": lambda: [x.copy() for x in stored],
+        f"packed scores only, int32 weights e={e}": scores_only(integer),
+        "packed scores only, float weights": scores_only(cccf),
+        "numpy float32 U·Vᵀ only": lambda: [U32[b] @ V32.T for b in blocks],
+        "numpy float64 U·Vᵀ only": lambda: [U[b] @ V.T for b in blocks],
+    }
+    candidates = {**hashing_rows, **references, **parts}
     for run in candidates.values():
         run()  # compiled or loaded from numba's cache outside the timings
+    check_same_as_shared_path(integer, blocks, rows)
     times, _ = least_times(candidates, repeats)
-    print(f"\n### Top-{K} of all {m} users × {train.shape[1]} items, batches of {batch} (least of {repeats})\n")
-    print("| retrieval | seconds | float64 reference / this |\n|---|---|---|")
-    pairs = {}
-    for name in candidates:
-        if name.startswith("CCCF.recommend"):
-            pairs[name] = "float64 64-d recommend (same path)"
-        elif name.startswith("packed scores +"):
-            pairs[name] = "float64 U·Vᵀ + top-10 (kernel)"
-        elif name.startswith("packed scores only"):
-            pairs[name] = "float64 U·Vᵀ only"
-        elif name == "top-10 only, of CCCF's scores":
-            pairs[name] = "top-10 only, of the float64 MF's scores"
-    for name, seconds in times.items():
-        reference = pairs.get(name)
-        ratio = f"{times[reference] / seconds:.2f}×" if reference else "1 (reference)"
-        print(f"| {name} | {seconds:.4f} | {ratio} |")
+    print(f"\n### Top-{K} of all {m} users × {train.shape[1]} items, liked items filtered, batches of {batch}")
+    print(f"(least of {repeats} interleaved rounds; ratio = the reference's seconds / this row's)\n")
+    names = list(references)
+    print("| retrieval | seconds | " + " | ".join(f"{n} / this" for n in names) + " |")
+    print("|---|---|" + "---|" * len(names))
+    for name in {**hashing_rows, **references}:
+        ratios = " | ".join(f"{times[ref] / times[name]:.2f}×" for ref in names)
+        print(f"| {name} | {times[name]:.4f} | {ratios} |")
+    print("\n| part | seconds |\n|---|---|")
+    for name in parts:
+        print(f"| {name} | {times[name]:.4f} |")
+
+
+@contextmanager
+def through_shared_path(model: Any) -> Iterator[None]:
+    """``model.recommend`` as before the one-pass path: dense float64 score rows (integer scores
+    divided by e²), the liked items set to −inf, then ``select`` (``_select_users`` → None)."""
+    cls = type(model)
+    own = cls.__dict__.get("_select_users")  # None: inherited, nothing to put back
+    cls._select_users = lambda self, *args: None
+    try:
+        yield
+    finally:
+        if own is None:
+            del cls._select_users
+        else:
+            cls._select_users = own
+
+
+def check_same_as_shared_path(model: Any, blocks: list[np.ndarray], rows: list[sp.csr_matrix]) -> None:
+    """The one-pass ``recommend`` answers what scoring dense rows then ``select`` answers."""
+    fused = [model.recommend(b, r, N=K) for b, r in zip(blocks, rows)]
+    with through_shared_path(model):
+        shared = [model.recommend(b, r, N=K) for b, r in zip(blocks, rows)]
+    for (ids, values), (want_ids, want_values) in zip(fused, shared):
+        if not (np.array_equal(ids, want_ids) and np.array_equal(values, want_values)):
+            raise AssertionError("the one-pass recommend differs from the shared path")
+    print("one-pass recommend = scores then select (ids and scores equal, every user)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -283,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=5, help="seeds of the splits (default 5)")
     parser.add_argument("--tune", action=argparse.BooleanOptionalAction, default=True, help="tune on validation first")
     parser.add_argument("--batch", type=int, default=256, help="users per recommend batch (default 256)")
-    parser.add_argument("--repeats", type=int, default=7, help="timing rounds (default 7)")
+    parser.add_argument("--repeats", type=int, default=15, help="timing rounds (default 15)")
     parser.add_argument("--only", choices=("tune", "accuracy", "speed"), default=None, help="run one part only")
     parser.add_argument(
         "--models", nargs="+", default=[], help="accuracy: only the models whose name holds one of these (and ALS)"

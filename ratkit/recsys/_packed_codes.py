@@ -198,16 +198,86 @@ _BAD_SHAPES = -2
 
 
 @njit
-def _score_rows(rows, users_codes, users_weights, codes, weights, n_bits, out):  # pragma: no cover
-    """``out[t, j] = Σ_{k: η_ik ≠ 0} η_ik ξ_jk (n_bits − 2·Σ_q popcount(b_ikq XOR d_jkq))``, i = rows[t].
+def _fits(rows, users_codes, users_weights, codes, weights, n_bits, n_out_rows, n_out):  # pragma: no cover
+    """Whether the arrays of a scoring call fit together (see :func:`_score_rows`): users_codes
+    (m, G, W), users_weights (m, G), weights (G, n), the output (len(rows), n),
+    ``1 ≤ n_bits`` and ``8W − 8 < n_bits ≤ 8W``."""
+    g, n_w, n = codes.shape
+    m = users_codes.shape[0]
+    return not (
+        users_codes.shape[1] != g
+        or users_codes.shape[2] != n_w
+        or users_weights.shape[0] != m
+        or users_weights.shape[1] != g
+        or weights.shape[0] != g
+        or weights.shape[1] != n
+        or n_out_rows != rows.shape[0]
+        or n_out != n
+        or n_bits < 1
+        or not 0 <= 8 * n_w - n_bits < 8
+    )
+
+
+@njit
+def _outside(rows, m):  # pragma: no cover - compiled
+    """The position in ``rows`` of the first index outside [0, m), else −1."""
+    for t in range(rows.shape[0]):
+        if rows[t] < 0 or rows[t] >= m:
+            return t
+    return -1
+
+
+@njit
+def _score_row(i, users_codes, users_weights, codes, weights, n_bits, row, hamming):  # pragma: no cover
+    """``row[j] = Σ_{k: η_ik ≠ 0} η_ik ξ_jk (n_bits − 2·Σ_q popcount(b_ikq XOR d_jkq))`` for user
+    ``i`` (unchecked: :func:`_fits` and :func:`_outside` first); ``hamming`` is int32 scratch
+    of n entries when a component has several bytes.
 
     Components where the user's weight is 0 are skipped (cost n·nnz(η_i)); an item weight
     of 0 contributes a zero product (a branch per item would stop the vectorisation).
     Padding bits (those of a component's last byte beyond ``n_bits``) never count.
-    Each term is ``(η_ik·ξ_jk)·(n_bits − 2·Hamming)``, added to ``out[t, j]`` in the order of
+    Each term is ``(η_ik·ξ_jk)·(n_bits − 2·Hamming)``, added to ``row[j]`` in the order of
     the components, starting from 0 (floats round the same way on every path; the first term
     is written as ``0 + term`` rather than after a pass zeroing the row, same result: −0.0
     becomes +0.0).
+    """
+    g, n_w, n = codes.shape
+    last_mask = np.uint8((0xFF << (8 * n_w - n_bits)) & 0xFF)  # the real bits of the last byte
+    r = row.dtype.type(n_bits)
+    two = row.dtype.type(2)
+    zero = row.dtype.type(0)
+    first = True  # the first component visited writes 0 + its term: no pass zeroing the row
+    for k in range(g):
+        a = users_weights[i, k]
+        if a == 0:
+            continue
+        wk = weights[k]
+        if n_w == 1:  # one byte a component (r ≤ 8): one fused pass
+            b = np.uint8(users_codes[i, k, 0] & last_mask)
+            byte = codes[k, 0]
+            for j in range(n):
+                x = popcount(np.uint8(b ^ np.uint8(byte[j] & last_mask)))
+                row[j] = (zero if first else row[j]) + a * wk[j] * (r - two * row.dtype.type(x))
+            first = False
+            continue
+        for q in range(n_w):
+            mask = last_mask if q == n_w - 1 else np.uint8(0xFF)
+            b = np.uint8(users_codes[i, k, q] & mask)
+            byte = codes[k, q]
+            for j in range(n):
+                x = np.int32(popcount(np.uint8(b ^ np.uint8(byte[j] & mask))))
+                hamming[j] = x if q == 0 else hamming[j] + x
+        for j in range(n):
+            row[j] = (zero if first else row[j]) + a * wk[j] * (r - two * row.dtype.type(hamming[j]))
+        first = False
+    if first:  # no component visited (every weight of the user is 0)
+        for j in range(n):
+            row[j] = 0
+
+
+@njit
+def _score_rows(rows, users_codes, users_weights, codes, weights, n_bits, out):  # pragma: no cover
+    """``out[t] =`` the scores of user ``rows[t]`` against every item (:func:`_score_row`).
 
     Compiled code does not check bounds (an unchecked index reads or writes another array's
     memory), so every shape is checked here first: returns ``_BAD_SHAPES`` when the arrays do
@@ -215,59 +285,15 @@ def _score_rows(rows, users_codes, users_weights, codes, weights, n_bits, out): 
     out (len(rows), n), ``1 ≤ n_bits`` and ``8W − 8 < n_bits ≤ 8W``), else the position in
     ``rows`` of the first index outside [0, m), else −1 (scored).
     """
-    g, n_w, n = codes.shape
-    m = users_codes.shape[0]
-    if (
-        users_codes.shape[1] != g
-        or users_codes.shape[2] != n_w
-        or users_weights.shape[0] != m
-        or users_weights.shape[1] != g
-        or weights.shape[0] != g
-        or weights.shape[1] != n
-        or out.shape[0] != rows.shape[0]
-        or out.shape[1] != n
-        or n_bits < 1
-        or not 0 <= 8 * n_w - n_bits < 8
-    ):
+    if not _fits(rows, users_codes, users_weights, codes, weights, n_bits, out.shape[0], out.shape[1]):
         return _BAD_SHAPES
-    for t in range(rows.shape[0]):
-        if rows[t] < 0 or rows[t] >= m:
-            return t
-    last_mask = np.uint8((0xFF << (8 * n_w - n_bits)) & 0xFF)  # the real bits of the last byte
-    r = out.dtype.type(n_bits)
-    two = out.dtype.type(2)
-    zero = out.dtype.type(0)
+    bad = _outside(rows, users_codes.shape[0])
+    if bad != -1:
+        return bad
+    g, n_w, n = codes.shape
     hamming = np.empty(n if n_w > 1 else 0, dtype=np.int32)  # several bytes a component only
     for t in range(rows.shape[0]):
-        i = rows[t]
-        row = out[t]
-        first = True  # the first component visited writes 0 + its term: no pass zeroing the row
-        for k in range(g):
-            a = users_weights[i, k]
-            if a == 0:
-                continue
-            wk = weights[k]
-            if n_w == 1:  # one byte a component (r ≤ 8): one fused pass
-                b = np.uint8(users_codes[i, k, 0] & last_mask)
-                byte = codes[k, 0]
-                for j in range(n):
-                    x = popcount(np.uint8(b ^ np.uint8(byte[j] & last_mask)))
-                    row[j] = (zero if first else row[j]) + a * wk[j] * (r - two * out.dtype.type(x))
-                first = False
-                continue
-            for q in range(n_w):
-                mask = last_mask if q == n_w - 1 else np.uint8(0xFF)
-                b = np.uint8(users_codes[i, k, q] & mask)
-                byte = codes[k, q]
-                for j in range(n):
-                    x = np.int32(popcount(np.uint8(b ^ np.uint8(byte[j] & mask))))
-                    hamming[j] = x if q == 0 else hamming[j] + x
-            for j in range(n):
-                row[j] = (zero if first else row[j]) + a * wk[j] * (r - two * out.dtype.type(hamming[j]))
-            first = False
-        if first:  # no component visited (every weight of the user is 0)
-            for j in range(n):
-                row[j] = 0
+        _score_row(rows[t], users_codes, users_weights, codes, weights, n_bits, out[t], hamming)
     return -1
 
 
@@ -285,22 +311,7 @@ def table_scores(
     to fill (the retrieval loop reuses one)."""
     codes, weights, n_bits = table
     dtype = weights.dtype
-    # the retrieval hot path: in Python only what picks the compiled specialisation (types,
-    # dtypes, numbers of axes; any memory layout compiles); the shapes and the row indices
-    # are checked inside the compiled call, which refuses them before reading (no copies)
-    if not (
-        type(users_codes) is _NDARRAY
-        and users_codes.dtype is _UINT8
-        and users_codes.ndim == 3
-        and type(users_weights) is _NDARRAY
-        and users_weights.dtype is dtype
-        and users_weights.ndim == 2
-    ):
-        users_codes, users_weights = _users_for(table, users_codes, users_weights)
-    if rows is None:
-        rows = np.arange(users_codes.shape[0])
-    elif not (type(rows) is _NDARRAY and rows.dtype is _INT64 and rows.ndim == 1):
-        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+    users_codes, users_weights, rows = _arguments(table, users_codes, users_weights, rows)
     if out is None:
         out = np.empty((rows.shape[0], codes.shape[2]), dtype=dtype)
     elif not (type(out) is _NDARRAY and out.ndim == 2 and (out.dtype is dtype or out.dtype == dtype)):
@@ -309,6 +320,30 @@ def table_scores(
     if bad != -1:
         _refuse(table, users_codes, users_weights, rows, out, bad)
     return out
+
+
+def _arguments(
+    table: ItemTable, users_codes: Any, users_weights: Any, rows: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The users' codes, weights (in the table's dtype) and int64 row indices (None: every
+    user) of a scoring call. The retrieval hot path: in Python only what picks the compiled
+    specialisation (types, dtypes, numbers of axes; any memory layout compiles); the shapes
+    and the row indices are checked inside the compiled call, which refuses them before
+    reading (no copies)."""
+    if not (
+        type(users_codes) is _NDARRAY
+        and users_codes.dtype is _UINT8
+        and users_codes.ndim == 3
+        and type(users_weights) is _NDARRAY
+        and users_weights.dtype is table.weights.dtype
+        and users_weights.ndim == 2
+    ):
+        users_codes, users_weights = _users_for(table, users_codes, users_weights)
+    if rows is None:
+        rows = np.arange(users_codes.shape[0])
+    elif not (type(rows) is _NDARRAY and rows.dtype is _INT64 and rows.ndim == 1):
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+    return users_codes, users_weights, rows
 
 
 def _users_for(table: ItemTable, users_codes: Any, users_weights: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -29,7 +29,7 @@ from ratkit.exceptions import ParameterError
 from ratkit.limits import check_bytes
 from ratkit.recsys._validation import check_ids
 
-__all__ = ["exclude_rows", "top_n", "top_k_rows", "select", "check_places"]
+__all__ = ["exclude_rows", "top_n", "top_k_row", "top_k_rows", "select", "check_places"]
 
 #: Above this fraction of a row's columns, :func:`top_n` sorts float rows (numpy's stable
 #: sort of the negated scores, the same order) instead of selecting: a heap of more than
@@ -78,17 +78,73 @@ def _sift_down(bv: Any, bi: Any, size: int, value: Any, index: int) -> None:  # 
     bi[p] = index
 
 
+#: Entries :func:`top_k_row` compares with the heap's worst at once: a block none of which
+#: ranks before it is passed over by one vectorised test (most blocks, once the heap holds
+#: good entries), so the pass costs about a comparison per entry in SIMD lanes.
+_BLOCK = 64
+
+
+@njit
+def top_k_row(row: Any, k: int, bi: Any, bv: Any) -> None:  # pragma: no cover - compiled
+    """Fill ``bi``/``bv`` (length ``k``, ``1 ≤ k ≤ len(row)``, unchecked) with the ``k`` best
+    entries of ``row``, best first (the order of :mod:`this module <ratkit.recsys._ranking>`).
+
+    One pass over the entries in index order keeps the ``k`` best seen so far in a binary heap
+    stored in ``bi``/``bv``, the worst at the root; an entry enters only if it ranks before the
+    root (a strict comparison suffices: every entry already kept has a smaller index, so an
+    equal score stays behind). While the root is a number, blocks of :data:`_BLOCK` entries are
+    first tested together (is any larger than the root? NaN is not, and ranks after it), and
+    only a block that has one is visited entry by entry. A heap sort then orders the ``k``
+    kept entries in place, best first.
+    """
+    n = row.shape[0]
+    for j in range(k):  # the first k entries: push each, moving it up past better parents
+        x = row[j]
+        p = j
+        while p > 0:
+            parent = (p - 1) >> 1
+            if not _after(x, j, bv[parent], bi[parent]):
+                break
+            bv[p] = bv[parent]
+            bi[p] = bi[parent]
+            p = parent
+        bv[p] = x
+        bi[p] = j
+    worst = bv[0]
+    worst_nan = worst != worst
+    j = k
+    while j < n:
+        if not worst_nan and j + _BLOCK <= n:
+            larger = 0
+            for q in range(j, j + _BLOCK):  # vectorised (a masked count, no branch taken)
+                if row[q] > worst:
+                    larger += 1
+            if larger == 0:
+                j += _BLOCK
+                continue
+            stop = j + _BLOCK
+        else:
+            stop = j + 1
+        for q in range(j, stop):
+            x = row[q]
+            # before the root: a larger score, or any number when the root is NaN
+            if x > worst or (worst_nan and x == x):
+                _sift_down(bv, bi, k, x, q)
+                worst = bv[0]
+                worst_nan = worst != worst
+        j = stop
+    for size in range(k - 1, 0, -1):  # heap sort: the root (the worst left) goes to the end
+        x, i = bv[size], bi[size]
+        bv[size] = bv[0]
+        bi[size] = bi[0]
+        _sift_down(bv, bi, size, x, i)
+
+
 @njit
 def top_k_rows(scores: Any, k: int, ids: Any, values: Any) -> int:  # pragma: no cover - compiled
     """Fill ``ids[t]``/``values[t]`` with the ``k`` best entries of row ``t`` of ``scores``,
-    best first (the order of :mod:`this module <ratkit.recsys._ranking>`).
-
-    One pass per row over its entries in index order keeps the ``k`` best seen so far in a
-    binary heap stored in the output row, the worst at the root; an entry enters only if it
-    ranks before the root (a strict comparison suffices: every entry already kept has a
-    smaller index, so an equal score stays behind). A heap sort then orders the ``k`` kept
-    entries in place, best first. Any strides and numeric dtype; ``values`` in the scores'
-    dtype, ``ids`` integers.
+    best first (:func:`top_k_row` on each row). Any strides and numeric dtype; ``values`` in
+    the scores' dtype, ``ids`` integers.
 
     Compiled code does not check bounds, so the shapes are checked first: returns
     ``_BAD_SHAPES`` unless ``0 ≤ k ≤ scores.shape[1]`` and ``ids`` and ``values`` both have
@@ -100,33 +156,7 @@ def top_k_rows(scores: Any, k: int, ids: Any, values: Any) -> int:  # pragma: no
     if k == 0:
         return -1
     for t in range(m):
-        row, bi, bv = scores[t], ids[t], values[t]
-        for j in range(k):  # the first k entries: push each, moving it up past better parents
-            x = row[j]
-            p = j
-            while p > 0:
-                parent = (p - 1) >> 1
-                if not _after(x, j, bv[parent], bi[parent]):
-                    break
-                bv[p] = bv[parent]
-                bi[p] = bi[parent]
-                p = parent
-            bv[p] = x
-            bi[p] = j
-        worst = bv[0]
-        worst_nan = worst != worst
-        for j in range(k, n):
-            x = row[j]
-            # before the root: a larger score, or any number when the root is NaN
-            if x > worst or (worst_nan and x == x):
-                _sift_down(bv, bi, k, x, j)
-                worst = bv[0]
-                worst_nan = worst != worst
-        for size in range(k - 1, 0, -1):  # heap sort: the root (the worst left) goes to the end
-            x, i = bv[size], bi[size]
-            bv[size] = bv[0]
-            bi[size] = bi[0]
-            _sift_down(bv, bi, size, x, i)
+        top_k_row(scores[t], k, ids[t], values[t])
     return -1
 
 

@@ -405,10 +405,13 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
                 "when filter_already_liked_items or recalculate_user is true; pass them, or set both to False."
             )
         check_places(len(users), N, self.n_items_, owner, "item")
+        plain = score_rows is None and not recalculate_user and items is None and filter_items is None
 
         def block(part: slice) -> tuple[np.ndarray, np.ndarray]:
             who = users[part]
             mine = None if rows is None else rows[part]
+            if plain and (picked := self._select_users(who, mine if filter_already_liked_items else None, N)):
+                return picked
             if recalculate_user:
                 scores = self._recalculate_scores(who, mine)
             elif score_rows is None:
@@ -433,6 +436,11 @@ class Recommender(BaseEstimator, PersistenceMixin, abc.ABC):
             keep = ids[0] >= 0
             return ids[0][keep], values[0][keep]
         return ids, values
+
+    def _select_users(self, users: np.ndarray, exclude: Any, N: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """:meth:`recommend`'s block (no filter_items, items, recalculation) ranked without float score
+        rows, ``exclude``'s items left out, as select ranks :meth:`_score_users`; None: not (the default)."""
+        return None
 
     def _score_users_from(self, users: np.ndarray, user_rows: sp.csr_matrix | None) -> np.ndarray:
         """Dense scores ``(len(users), n_items_)`` of users whose items are ``user_rows`` (CSR, one

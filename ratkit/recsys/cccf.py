@@ -71,10 +71,10 @@ at 8 × 8 bits ranks close to implicit's ALS at 64 float factors and far above p
 where the rating model ranks below popularity (bench/RESULTS.md, "One-class CCCF and DCF
 on the all-items task (issue 38)").
 
-Scoring (§3.7): ``recommend`` and ``score`` use the codes packed into bytes with popcount
-(:mod:`ratkit.recsys._packed_codes`), skipping components whose weight is zero; with
-``weight_scale`` = e the weights are the integers ⌊e·η⌉, ⌊e·ξ⌉ and the score is their
-integer sum divided by e² (:meth:`CCCF.integer_weight_error` measures the approximation).
+Scoring (§3.7): packed codes, popcount, components of weight 0 skipped (``_packed_codes``);
+``recommend`` scores, drops the liked items and keeps the top N in one compiled pass per user
+(``_packed_retrieval``). With ``weight_scale`` = e the weights are the integers ⌊e·η⌉, ⌊e·ξ⌉,
+the score their sum / e² (:meth:`CCCF.integer_weight_error` measures the approximation).
 ``exact=True`` scores with the float weights and float codes instead.
 
 DCF (Zhang et al. 2016) is the same code with G = 1 and every weight 1: Hamming ranking.
@@ -93,6 +93,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 import scipy.sparse as sp
 
+from ratkit._sparse import index_dtype
 from ratkit._validation import check_choice, check_int, check_real
 from ratkit.exceptions import ParameterError, ParameterTypeError
 from ratkit.fitted import Array, Derived, Fitted, Int, Numbers, Real
@@ -107,6 +108,7 @@ from ratkit.recsys._packed_codes import (
     table_scores,
     unpack_codes,
 )
+from ratkit.recsys._packed_retrieval import table_recommend
 from ratkit.recsys._renamed import given_as, resolve, warn_renamed
 from ratkit.recsys.base import Recommender
 
@@ -200,14 +202,21 @@ class _CompositionalCodes(Recommender):
 
     # -- scoring ---------------------------------------------------------------------------
     def _scoring_tables(self) -> tuple[np.ndarray, ItemTable]:
-        """(user weights, item table) of the packed path: integer ⌊e·w⌉ when weight_scale was
-        set, else the float weights; built once per fitted (or loaded) model."""
+        """(user weights, item table) of the packed path: integer ⌊e·η⌉ when weight_scale was
+        set; else the weights themselves, as integers when every one is a whole number and the
+        scores fit int32 (DCF's weights 1: the same scores, exact either way, in int32 lanes),
+        else floats. Built once per fitted (or loaded) model."""
         cached = self.__dict__.get("_tables")
         if cached is None or cached[0] is not self.codes_item_ or cached[1] is not self.weights_item_:
             e = self.weight_scale_
             users = self.weights_user_ if e is None else integer_weights(self.weights_user_, e)
             items = self.weights_item_ if e is None else integer_weights(self.weights_item_, e)
-            table = item_table(self.codes_item_, items, self.n_bits_, user_bound=float(np.abs(users).max(initial=0)))
+            whole = e is None and _whole(users) and _whole(items)
+            table = item_table(
+                self.codes_item_, items.astype(np.int64) if whole else items, self.n_bits_, user_bound=_largest(users)
+            )
+            if whole and table.weights.dtype != np.int32:  # int64 scores are not converted: floats
+                table = item_table(self.codes_item_, items, self.n_bits_, user_bound=_largest(users))
             users = np.ascontiguousarray(users, dtype=table.weights.dtype)  # the scorer's fast path takes them as is
             cached = (self.codes_item_, self.weights_item_, users, table)
             self.__dict__["_tables"] = cached
@@ -217,9 +226,30 @@ class _CompositionalCodes(Recommender):
         """Packed codes with popcount; integer weights / e² when ``weight_scale`` was set."""
         weights, table = self._scoring_tables()
         scores = table_scores(table, self.codes_user_, weights, rows=users)
-        if self.weight_scale_ is None:
-            return scores
-        return scores / self.weight_scale_**2
+        if self.weight_scale_ is not None:
+            return scores / self.weight_scale_**2
+        return scores if scores.dtype == np.float64 else scores.astype(np.float64)
+
+    def _select_users(
+        self, users: np.ndarray, exclude: sp.csr_matrix | None, N: int
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """``recommend``'s packed path: scoring, leaving out ``exclude``'s items and the top N compiled
+        in one pass per user (:func:`~ratkit.recsys._packed_retrieval.table_recommend`); int32 scores
+        are ranked as such, only the N kept divided by e² (x ↦ x/e² keeps their order and ties:
+        |x| < 2³¹ stay distinct in float64). int64 scores take the shared path (None)."""
+        weights, table = self._scoring_tables()
+        if table.weights.dtype == np.int64:
+            return None
+        n = self.n_items_
+        ids, values = table_recommend(table, self.codes_user_, weights, users, min(N, n), exclude)
+        scores = values.astype(np.float64)
+        if self.weight_scale_ is not None:
+            scores /= self.weight_scale_**2  # as _score_users divides every score
+        scores[ids < 0] = -np.inf
+        if N > n:  # implicit's metrics may ask for more places than items: padding, as select does
+            ids = np.hstack([ids, np.full((len(users), N - n), -1, dtype=ids.dtype)])
+            scores = np.hstack([scores, np.full((len(users), N - n), -np.inf)])
+        return ids.astype(index_dtype(n - 1)), scores
 
     def _exact_users(self, users: np.ndarray) -> np.ndarray:
         """Σ_k η ξ ⟨b, d⟩ with float weights and ±1 float codes (no packing, no rounding)."""
@@ -279,6 +309,15 @@ class _CompositionalCodes(Recommender):
         err = np.abs(self._score_users(users) - exact)
         spread = float(exact.max() - exact.min()) or 1.0
         return {"max_abs": float(err.max()), "mean_abs": float(err.mean()), "max_rel_range": float(err.max()) / spread}
+
+
+def _whole(weights: np.ndarray) -> bool:
+    """Every weight a whole number (no NaN or ∞), of at most 2³¹ in size."""
+    return bool(np.all(np.abs(weights) < 2.0**31) and np.array_equal(weights, np.rint(weights)))
+
+
+def _largest(weights: np.ndarray) -> float:
+    return float(np.abs(weights).max(initial=0))
 
 
 def _check_scale(value: Any, owner: str) -> tuple[float, float] | None:

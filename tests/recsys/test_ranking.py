@@ -104,6 +104,26 @@ def test_large_tie_heavy_rows(n):
     assert_same(top_n(scores.astype(np.float32), n), oracle(scores.astype(np.float32), n), np.dtype(np.float32))
 
 
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), dtype=st.sampled_from([np.float64, np.float32, np.int32]))
+def test_rows_longer_than_the_blocks_tested_at_once(data, dtype):
+    """Rows of several 64-entry blocks (the selection tests a block against the heap's root before
+    visiting it entry by entry): NaN, ±inf and ties in any place, rising rows (every block enters)."""
+    n = data.draw(st.integers(60, 300))
+    k = data.draw(st.sampled_from([1, 2, 10, 40]))
+    if dtype is np.int32:
+        elements = (
+            st.integers(-3, 3) if data.draw(st.booleans()) else st.integers(-(2**31) + 1, 2**31 - 1)
+        )  # the oracle negates
+    else:
+        elements = st.sampled_from(_VALUES)
+    scores = data.draw(hnp.arrays(dtype, (3, n), elements=elements))
+    scores[2] = np.sort(scores[2])  # rising: NaN at the end (floats), each block better than the last
+    ids, values = np.empty((3, k), dtype=np.int64), np.empty((3, k), dtype=dtype)
+    assert top_k_rows(scores, k, ids, values) == -1
+    assert_same((ids, values), oracle(scores, k), np.dtype(dtype))
+
+
 def test_float16_selects_on_float32_and_returns_its_own_values():
     scores = np.array([[1.0, 3.0, np.nan, 3.0, -np.inf, 2.0]], dtype=np.float16)
     assert_same(top_n(scores, 4), oracle(scores, 4), np.dtype(np.float16))
