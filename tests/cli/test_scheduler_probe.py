@@ -89,8 +89,17 @@ def _server(kind):
         yield address
 
 
+@pytest.fixture(scope="module")
+def start_up_seconds() -> float:
+    """Seconds a fresh interpreter takes to import the command line and distributed here, now:
+    what a loaded machine adds to every run of the command (25 s at a load of 6 on 2 cores)."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import ratkit.cli._main, distributed"], check=True, timeout=120)
+    return time.perf_counter() - start
+
+
 @pytest.mark.parametrize("kind", ["http", *REPLIES])
-def test_the_command_line_fails_within_seconds_naming_the_address(kind, tmp_path):
+def test_the_command_line_fails_within_seconds_naming_the_address(kind, tmp_path, start_up_seconds):
     data = tmp_path / "reads.tsv"
     data.write_text("A\tACGTACGTAC\nB\tTTTTGGGGCC\nA\tACGTTCGTAC\nB\tTTGTGGGGCC\n")
     model = tmp_path / "m.zip"
@@ -100,7 +109,8 @@ def test_the_command_line_fails_within_seconds_naming_the_address(kind, tmp_path
         done = subprocess.run([sys.executable, "-c", MAIN, *argv], capture_output=True, text=True, timeout=60)
         seconds = time.perf_counter() - start
     assert done.returncode == 2, done.stderr
-    assert seconds < 15
+    # seconds beyond start-up: the probe's timeout (5 s) and the error's own work, not a hang
+    assert seconds - start_up_seconds < 12, (seconds, start_up_seconds)
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith("ratkit train: error: ") and repr(address) in lines[0]

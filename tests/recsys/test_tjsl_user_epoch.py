@@ -174,12 +174,12 @@ def test_the_epoch_cost_grows_linearly_with_the_profiles():
         m, n = P.shape
         counts = np.full(m, 3 * k, dtype=np.int64)
         best = np.inf
-        for _ in range(4):
+        for _ in range(8):  # CPU seconds of this process: other processes on the machine do not count
             params = [np.zeros(m), np.zeros(n), *(np.full((n, d), 0.01) for _ in range(3))]
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             _, c = user_epoch(np.arange(m), counts, 0, P.indptr, P.indices, E.indptr, E.indices, *params, 0.01, *REGS)
             assert np.isfinite(params[2]).all()
-            best = min(best, time.perf_counter() - t0)
+            best = min(best, time.process_time() - t0)
         ops.append(c)
         times.append(best)
     pairs = [20 * 4 * k for k in (100, 400)]
