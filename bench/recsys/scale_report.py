@@ -17,7 +17,8 @@ NOTE_FITS = (
     "(fit: wall seconds of one `fit` in a fresh process after a warm-up fit; × BPR: over implicit BPR's at the "
     "same size. Peak RSS growth: VmHWM during the fit − VmRSS before it, MB = 2²⁰ bytes. Fit growth / nnz growth: "
     "(fit at the largest size / fit at the smallest) / (its nnz / the smallest's); 1 = linear. Load: the 1-minute "
-    "load average at the fit's start / end.)"
+    "load average at the fit's start / end. With --repeats: each timing's least over the repeats, the largest peak, "
+    "the fastest fit's loads.)"
 )
 NOTE_RECOMMEND = (
     "(`recommend(userids, user_items[userids], N=10)`, liked items filtered, as implicit's API takes it, on the "
