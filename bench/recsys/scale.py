@@ -463,7 +463,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 
         registered = available("recommender")
         if bad := [name for name in unknown if name not in registered]:
-            parser.error(f"unknown model(s) {', '.join(bad)}: one of {', '.join(MODELS)} or {', '.join(registered)}")
+            parser.error(
+                f"unknown model(s) {', '.join(bad)}: expected one of the bench's {', '.join(MODELS)} or a "
+                f"registered recommender ({', '.join(registered)})"
+            )
     if args.child and (not args.data or len(args.data) != 1):
         parser.error("--child needs one --data matrix")
     if not args.data:
