@@ -1,5 +1,6 @@
 """Recommenders at scale (issue 38): a MovieLens-shaped generator of implicit feedback, and each
-model's fit time and peak RSS growth, one fit per child process, beside implicit's BPR and ALS.
+model's fit time, peak RSS growth and ``recommend`` time, one fit per child process, beside
+implicit's BPR and ALS.
 
 Data. ``generate`` draws a users × items 0/1 matrix with ``nnz`` stored entries, MovieLens-shaped:
 user u's activity is ``min_activity`` + a log-normal part (σ = ``activity_sigma``) scaled so the
@@ -9,22 +10,37 @@ ranks a random permutation of the items). The defaults were set so the Gini coef
 activity and item popularity land near ML-100K's (0.47 and 0.63). The sizes are the issue's:
 10⁵ / 10⁶ / 10⁷ interactions over 1 250 / 12 500 / 125 000 users and 500 / 1 666 / 16 666 items.
 Their distribution statistics are printed beside those of ML-100K and Last.fm HetRec 2K (read from
-``--ml100k`` / ``--lastfm``; all their interactions, values ignored).
+``--ml100k`` / ``--lastfm``; all their interactions, values ignored). ``--data`` reads saved
+matrices instead (``scipy.sparse.save_npz``, CSR; ``--save-data`` writes the generated ones), so
+10⁷ (about 10 minutes to generate) is generated once.
 
 Fits. Every model at ``--factors`` (32) factors and ``--epochs`` (20) epochs/iterations, one
 thread (OPENBLAS/OMP/NUMBA/MKL_NUM_THREADS=1, implicit's ``num_threads=1``). Each fit runs in a
-fresh child process (``--child``) that loads the matrix from a ``.npz`` file, makes one warm-up fit
+fresh child process (``--child``) that loads the matrix, makes one warm-up fit (and ``recommend``)
 on a 200 × 100 matrix (numba's compilation or cache loading, imports), collects garbage and hands
 freed memory back (``malloc_trim``), reads its VmRSS (the baseline), resets its high-water mark
 (writing 5 to ``/proc/self/clear_refs``), then times ``fit`` and reads VmHWM: peak RSS growth =
-VmHWM − baseline. Models (``--models``): ``MODELS`` below; a name not there but registered as a
-ratkit recommender (``ratkit.plugins.available("recommender")``) is built with ``n_factors`` and
-``n_epochs`` where its constructor takes them, so every registered recommender can be added.
+VmHWM − baseline. The explicit CCCF and DCF (the papers' rating models) refuse all-equal values, so
+they are fitted on the same pattern with ratings 1 … 5 drawn at ML-100K's shares (their costs only).
+
+Recommend. Then the child times ``model.recommend(userids, X[userids], N=10)`` as implicit's API
+takes it (liked items filtered): for 1 000 seeded users with ≥ 1 interaction, best of 3, and for
+every user in batches of ``--batch`` (10 000), total seconds; implicit's models the same on the
+same CSR. The tables give each model's ratios over implicit BPR's fit and ALS's ``recommend`` at the
+same size, and an ESTIMATE at 10⁸ from the largest size's costs (:mod:`bench.recsys.scale_report`).
+``--repeats R`` runs the models R times per size in alternating order (forward, backward, …) and
+keeps each timing's least and the largest peak, so that the load other processes put on a shared
+machine weighs less on the ratios.
+
+Models (``--models``): ``MODELS`` below; a name not there but registered as a ratkit recommender
+(``ratkit.plugins.available("recommender")``) is built with ``n_factors`` and ``n_epochs`` where its
+constructor takes them, so every registered recommender can be added.
 
 Run from the repository root::
 
-    .venv/bin/python -m bench.recsys.scale                       # 10⁵ and 10⁶, every model in MODELS
-    .venv/bin/python -m bench.recsys.scale --sizes 1e7 --models fism bpr als
+    .venv/bin/python -m bench.recsys.scale                       # 10⁵ and 10⁶, every model in DEFAULT_MODELS
+    .venv/bin/python -m bench.recsys.scale --sizes 1e6 --models fism tjsl bpr als --repeats 3
+    .venv/bin/python -m bench.recsys.scale --data m1e7.npz       # a saved matrix (here 10⁷)
 """
 
 from __future__ import annotations
@@ -38,7 +54,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,6 +63,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from bench.process_memory import reset_peak, status
+from bench.recsys.scale_report import Results, print_estimate, print_fits, print_recommend, print_statistics
 
 DEFAULT_ML = os.path.join("..", "shared", "data", "movielens-100k", "ml-100k")
 DEFAULT_LASTFM = os.path.join("..", "shared", "data", "lastfm-hetrec2011-2k")
@@ -178,15 +195,6 @@ def real_data(args: argparse.Namespace) -> dict[str, sp.csr_matrix]:
     return out
 
 
-def print_statistics(rows: dict[str, dict[str, float]]) -> None:
-    keys = list(next(iter(rows.values())))
-    print("| data | " + " | ".join(keys) + " |")
-    print("|---|" + "---|" * len(keys))
-    for name, row in rows.items():
-        cells = [f"{row[k]:.3g}" if isinstance(row[k], float) else str(row[k]) for k in keys]
-        print(f"| {name} | " + " | ".join(cells) + " |")
-
-
 # ------------------------------------------------------------------------------------------
 # models
 # ------------------------------------------------------------------------------------------
@@ -194,10 +202,25 @@ def print_statistics(rows: dict[str, dict[str, float]]) -> None:
 
 @dataclass(frozen=True)
 class Model:
-    """How to build one model from (factors, epochs, seed), and what its table row says."""
+    """How to build one model from (factors, epochs, seed), what its table row says, and whether it
+    learns from ratings (then fitted on :func:`with_ratings`' values)."""
 
     build: Callable[[int, int, int], Any]
     label: str
+    ratings: bool = False
+
+
+#: ML-100K's share of the ratings 1 … 5 (6 110, 11 370, 27 145, 34 174, 21 201 of 100 000)
+RATING_SHARES = (0.0611, 0.1137, 0.27145, 0.34174, 0.21201)
+
+
+def with_ratings(X: sp.csr_matrix, seed: int) -> sp.csr_matrix:
+    """X's pattern with ratings 1 … 5 drawn independently at ML-100K's shares: the explicit models
+    (CCCF, DCF) refuse one-class data, where every stored value is equal. Only their costs are
+    measured on it."""
+    shares = np.asarray(RATING_SHARES)
+    values = np.random.default_rng(seed).choice(np.arange(1.0, 6.0), size=X.nnz, p=shares / shares.sum())
+    return sp.csr_matrix((values, X.indices, X.indptr), shape=X.shape)
 
 
 def _fism(sgd: str) -> Callable[[int, int, int], Any]:
@@ -209,11 +232,13 @@ def _fism(sgd: str) -> Callable[[int, int, int], Any]:
     return build
 
 
-def _tjsl(sgd: str) -> Callable[[int, int, int], Any]:
+def _tjsl(sgd: str, rounds: int) -> Callable[[int, int, int], Any]:
+    """TJSL with ``rounds`` rounds of ``epochs`` epochs each."""
+
     def build(f: int, e: int, s: int) -> Any:
         from ratkit.recsys import TJSL
 
-        return TJSL(n_factors=f, n_epochs=e, random_state=s, sgd=sgd)
+        return TJSL(n_factors=f, n_epochs=e, n_rounds=rounds, n_average=1, random_state=s, sgd=sgd)
 
     return build
 
@@ -225,8 +250,32 @@ def _mfauc(factors: int, epochs: int, seed: int) -> Any:
     return MFAUC(n_factors=factors, max_iter=epochs, tol=0.0, random_state=seed)
 
 
+def _codes(kind: str, feedback: str) -> Callable[[int, int, int], Any]:
+    """CCCF at its default code shape (8 components of 8 bits) or DCF with ``factors`` bits, both with
+    exactly ``epochs`` outer iterations (tol = 0), ``feedback`` explicit (the papers' model, on the 0/1
+    data with ``rating_scale=(0.5, 1)``: every stored entry is the top rating; a scale must lie above 0) or implicit."""
+
+    def build(f: int, e: int, s: int) -> Any:
+        from ratkit.recsys import CCCF, DCF
+
+        if kind == "cccf":
+            return CCCF(max_iter=e, tol=0.0, random_state=s, feedback=feedback)
+        return DCF(n_bits=f, max_iter=e, tol=0.0, random_state=s, feedback=feedback)
+
+    return build
+
+
+def _baseline(kind: str) -> Callable[[int, int, int], Any]:
+    def build(f: int, e: int, s: int) -> Any:
+        from ratkit.recsys import Popularity, PureSVD
+
+        return Popularity() if kind == "popularity" else PureSVD(n_factors=f, random_state=s)
+
+    return build
+
+
 class _Implicit:
-    """implicit's CPU model behind ``fit(csr)``, one thread."""
+    """implicit's CPU model behind ``fit(csr)`` and ``recommend``, one thread."""
 
     def __init__(self, kind: str, f: int, e: int, s: int) -> None:
         from implicit.cpu.als import AlternatingLeastSquares
@@ -239,16 +288,30 @@ class _Implicit:
         self.model.fit(sp.csr_matrix(X, dtype=np.float32), show_progress=False)
         return self
 
+    def recommend(self, userid: Any, user_items: sp.csr_matrix, N: int = 10) -> Any:
+        return self.model.recommend(userid, user_items, N=N)
+
 
 MODELS: dict[str, Model] = {
-    "fism": Model(_fism("user"), "FISM (per-user epoch)"),
-    "fism-pair": Model(_fism("pair"), "FISM (per-pair epoch, reference)"),
-    "tjsl": Model(_tjsl("user"), "TJSL, no examinations, L = 3 (per-user epoch)"),
-    "tjsl-pair": Model(_tjsl("pair"), "TJSL, no examinations, L = 3 (per-pair epoch, reference)"),
+    "popularity": Model(_baseline("popularity"), "Popularity"),
+    "puresvd": Model(_baseline("puresvd"), "PureSVD (32 factors)"),
     "mfauc": Model(_mfauc, "MFAUC (hinge, max_iter = epochs, tol = 0)"),
+    "fism": Model(_fism("user"), "FISM (per-user epoch)"),
+    "tjsl": Model(_tjsl("user", 1), "TJSL, no examinations, n_rounds = 1 of n_epochs = 20 (per-user epoch)"),
+    "tjsl-l3": Model(_tjsl("user", 3), "TJSL, no examinations, n_rounds = 3 of n_epochs = 20 (its default; extra)"),
+    "cccf": Model(_codes("cccf", "explicit"), "CCCF (8 × 8 bits, on ratings, max_iter = epochs, tol = 0)", True),
+    "dcf": Model(_codes("dcf", "explicit"), "DCF (32 bits, on ratings, max_iter = epochs, tol = 0)", True),
+    "cccf-implicit": Model(_codes("cccf", "implicit"), 'CCCF(feedback="implicit") (8 × 8 bits, as CCCF)'),
+    "dcf-implicit": Model(_codes("dcf", "implicit"), 'DCF(feedback="implicit") (32 bits, as DCF)'),
     "bpr": Model(lambda f, e, s: _Implicit("bpr", f, e, s), "implicit BPR"),
     "als": Model(lambda f, e, s: _Implicit("als", f, e, s), "implicit ALS"),
+    "fism-pair": Model(_fism("pair"), "FISM (per-pair epoch, reference)"),
+    "tjsl-pair": Model(_tjsl("pair", 1), "TJSL, no examinations, L = 1 (per-pair epoch, reference)"),
 }
+#: what runs by default: every registered recommender (the one-class CCCF/DCF too) and implicit's
+#: two; the per-pair references and TJSL's 60-epoch default only when named
+DEFAULT_MODELS = [k for k in MODELS if not k.endswith("-pair") and k != "tjsl-l3"]
+LABELS = {k: m.label for k, m in MODELS.items()}
 
 
 def build(name: str, factors: int, epochs: int, seed: int) -> Any:
@@ -269,26 +332,70 @@ def build(name: str, factors: int, epochs: int, seed: int) -> Any:
 # ------------------------------------------------------------------------------------------
 
 
+def load_matrix(path: str | Path) -> sp.csr_matrix:
+    """A CSR matrix saved by :func:`scipy.sparse.save_npz` (CSR) or by this bench (the same arrays)."""
+    with np.load(path) as z:
+        if "format" in z and z["format"].item() not in (b"csr", "csr"):
+            raise ValueError(f"{path}: a {z['format'].item()!r} matrix; a CSR one (scipy.sparse.save_npz) was expected")
+        return sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
+
+
+def sample_users(X: sp.csr_matrix, seed: int, size: int = 1_000) -> np.ndarray:
+    """``size`` distinct users with ≥ 1 interaction (all of them if fewer), a seeded draw."""
+    active = np.flatnonzero(np.diff(X.indptr))
+    return np.random.default_rng(seed).choice(active, min(size, active.size), replace=False)
+
+
+def time_recommend(model: Any, X: sp.csr_matrix, seed: int, batch: int) -> dict[str, float]:
+    """``model.recommend(userids, X[userids], N=10)``: best of 3 for 1 000 seeded users with ≥ 1
+    interaction; then every user in batches of ``batch``, one pass, total seconds (the rows are sliced
+    before each clock starts)."""
+    users = sample_users(X, seed)
+    rows = X[users]
+    best = np.inf
+    for _ in range(3):
+        t0 = time.perf_counter()
+        model.recommend(users, rows, N=10)
+        best = min(best, time.perf_counter() - t0)
+    total = 0.0
+    for lo in range(0, X.shape[0], batch):
+        ids = np.arange(lo, min(lo + batch, X.shape[0]))
+        rows = X[ids]
+        t0 = time.perf_counter()
+        model.recommend(ids, rows, N=10)
+        total += time.perf_counter() - t0
+    return {"recommend_1000": float(best), "recommend_all": total}
+
+
 def child(args: argparse.Namespace) -> int:
-    """Fit ``args.child`` on the matrix in ``args.data``; print one JSON line (seconds, bytes)."""
+    """Fit ``args.child`` on the matrix in ``args.data``, then time its ``recommend``; print one JSON
+    line (seconds, bytes, load averages; :mod:`bench.recsys.scale_report`)."""
     from ratkit._memory import trim_heap
 
-    with np.load(args.data) as z:
-        X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
+    X = load_matrix(args.data[0])
     warm = generate(2_000, 200, 100, seed=1)
-    build(args.child, args.factors, 1, 0).fit(warm)
-    del warm
+    if args.child in MODELS and MODELS[args.child].ratings:
+        X, warm = with_ratings(X, args.seed), with_ratings(warm, 1)
+    small = build(args.child, args.factors, 1, 0).fit(warm)
+    small.recommend(np.arange(10), warm[:10], N=10)  # compiles (or loads) the top-k too
+    del warm, small
     model = build(args.child, args.factors, args.epochs, args.seed)
     gc.collect()
     trim_heap()
     base = status("VmRSS")
     reset_peak()
+    load = [os.getloadavg()[0]]
     t0 = time.perf_counter()
     model.fit(X)
     seconds = time.perf_counter() - t0
     peak = status("VmHWM")
+    load.append(os.getloadavg()[0])
+    out = {"seconds": seconds, "peak_growth": peak - base, "baseline": base}
+    out.update(time_recommend(model, X, args.seed, args.batch))
+    load.append(os.getloadavg()[0])
     matrix = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
-    print(json.dumps({"seconds": seconds, "peak_growth": peak - base, "baseline": base, "matrix_bytes": matrix}))
+    shape = {"users": X.shape[0], "items": X.shape[1], "nnz": X.nnz}
+    print(json.dumps(out | {"matrix_bytes": matrix, "factors": args.factors, "load": load} | shape))
     return 0
 
 
@@ -296,6 +403,7 @@ def run_child(name: str, path: Path, args: argparse.Namespace) -> dict[str, Any]
     env = dict(os.environ, **{v: "1" for v in THREADS})
     cmd = [sys.executable, "-m", "bench.recsys.scale", "--child", name, "--data", str(path)]
     cmd += ["--factors", str(args.factors), "--epochs", str(args.epochs), "--seed", str(args.seed)]
+    cmd += ["--batch", str(args.batch)]
     try:
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.timeout, check=False)
     except subprocess.TimeoutExpired:
@@ -305,87 +413,120 @@ def run_child(name: str, path: Path, args: argparse.Namespace) -> dict[str, Any]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def merge(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One result from a model's repeats: the least fit and ``recommend`` seconds, the largest peak
+    RSS growth, the fastest fit's loads; every repeat under ``"repeats"``. An error when none ran."""
+    ok = [r for r in runs if "error" not in r]
+    if not ok:
+        return runs[-1]
+    out = dict(min(ok, key=lambda r: r["seconds"]))
+    for key in ("recommend_1000", "recommend_all"):
+        out[key] = min(r[key] for r in ok)
+    out["peak_growth"] = max(r["peak_growth"] for r in ok)
+    return out | ({"repeats": runs} if len(runs) > 1 else {})
+
+
 # ------------------------------------------------------------------------------------------
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m bench.recsys.scale", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--sizes", type=float, nargs="+", default=[1e5, 1e6], help="interactions (10⁵ 10⁶)")
-    parser.add_argument("--models", nargs="+", default=list(MODELS), help=f"default: {' '.join(MODELS)}")
-    parser.add_argument("--factors", type=int, default=32, help="factors (default 32)")
+    parser.add_argument(
+        "--data",
+        nargs="+",
+        metavar="NPZ",
+        help="matrices saved with scipy.sparse.save_npz (CSR) to use instead of generating (then --sizes is "
+        "ignored; each file's nnz is its size), e.g. the 10⁷ one saved from generate(10**7, 125000, 16666, seed=0)",
+    )
+    parser.add_argument("--save-data", metavar="DIR", help="also save each generated matrix there (save_npz)")
+    parser.add_argument("--models", nargs="+", default=DEFAULT_MODELS, help=f"default: {' '.join(DEFAULT_MODELS)}")
+    parser.add_argument("--factors", type=int, default=32, help="factors, DCF's bits (default 32)")
     parser.add_argument("--epochs", type=int, default=20, help="epochs / iterations (default 20)")
     parser.add_argument("--seed", type=int, default=0, help="the data's and the models' seed (default 0)")
-    parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per fit before it is stopped")
+    parser.add_argument("--batch", type=int, default=10_000, help="users per recommend call for all users (10 000)")
+    parser.add_argument("--repeats", type=int, default=1, help="runs per model and size, alternating order (1)")
+    parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per child (fit + recommend)")
+    parser.add_argument("--json", metavar="FILE", help="also write the results there")
     parser.add_argument("--ml100k", default=DEFAULT_ML, help=f"MovieLens 100K folder (default {DEFAULT_ML})")
     parser.add_argument("--lastfm", default=DEFAULT_LASTFM, help=f"Last.fm HetRec 2K folder (default {DEFAULT_LASTFM})")
-    parser.add_argument("--child", help=argparse.SUPPRESS)
-    parser.add_argument("--data", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--child", metavar="MODEL", help="fit and time MODEL once in this process on the one --data matrix; "
+        "print one JSON line (what each child run does)"
+    )  # fmt: skip
     args = parser.parse_args(argv)
+    unknown = [name for name in args.models + [args.child or "popularity"] if name not in MODELS]
+    if unknown:
+        from ratkit.plugins import available
+
+        registered = available("recommender")
+        if bad := [name for name in unknown if name not in registered]:
+            parser.error(
+                f"unknown model(s) {', '.join(bad)}: expected one of the bench's {', '.join(MODELS)} or a "
+                f"registered recommender ({', '.join(registered)})"
+            )
+    if args.child and (not args.data or len(args.data) != 1):
+        parser.error("--child needs one --data matrix")
+    if not args.data:
+        for s in args.sizes:
+            if int(s) not in SIZES:
+                parser.error(f"--sizes {s:g}: one of {', '.join(f'{k:g}' for k in SIZES)} (the issue's shapes)")
+    return args
+
+
+def matrices(args: argparse.Namespace, tmp: str) -> Iterator[tuple[int, Path, sp.csr_matrix]]:
+    """(nnz, a saved file, the matrix) per size: --data's files, or generated at --sizes."""
+    for path in args.data or []:
+        X = load_matrix(path)
+        say(f"read {path}: {X.nnz:g} interactions, {X.shape[0]} × {X.shape[1]}")
+        yield X.nnz, Path(path), X
+    for nnz in [] if args.data else [int(s) for s in args.sizes]:
+        m, n = SIZES[nnz]
+        t0 = time.perf_counter()
+        X = generate(nnz, m, n, args.seed)
+        say(f"generated {nnz:g} interactions, {m} × {n}, in {time.perf_counter() - t0:.1f} s")
+        path = Path(args.save_data or tmp) / f"x{nnz}-seed{args.seed}.npz"
+        sp.save_npz(path, X, compressed=False)
+        yield nnz, path, X
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
     if args.child:
         return child(args)
-    sizes = [int(s) for s in args.sizes]
-    for s in sizes:
-        if s not in SIZES:
-            parser.error(f"--sizes {s:g}: one of {', '.join(f'{k:g}' for k in SIZES)} (the issue's shapes)")
     from bench.recsys.cccf import machine
 
     print(machine() + "\n")
     print(f"Generator: {Shape()}; seed {args.seed}. Fits: {args.factors} factors, {args.epochs} epochs, one thread.\n")
     stats: dict[str, dict[str, float]] = {}
-    results: dict[str, dict[int, dict[str, Any]]] = {name: {} for name in args.models}
+    results: Results = {name: {} for name in args.models}
+    sizes = []
     with tempfile.TemporaryDirectory(prefix="ratkit-scale-") as tmp:
-        for nnz in sizes:
-            m, n = SIZES[nnz]
-            t0 = time.perf_counter()
-            X = generate(nnz, m, n, args.seed)
-            say(f"generated {nnz:g} interactions, {m} × {n}, in {time.perf_counter() - t0:.1f} s")
+        for nnz, path, X in matrices(args, tmp):
+            sizes.append(nnz)
             stats[f"synthetic {nnz:.0e}"] = statistics(X)
-            path = Path(tmp) / f"x{nnz}.npz"
-            np.savez(path, data=X.data, indices=X.indices, indptr=X.indptr, shape=np.array(X.shape))
             del X
-            for name in args.models:
-                results[name][nnz] = run_child(name, path, args)
-                r = results[name][nnz]
-                say(f"  {name} at {nnz:g}: " + (r["error"] if "error" in r else f"{r['seconds']:.2f} s"))
+            runs: dict[str, list[dict[str, Any]]] = {name: [] for name in args.models}
+            for rep in range(args.repeats):
+                for name in args.models[:: 1 if rep % 2 == 0 else -1]:
+                    r = run_child(name, path, args)
+                    runs[name].append(r)
+                    results[name][nnz] = merge(runs[name])
+                    done = "error" not in r
+                    say(f"  {name} at {nnz:g}: " + (f"{r['seconds']:.2f} s, load {r['load']}" if done else r["error"]))
+                    if args.json:  # after every fit, so that an interrupted run keeps what it measured
+                        Path(args.json).write_text(json.dumps({"stats": stats, "results": results}, indent=1))
     for name, X in real_data(args).items():
         stats[name] = statistics(X)
     print("### Data\n")
     print_statistics(stats)
-    print_fits(results, sizes)
+    print_fits(results, sizes, LABELS)
+    print_recommend(results, sizes, LABELS)
+    print_estimate(results, sizes[-1], LABELS)
     say("done")
     return 0
-
-
-def print_fits(results: dict[str, dict[int, dict[str, Any]]], sizes: list[int]) -> None:
-    """Fit seconds and peak RSS growth per model and size; ratios to BPR; growth against nnz."""
-    print("\n### Fits\n")
-    head = " | ".join(f"fit at {s:.0e} (× BPR) | peak RSS growth at {s:.0e}" for s in sizes)
-    growth = len(sizes) > 1
-    print(f"| model | {head} |" + (" fit growth / nnz growth |" if growth else ""))
-    print("|---|" + "---|---|" * len(sizes) + ("---|" if growth else ""))
-    bpr = results.get("bpr", {})
-    for name, by_size in results.items():
-        cells = []
-        for s in sizes:
-            r = by_size[s]
-            if "error" in r:
-                cells += [r["error"], "—"]
-                continue
-            ratio = f" ({r['seconds'] / bpr[s]['seconds']:.1f}×)" if "seconds" in bpr.get(s, {}) else ""
-            cells += [f"{r['seconds']:.2f} s{ratio}", f"{r['peak_growth'] / 2**20:.0f} MB"]
-        if growth:
-            a, b = by_size[sizes[0]], by_size[sizes[-1]]
-            ok = "seconds" in a and "seconds" in b
-            cells.append(f"{(b['seconds'] / a['seconds']) / (sizes[-1] / sizes[0]):.2f}" if ok else "—")
-        label = MODELS[name].label if name in MODELS else name
-        print(f"| {label} | " + " | ".join(cells) + " |")
-    print(
-        "\n(fit: wall seconds of one `fit` in a fresh process after a warm-up fit; × BPR: over implicit BPR's at "
-        "the same size. Peak RSS growth: VmHWM during the fit − VmRSS before it, MB = 2²⁰ bytes. Fit growth / nnz "
-        "growth: (fit at the largest size / fit at the smallest) / (its nnz / the smallest's); 1 = linear.)"
-    )
 
 
 if __name__ == "__main__":
