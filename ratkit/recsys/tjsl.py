@@ -35,7 +35,7 @@ the same list for the same row.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -287,7 +287,7 @@ class _JointSimilarity(Recommender):
         ``recommend`` was passed; their stored entries, values ignored) rather than the fitted
         ones; None: the fitted rows. Ũ_u and b_u stay the fitted user's."""
         preferred = None if user_rows is None else _pattern(user_rows)
-        return np.mean([self.model_scores(t, users, preferred) for t in range(self.user_bias_.shape[0])], axis=0)
+        return _mean_of(self.model_scores(t, users, preferred) for t in range(self.user_bias_.shape[0]))
 
     def _recalculate_scores(self, users: np.ndarray, user_rows: sp.csr_matrix) -> np.ndarray:
         """From the rows alone, whatever the ids (a new user's too): Ū_u from their items, Ũ_u = 0
@@ -297,7 +297,7 @@ class _JointSimilarity(Recommender):
         rows = _pattern(user_rows)
         none, zero = sp.csr_matrix(rows.shape), np.zeros(rows.shape[0])
         parts = zip(self.item_bias_, self.candidate_factors_, self.preferred_factors_, self.examined_factors_)
-        return np.mean([_scores(rows, none, zero, bi, V, Pf, Ef) for bi, V, Pf, Ef in parts], axis=0)
+        return _mean_of(_scores(rows, none, zero, bi, V, Pf, Ef) for bi, V, Pf, Ef in parts)
 
     def model_scores(self, t: int, users: np.ndarray, preferred: sp.csr_matrix | None = None) -> np.ndarray:
         """Scores (len(users), n_items) of kept model t (0 = round L − L₀ + 1, …, L₀ − 1 = round L);
@@ -308,6 +308,19 @@ class _JointSimilarity(Recommender):
         selected = self.selected_[t * m : (t + 1) * m]
         rows = self.preferred_[users] if preferred is None else preferred
         return _scores(rows, selected[users], bu[users], bi, V, Pf, Ef)
+
+
+def _mean_of(blocks: Iterator[np.ndarray]) -> np.ndarray:
+    """The mean of the score blocks (the kept models' scores), summed into the first in place:
+    one block is itself, not a stacked copy of it (a block is users × items floats)."""
+    total = next(blocks)
+    count = 1
+    for block in blocks:
+        total += block
+        count += 1
+    if count > 1:
+        total /= count
+    return total
 
 
 def _scores(
@@ -326,7 +339,9 @@ def _scores(
     tilde = (E @ Ef) / np.sqrt(np.maximum(n_e, 1))[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         inv = np.where(n_p > 0, 1.0 / np.sqrt(n_p), 0.0)
-    out = bu[:, None] + bi[None, :] + row_products(sum_p * inv[:, None] + tilde, V)
+    out = row_products(sum_p * inv[:, None] + tilde, V)  # in place from here: a block is users × items
+    out += bi[None, :]
+    out += bu[:, None]
     # i ∈ P_u: its own factor leaves the profile, which is then normalised by |P_u| − 1
     rows, cols = P.nonzero()
     if rows.size:
