@@ -339,9 +339,9 @@ def _scores(
     tilde = (E @ Ef) / np.sqrt(np.maximum(n_e, 1))[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         inv = np.where(n_p > 0, 1.0 / np.sqrt(n_p), 0.0)
-    out = row_products(sum_p * inv[:, None] + tilde, V)  # in place from here: a block is users × items
-    out += bi[None, :]
-    out += bu[:, None]
+    # b_u + b_i + ⟨U, V_i⟩ as one product [U, 1, b_u]·[V_i, b_i, 1]: a users × items block is made once
+    users = np.hstack([sum_p * inv[:, None] + tilde, np.ones((n_p.shape[0], 1)), bu[:, None]])
+    out = row_products(users, np.hstack([V, bi[:, None], np.ones((V.shape[0], 1))]))
     # i ∈ P_u: its own factor leaves the profile, which is then normalised by |P_u| − 1
     rows, cols = P.nonzero()
     if rows.size:
