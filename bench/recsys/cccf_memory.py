@@ -11,7 +11,8 @@ matrix, one warm-up fit on a 200 × 100 matrix (numba's cache, imports), garbage
 ``malloc_trim``, VmRSS (the baseline), VmHWM reset (``/proc/self/clear_refs``), ``fit``, VmHWM:
 peak RSS growth = VmHWM − baseline, divided by the rating matrix's bytes (float64 values, int32
 indices and row pointers as loaded). ``--source DIR`` makes the child import ``ratkit`` from
-``DIR`` first (a checkout of an earlier commit: the "before" side, run in the same invocation).
+``DIR`` first (a checkout of an earlier commit: the "before" side, run in the same invocation;
+``--skip-tree`` runs the checkouts alone, e.g. ``git archive`` copies of the two commits compared).
 
 ``--stages`` (in a child) also prints, for each step of the fit, its peak RSS growth over the
 baseline (VmHWM reset before the step), so the step that sets the peak is named.
@@ -156,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-iter", type=int, default=20, help="outer iterations, tol = 0 (default 20)")
     parser.add_argument("--seed", type=int, default=0, help="the models' and the ratings' seed (default 0)")
     parser.add_argument("--source", action="append", help="a ratkit checkout to run too (the before side)")
+    parser.add_argument("--skip-tree", action="store_true", help="run the --source checkouts only, not this tree")
     parser.add_argument("--stages", action="store_true", help="peak RSS growth per step of the fit")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -163,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         return child(args)
     print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average {os.getloadavg()}", flush=True)
     for run in args.runs:
-        for source in [*(args.source or []), None]:  # each before side, then this tree
+        for source in [*(args.source or []), *([] if args.skip_tree else [None])]:  # each checkout, then this tree
             print(json.dumps(run_child(run, args, source)), flush=True)
     return 0
 

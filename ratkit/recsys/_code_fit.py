@@ -24,6 +24,7 @@ from tqdm.auto import tqdm
 from ratkit._convergence import warn_not_converged
 from ratkit._validation import check_random_state
 from ratkit.exceptions import DataFormatError, ParameterError
+from ratkit.recsys import _entries
 from ratkit.recsys._balanced import balanced_orthogonal
 from ratkit.recsys._code_dcd import predictions, relax_rows, update_codes
 from ratkit.recsys._code_oneclass import GramRows, one_class_loss, relax_rows_one_class, update_codes_one_class
@@ -404,14 +405,16 @@ def observed_weight_products(
     indices: np.ndarray,
     eta: np.ndarray,
     xi: np.ndarray,
-    chunk: int = 1 << 16,
+    chunk: int | None = None,
     *,
     part: slice | None = None,
 ) -> np.ndarray:
     """m_t = Σ_k η_ik ξ_jk for every stored (i, j) (CSR order), or for the entries ``part`` (a
     slice of CSR positions), computed in chunks of entries: neither the gathered rows of η and ξ
-    (2·G floats an entry) nor the entries' row ids are held for every entry at once. Each m_t is
+    (2·G floats an entry) nor the entries' row ids are held for every entry at once (``chunk``
+    entries at a time; default :data:`ratkit.recsys._entries.CHUNK`). Each m_t is
     the same float as ``np.einsum("tk,tk->t", eta[rows], xi[indices])`` gives."""
+    chunk = _entries.CHUNK if chunk is None else chunk
     start, stop, _ = (part or slice(None)).indices(indices.shape[0])
     out = np.empty(max(stop - start, 0))
     for lo in range(start, stop, chunk):

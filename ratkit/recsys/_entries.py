@@ -29,7 +29,8 @@ from ratkit._sparse import index_dtype
 
 __all__ = ["EntryMap", "entry", "entry_values", "at", "item_major", "exact_sum"]
 
-#: Largest node of numpy's summation tree evaluated at once by :func:`exact_sum` (entries).
+#: Entries whose terms are held at once by :func:`exact_sum` and the fit's other per-entry
+#: chunks (read when called: a test may lower it to its problem's size).
 CHUNK = 1 << 16
 
 
@@ -106,14 +107,14 @@ def _counting_sort(indptr, indices, item_ptr, users, pos):  # pragma: no cover -
             fill[j] += 1
 
 
-def exact_sum(n: int, terms: Callable[[slice], np.ndarray], chunk: int = CHUNK) -> float:
+def exact_sum(n: int, terms: Callable[[slice], np.ndarray], chunk: int | None = None) -> float:
     """Σ of n terms, ``terms(part)`` giving those of a slice: the float ``numpy.sum`` returns on
     the whole (contiguous, float64) array of terms, with at most ``chunk`` terms held at once.
     numpy sums a contiguous array pairwise, splitting n entries at ⌊n/2⌋ rounded down to a
     multiple of 8 down to blocks of at most 128; any node of that tree summed by numpy alone
     is summed the same way, so nodes of at most ``chunk`` terms are, and their sums are added
     as numpy adds them."""
-    return _tree_sum(0, n, terms, max(chunk, 128))
+    return _tree_sum(0, n, terms, max(CHUNK if chunk is None else chunk, 128))
 
 
 def _tree_sum(lo: int, n: int, terms: Callable[[slice], np.ndarray], chunk: int) -> float:
