@@ -264,6 +264,7 @@ class Problem:
             return B, D, X, Y
         U, V = rng.standard_normal((G, self.m, r)), rng.standard_normal((G, self.n, r))
         X, Y = _balanced_stack(U, rng), _balanced_stack(V, rng)
+        pred = None
         if self.s.init == "relaxed":
             pred = predictions(self.indptr, self.indices, U, V, self.eta, self.xi)
             for _ in range(self.s.init_iter):
@@ -274,9 +275,13 @@ class Problem:
                     Y[k] = balanced_orthogonal(V[k], rng)
         B = np.where(U >= 0, np.int8(1), np.int8(-1))
         D = np.where(V >= 0, np.int8(1), np.int8(-1))
-        del U, V
+        del U, V, pred  # the relaxed predictions go before the codes' are made (one per-entry array, not two)
+        self._drop_relaxed()
         self.pred = predictions(self.indptr, self.indices, B, D, self.eta, self.xi)
         return B, D, X, Y
+
+    def _drop_relaxed(self) -> None:
+        """Let go of what refers to the relaxed U, V (nothing here; the one-class Grams do)."""
 
     def identical_codes(self) -> tuple[np.ndarray, np.ndarray]:
         """(B, D) with one code shared by every user and one by every item: b = (+1, …, +1) and
@@ -341,6 +346,9 @@ class OneClassProblem(Problem):
         if gram is None or gram.codes is not codes:
             gram = self._grams[side] = GramRows(codes, weights)
         return gram.current()
+
+    def _drop_relaxed(self) -> None:
+        self._grams.clear()  # the Grams of U and V, which hold them; the codes' are built on use
 
     def _update(
         self,
