@@ -37,7 +37,7 @@ from ratkit.exceptions import ParameterError, ParameterTypeError
 __all__ = ["balanced_orthogonal"]
 
 
-def balanced_orthogonal(B: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def balanced_orthogonal(B: np.ndarray, rng: np.random.Generator, *, out: np.ndarray | None = None) -> np.ndarray:
     """The X maximising tr(BᵀX) subject to 1ᵀX = 0 and XᵀX = m·I_r, for an m × r real matrix B.
 
     X = √m·(P_{r′}Q_{r′}ᵀ + P̂Q̂ᵀ) from the thin SVD B̄ = PΣQᵀ of the column-centred B (rank r′ by
@@ -52,10 +52,14 @@ def balanced_orthogonal(B: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     rng : numpy.random.Generator
         Source of the random completion P̂; drawn from only when B̄ is rank-deficient (then the
         maximiser is not unique). The same rng state gives the same X.
+    out : float64 C-contiguous array of shape (m, r), optional
+        Where to compute: it holds the working copy of B, then X (one m × r array fewer at
+        once, e.g. the previous X being replaced). Must not share memory with B; its contents
+        are overwritten, also when an error is raised.
 
     Returns
     -------
-    X : float64 array of shape (m, r)
+    X : float64 array of shape (m, r) (``out`` when given)
 
     Raises
     ------
@@ -86,7 +90,18 @@ def balanced_orthogonal(B: np.ndarray, rng: np.random.Generator) -> np.ndarray:
             f"Balanced decorrelated codes need more rows (users or items) than bits: got {m} rows and {r} bits "
             f"(1ᵀX = 0 and XᵀX = m·I need m > r). Use fewer bits or more users/items."
         )
-    values = array.astype(np.float64)  # the one m × r copy that becomes B̄, then X
+    if out is None:
+        values = array.astype(np.float64)  # the one m × r copy that becomes B̄, then X
+    else:
+        if out.shape != (m, r) or out.dtype != np.float64 or not out.flags.c_contiguous:
+            raise ParameterError(
+                f"balanced_orthogonal's out must be a C-contiguous float64 array of shape {(m, r)}; got "
+                f"{out.dtype} of shape {out.shape}."
+            )
+        if np.shares_memory(out, array):
+            raise ParameterError("balanced_orthogonal's out must not share memory with B (B is not modified).")
+        np.copyto(out, array)
+        values = out
     finite = np.isfinite(values)
     if not finite.all():
         raise ParameterError(
@@ -115,7 +130,7 @@ def balanced_orthogonal(B: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     # centring (a constant real column leaves rounding noise in B̄ that σ_max(B̄) alone calls signal)
     scale = math.sqrt(m * r) * largest
     rank = int(np.count_nonzero(sigma > max(m, r) * np.finfo(np.float64).eps * scale))
-    X = np.empty((m, r))
+    X = np.empty((m, r)) if out is None else out  # B̄ is not needed any more
     X[0] = 0.0
     np.matmul(left[:, :rank], right_t[:rank], out=X[1:])  # P_{r′}Q_{r′}ᵀ in 1^⊥ coordinates
     if rank < r:  # pair a completion P̂ with the null directions Q̂ of B̄

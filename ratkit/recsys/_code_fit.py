@@ -271,8 +271,8 @@ class Problem:
                 for k in range(G):
                     self._update(True, k, U, V, X, pred, relaxed=True)
                     self._update(False, k, V, U, Y, pred, relaxed=True)
-                    X[k] = balanced_orthogonal(U[k], rng)
-                    Y[k] = balanced_orthogonal(V[k], rng)
+                    balanced_orthogonal(U[k], rng, out=X[k])  # the old X[k] is the working copy
+                    balanced_orthogonal(V[k], rng, out=Y[k])
         B = np.where(U >= 0, np.int8(1), np.int8(-1))
         D = np.where(V >= 0, np.int8(1), np.int8(-1))
         del U, V, pred  # the relaxed predictions go before the codes' are made (one per-entry array, not two)
@@ -314,8 +314,8 @@ class Problem:
         for k in range(self.s.n_components):
             flips += self._update(True, k, B, D, X, self.pred, relaxed=False)
             flips += self._update(False, k, D, B, Y, self.pred, relaxed=False)
-            X[k] = balanced_orthogonal(B[k], rng)  # it takes its own float64 copy
-            Y[k] = balanced_orthogonal(D[k], rng)
+            balanced_orthogonal(B[k], rng, out=X[k])  # the old X[k] is the working copy
+            balanced_orthogonal(D[k], rng, out=Y[k])
         return flips
 
     def objective(self, B: np.ndarray, D: np.ndarray, X: np.ndarray, Y: np.ndarray) -> float:
@@ -394,7 +394,7 @@ def _balanced_stack(codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     filled into one array (no list of them beside the stack)."""
     out = np.empty(codes.shape)
     for k in range(codes.shape[0]):
-        out[k] = balanced_orthogonal(codes[k], rng)
+        balanced_orthogonal(codes[k], rng, out=out[k])
     return out
 
 

@@ -175,6 +175,23 @@ def test_pretraining_reads_a_canonical_matrix_without_copying_or_changing_it():
         np.testing.assert_array_equal(a, b)
 
 
+def test_balanced_orthogonal_into_out_is_the_same_matrix_and_refuses_an_overlap():
+    from ratkit.exceptions import ParameterError
+    from ratkit.recsys._balanced import balanced_orthogonal
+
+    rng = np.random.default_rng(2)
+    for B in (rng.choice(np.array([-1, 1], dtype=np.int8), (200, 9)), np.ones((40, 5), dtype=np.int8)):
+        out = np.full(B.shape, np.nan)
+        got = balanced_orthogonal(B, np.random.default_rng(1), out=out)
+        assert got is out
+        np.testing.assert_array_equal(out, balanced_orthogonal(B, np.random.default_rng(1)))
+    X = rng.standard_normal((30, 4))
+    with pytest.raises(ParameterError, match="share memory"):
+        balanced_orthogonal(X, rng, out=X)
+    with pytest.raises(ParameterError, match="C-contiguous float64"):
+        balanced_orthogonal(X, rng, out=np.empty((4, 30)).T)
+
+
 @pytest.mark.parametrize("feedback", ["explicit", "implicit"])
 def test_the_fit_holds_no_per_entry_float_copies(feedback, monkeypatch):
     """numpy's traced allocations during a fit stay below 4× the rating matrix on a problem
