@@ -175,6 +175,24 @@ def test_pretraining_reads_a_canonical_matrix_without_copying_or_changing_it():
         np.testing.assert_array_equal(a, b)
 
 
+def test_a_csr_or_csc_rating_matrix_with_a_pair_stored_twice_is_still_refused():
+    """The duplicate scan is skipped for a matrix in scipy's canonical form only."""
+    from ratkit.exceptions import DataFormatError
+
+    data, indices, indptr = np.array([4.0, 5.0, 3.0]), np.array([1, 1, 0]), np.array([0, 2, 3])
+    twice = sp.csr_matrix((data, indices, indptr), shape=(2, 3))
+    assert not twice.has_canonical_format
+    for matrix in (twice, sp.csc_matrix((data, indices, indptr), shape=(3, 2))):
+        for model in (CCCF(1, 1, random_state=0), DCF(1, random_state=0)):
+            with pytest.raises(DataFormatError, match="more than once"):
+                model.fit(matrix)
+    unsorted = sp.csr_matrix((np.array([4.0, 5.0, 3.0]), np.array([2, 0, 1]), np.array([0, 2, 3])), shape=(2, 3))
+    from ratkit.recsys._validation import check_user_items
+
+    checked = check_user_items(unsorted, ratings=True)  # unsorted but duplicate-free: accepted, sorted
+    np.testing.assert_array_equal(checked.toarray(), [[5.0, 0.0, 4.0], [0.0, 3.0, 0.0]])
+
+
 def test_balanced_orthogonal_into_out_is_the_same_matrix_and_refuses_an_overlap():
     from ratkit.exceptions import ParameterError
     from ratkit.recsys._balanced import balanced_orthogonal
