@@ -81,13 +81,6 @@ DCF (Zhang et al. 2016) is the same code with G = 1 and every weight 1: Hamming 
 
 Users or items without ratings are allowed: their codes come from the initialisation and
 the balance term alone, so their scores carry no information about them.
-
-Memory. Besides the checked copy of the matrix that ``fit`` makes, a fit holds per stored
-entry only the predictions (8 bytes) and the item-major user ids and positions (4 + 4 bytes
-while they fit in int32); the targets and confidences are computed from the stored values
-where they are read, and the one-class Grams are built a block of rows at a time. At 10⁷
-interactions (125 000 users) the peak RSS growth of a fit is 3.4–3.8× the rating matrix
-(bench/RESULTS.md, "CCCF and DCF in bounded memory at 10⁷ interactions (issue 38)").
 """
 
 from __future__ import annotations
