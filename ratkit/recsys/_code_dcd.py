@@ -18,7 +18,9 @@ The relaxed initialisation solves the same problem over real vectors, (A + α I)
 
 Ratings are kept on the observed entries only: ``target`` and ``pred`` are aligned with the
 CSR data of the users × items matrix, and the item-major loops reach them through
-``item_pos`` (the CSR position of each entry in CSC order).
+``item_pos`` (the CSR position of each entry in CSC order; None for the users' own rows, the
+identity). ``target`` is an array or an :class:`~ratkit.recsys._entries.EntryMap` of the
+matrix's values, evaluated per entry (the fit holds no per-entry copy of the targets).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ratkit._jit import njit
+from ratkit.recsys._entries import at, entry
 
 __all__ = ["sweep_bits", "update_codes", "relax_rows", "predictions", "bit_objective", "flip_row", "solve_row"]
 
@@ -86,11 +89,11 @@ def _row_system(k, i, ptr, idx, pos_map, rows, cols, w_rows, w_cols, target, pre
         w = wi * w_cols[j, k]
         if w == 0.0:
             continue
-        pos = pos_map[t]
+        pos = at(pos_map, t)
         inner = 0.0
         for q in range(r):
             inner += rows[k, i, q] * cols[k, j, q]
-        resid = target[pos] - pred[pos] + w * inner
+        resid = entry(target, pos) - pred[pos] + w * inner
         for q in range(r):
             c[q] += w * resid * cols[k, j, q]
             for p in range(r):
@@ -110,7 +113,7 @@ def _move_predictions(k, i, ptr, idx, pos_map, old, rows, cols, w_rows, w_cols, 
         delta = 0.0
         for q in range(r):
             delta += (rows[k, i, q] - old[q]) * cols[k, j, q]
-        pred[pos_map[t]] += w * delta
+        pred[at(pos_map, t)] += w * delta
 
 
 @njit

@@ -22,18 +22,20 @@ from scipy.optimize import linear_sum_assignment
 from tqdm.auto import tqdm
 
 from ratkit._convergence import warn_not_converged
-from ratkit._sparse import index_dtype
 from ratkit._validation import check_random_state
 from ratkit.exceptions import DataFormatError, ParameterError
+from ratkit.recsys import _entries
 from ratkit.recsys._balanced import balanced_orthogonal
 from ratkit.recsys._code_dcd import predictions, relax_rows, update_codes
-from ratkit.recsys._code_oneclass import factor_rows, one_class_loss, relax_rows_one_class, update_codes_one_class
+from ratkit.recsys._code_oneclass import GramRows, one_class_loss, relax_rows_one_class, update_codes_one_class
 from ratkit.recsys._component_weights import (
     component_weights,
     pretrain_factors,
     pretrain_one_class,
     select_anchors,
 )
+from ratkit.recsys._entries import EntryMap, entry_values, exact_sum
+from ratkit.recsys._entries import item_major as item_major  # its former home; the tests import it here
 from ratkit.recsys._packed_codes import pack_codes
 
 __all__ = [
@@ -129,8 +131,13 @@ def fit_codes(
             f"weight_scale={e!r} would overflow the integer scores: Σ_k ⌊eη⌉⌊eξ⌉⟨b, d⟩ reaches "
             f"e²·r·G and must stay below 2⁶³, so e < {math.sqrt(INT64_SAFE / (r * G)):.4g} for r = {r}, G = {G}."
         )
-    # one-class: observed pairs aim at r (the scores' top), the others at 0
-    target = np.full(R.nnz, float(r)) if one_class else 2.0 * r * (R.data - lo) / (hi - lo) - r
+    # The targets, computed from the stored values on use (no per-entry array): one-class, observed
+    # pairs aim at r (the scores' top), the others at 0; ratings, 2r(v − lo)/(hi − lo) − r.
+    if one_class:
+        target = EntryMap(R.data, 0.0, 0.0, 1.0, float(r), 1.0)
+    else:
+        target = EntryMap(R.data, 2.0 * r, lo, hi - lo, -float(r), 1.0)
+    csc = item_major(R)
     if s.uniform_weights:
         eta, xi = np.ones((m, G)), np.ones((n, G))
     else:
@@ -143,20 +150,22 @@ def fit_codes(
                 regularization=s.pretrain_regularization,
                 unobserved_weight=s.unobserved_weight,
                 confidence=s.confidence,
+                item_order=csc,
             )
         else:
-            U, V = pretrain_factors(R, r, rng, n_iter=s.pretrain_iter, regularization=s.pretrain_regularization)
+            U, V = pretrain_factors(
+                R, r, rng, n_iter=s.pretrain_iter, regularization=s.pretrain_regularization, item_order=csc
+            )
         user_anchors, item_anchors = choose_anchors(U, V, G, rng, s.anchors)
         eta = component_weights(U, user_anchors, s.bandwidth, smoothing=s.smoothing)
         xi = component_weights(V, item_anchors, s.bandwidth, smoothing=s.smoothing)
-    mass = float(observed_weight_products(R.indptr, R.indices, eta, xi).sum()) / R.nnz  # ω̄: mean over observed
+    # ω̄: the mean over the observed pairs (numpy's sum of the products, a chunk at a time)
+    mass = exact_sum(R.nnz, lambda part: observed_weight_products(R.indptr, R.indices, eta, xi, part=part)) / R.nnz
     if mass > 0:
-        target = target * mass
-    csc = item_major(R)
+        target = target._replace(factor=mass)
     if one_class:
-        problem: Problem = OneClassProblem(
-            R.indptr, R.indices, *csc, target, eta, xi, s, confidence=1.0 + s.confidence * R.data
-        )
+        confidence = EntryMap(R.data, s.confidence, 0.0, 1.0, 1.0, 1.0)  # 1 + a·v
+        problem: Problem = OneClassProblem(R.indptr, R.indices, *csc, target, eta, xi, s, confidence=confidence)
     else:
         problem = Problem(R.indptr, R.indices, *csc, target, eta, xi, s)
     B, D, X, Y = problem.initialise(rng)
@@ -197,7 +206,11 @@ def fit_codes(
 
 
 class Problem:
-    """The observed entries (both orders), targets, weights and settings of one fit."""
+    """The observed entries (both orders), targets, weights and settings of one fit.
+
+    ``target`` is an array aligned with the CSR data or an :class:`~ratkit.recsys._entries.EntryMap`
+    of the stored values (what :func:`fit_codes` passes: no per-entry copy); the users' rows
+    are read in CSR order directly (their position map is None)."""
 
     def __init__(
         self,
@@ -206,14 +219,14 @@ class Problem:
         item_ptr: np.ndarray,
         item_users: np.ndarray,
         item_pos: np.ndarray,
-        target: np.ndarray,
+        target: np.ndarray | EntryMap,
         eta: np.ndarray,
         xi: np.ndarray,
         s: Settings,
     ) -> None:
         self.indptr, self.indices = indptr, indices
         self.item_ptr, self.item_users, self.item_pos = item_ptr, item_users, item_pos
-        self.user_pos: np.ndarray = np.arange(indices.size, dtype=index_dtype(indices.size))
+        self.user_pos = None  # the CSR order itself
         self.target, self.eta, self.xi, self.s = target, eta, xi, s
         self.m, self.n = eta.shape[0], xi.shape[0]
 
@@ -246,25 +259,29 @@ class Problem:
         G, r = self.s.n_components, self.s.n_bits
         if self.s.init == "identical":
             B, D = self.identical_codes()
-            X = np.stack([balanced_orthogonal(B[k].astype(np.float64), rng) for k in range(G)])
-            Y = np.stack([balanced_orthogonal(D[k].astype(np.float64), rng) for k in range(G)])
+            X, Y = _balanced_stack(B, rng), _balanced_stack(D, rng)
             self.pred = predictions(self.indptr, self.indices, B, D, self.eta, self.xi)
             return B, D, X, Y
         U, V = rng.standard_normal((G, self.m, r)), rng.standard_normal((G, self.n, r))
-        X = np.stack([balanced_orthogonal(U[k], rng) for k in range(G)])
-        Y = np.stack([balanced_orthogonal(V[k], rng) for k in range(G)])
+        X, Y = _balanced_stack(U, rng), _balanced_stack(V, rng)
+        pred = None
         if self.s.init == "relaxed":
             pred = predictions(self.indptr, self.indices, U, V, self.eta, self.xi)
             for _ in range(self.s.init_iter):
                 for k in range(G):
                     self._update(True, k, U, V, X, pred, relaxed=True)
                     self._update(False, k, V, U, Y, pred, relaxed=True)
-                    X[k] = balanced_orthogonal(U[k], rng)
-                    Y[k] = balanced_orthogonal(V[k], rng)
-        B = np.where(U >= 0, 1, -1).astype(np.int8)
-        D = np.where(V >= 0, 1, -1).astype(np.int8)
+                    balanced_orthogonal(U[k], rng, out=X[k])  # the old X[k] is the working copy
+                    balanced_orthogonal(V[k], rng, out=Y[k])
+        B = np.where(U >= 0, np.int8(1), np.int8(-1))
+        D = np.where(V >= 0, np.int8(1), np.int8(-1))
+        del U, V, pred  # the relaxed predictions go before the codes' are made (one per-entry array, not two)
+        self._drop_relaxed()
         self.pred = predictions(self.indptr, self.indices, B, D, self.eta, self.xi)
         return B, D, X, Y
+
+    def _drop_relaxed(self) -> None:
+        """Let go of what refers to the relaxed U, V (nothing here; the one-class Grams do)."""
 
     def identical_codes(self) -> tuple[np.ndarray, np.ndarray]:
         """(B, D) with one code shared by every user and one by every item: b = (+1, …, +1) and
@@ -289,7 +306,7 @@ class Problem:
         """c minimising the loss of r̂ = c·m_ij (m_ij = Σ_k η_ik ξ_jk, ``mass`` on the observed
         pairs): Σ t m / Σ m² over the observed pairs."""
         norm = float(mass @ mass)
-        return float(self.target @ mass) / norm if norm > 0 else 0.0
+        return float(entry_values(self.target) @ mass) / norm if norm > 0 else 0.0
 
     def iterate(self, B: np.ndarray, D: np.ndarray, X: np.ndarray, Y: np.ndarray, rng: np.random.Generator) -> int:
         """One outer iteration over the components; returns the bits flipped."""
@@ -297,14 +314,17 @@ class Problem:
         for k in range(self.s.n_components):
             flips += self._update(True, k, B, D, X, self.pred, relaxed=False)
             flips += self._update(False, k, D, B, Y, self.pred, relaxed=False)
-            X[k] = balanced_orthogonal(B[k].astype(np.float64), rng)
-            Y[k] = balanced_orthogonal(D[k].astype(np.float64), rng)
+            balanced_orthogonal(B[k], rng, out=X[k])  # the old X[k] is the working copy
+            balanced_orthogonal(D[k], rng, out=Y[k])
         return flips
 
     def objective(self, B: np.ndarray, D: np.ndarray, X: np.ndarray, Y: np.ndarray) -> float:
-        """Σ_observed (r − r̂)² + α₁ Σ_k ‖B^(k) − X^(k)‖² + α₂ Σ_k ‖D^(k) − Y^(k)‖²."""
-        loss = float(np.sum((self.target - self.pred) ** 2))
-        return loss + self.s.alpha_user * float(np.sum((B - X) ** 2)) + self.s.alpha_item * float(np.sum((D - Y) ** 2))
+        """Σ_observed (r − r̂)² + α₁ Σ_k ‖B^(k) − X^(k)‖² + α₂ Σ_k ‖D^(k) − Y^(k)‖² (each sum the float
+        numpy's gives on the whole array of terms, a chunk of terms at a time)."""
+        target, pred = self.target, self.pred
+        loss = exact_sum(pred.shape[0], lambda part: (entry_values(target, part) - pred[part]) ** 2)
+        users, items = balance_sums(B, D, X, Y)
+        return loss + self.s.alpha_user * users + self.s.alpha_item * items
 
 
 class OneClassProblem(Problem):
@@ -312,33 +332,23 @@ class OneClassProblem(Problem):
     (aligned with the CSR data) and target ``target``, the others with weight w₀ and target
     0, without forming them (:mod:`ratkit.recsys._code_oneclass`)."""
 
-    def __init__(self, *args: Any, confidence: np.ndarray) -> None:
+    def __init__(self, *args: Any, confidence: np.ndarray | EntryMap) -> None:
         super().__init__(*args)
         self.confidence = confidence
-        # per side (True: users): the codes array the Gram was built from, its factor rows F
-        # (N, G·r), the Gram FᵀF and the components changed since (refreshed block by block)
-        self._grams: dict[bool, tuple[np.ndarray, np.ndarray, np.ndarray, set[int]]] = {}
+        # per side (True: users): the Gram of its factor rows, refreshed block by block
+        self._grams: dict[bool, GramRows] = {}
 
     def _gram(self, side: bool, codes: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        """The Gram FᵀF of one side's factor rows: built once for a codes array, then only
-        the blocks of the components updated since are recomputed, O(N·r·G·r) each, so an
-        outer iteration spends O((m + n)·d²) on Grams (d = G·r), not G times that."""
-        entry = self._grams.get(side)
-        if entry is None or entry[0] is not codes:
-            F = factor_rows(codes, weights)
-            P = F.T @ F
-            self._grams[side] = (codes, F, P, set())
-            return P
-        _, F, P, stale = entry
-        r = codes.shape[2]
-        for k in stale:
-            F[:, k * r : (k + 1) * r] = codes[k] * weights[:, [k]]
-        for k in stale:
-            block = F[:, k * r : (k + 1) * r].T @ F
-            P[k * r : (k + 1) * r, :] = block
-            P[:, k * r : (k + 1) * r] = block.T
-        stale.clear()
-        return P
+        """The Gram FᵀF of one side's factor rows (:class:`~ratkit.recsys._code_oneclass.GramRows`):
+        built once for a codes array, then only the blocks of the components updated since
+        are recomputed, so an outer iteration spends O((m + n)·d²) on Grams (d = G·r)."""
+        gram = self._grams.get(side)
+        if gram is None or gram.codes is not codes:
+            gram = self._grams[side] = GramRows(codes, weights)
+        return gram.current()
+
+    def _drop_relaxed(self) -> None:
+        self._grams.clear()  # the Grams of U and V, which hold them; the codes' are built on use
 
     def _update(
         self,
@@ -359,35 +369,66 @@ class OneClassProblem(Problem):
         else:
             out = update_codes_one_class(*args, w0, P, pred, self.s.n_sweeps)
         if by_user in self._grams:
-            self._grams[by_user][3].add(k)  # this side's component k changed
+            self._grams[by_user].stale.add(k)  # this side's component k changed
         return out
 
     def _weights_coefficient(self, mass: np.ndarray) -> float:
         """c minimising Σ_{all pairs} c_ij (p_ij − c·m_ij)²: Σ_𝒱 c p m / (w₀ Σ_all m² + Σ_𝒱 (c − w₀) m²),
         Σ_all m_ij² = ⟨ηᵀη, ξᵀξ⟩_F."""
-        w0 = self.s.unobserved_weight
+        w0, conf, target = self.s.unobserved_weight, self.confidence, self.target
         every = float(np.sum((self.eta.T @ self.eta) * (self.xi.T @ self.xi)))
-        norm = w0 * every + float(np.sum((self.confidence - w0) * mass * mass))
-        return float(np.sum(self.confidence * self.target * mass)) / norm if norm > 0 else 0.0
+        norm = w0 * every + exact_sum(mass.shape[0], lambda p: (entry_values(conf, p) - w0) * mass[p] * mass[p])
+        fit = exact_sum(mass.shape[0], lambda p: entry_values(conf, p) * entry_values(target, p) * mass[p])
+        return fit / norm if norm > 0 else 0.0
 
     def objective(self, B: np.ndarray, D: np.ndarray, X: np.ndarray, Y: np.ndarray) -> float:
         """Σ_{all i,j} c_ij (p_ij − r̂_ij)² + α₁ Σ_k ‖B^(k) − X^(k)‖² + α₂ Σ_k ‖D^(k) − Y^(k)‖²."""
         P, Q = self._gram(False, D, self.xi), self._gram(True, B, self.eta)
         loss = one_class_loss(self.target, self.confidence, self.pred, self.s.unobserved_weight, P, Q)
-        return loss + self.s.alpha_user * float(np.sum((B - X) ** 2)) + self.s.alpha_item * float(np.sum((D - Y) ** 2))
+        users, items = balance_sums(B, D, X, Y)
+        return loss + self.s.alpha_user * users + self.s.alpha_item * items
+
+
+def _balanced_stack(codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """(G, N, r): :func:`~ratkit.recsys._balanced.balanced_orthogonal` of each component, in order,
+    filled into one array (no list of them beside the stack)."""
+    out = np.empty(codes.shape)
+    for k in range(codes.shape[0]):
+        balanced_orthogonal(codes[k], rng, out=out[k])
+    return out
+
+
+def balance_sums(B: np.ndarray, D: np.ndarray, X: np.ndarray, Y: np.ndarray) -> tuple[float, float]:
+    """(Σ_k ‖B^(k) − X^(k)‖², Σ_k ‖D^(k) − Y^(k)‖²), each numpy's sum on the whole array of
+    squares, computed without that array (a chunk at a time)."""
+    sums = []
+    for codes, aux in ((B, X), (D, Y)):
+        flat_codes, flat_aux = codes.reshape(-1), aux.reshape(-1)
+        sums.append(exact_sum(flat_codes.shape[0], lambda p: (flat_codes[p] - flat_aux[p]) ** 2))  # noqa: B023
+    return sums[0], sums[1]
 
 
 def observed_weight_products(
-    indptr: np.ndarray, indices: np.ndarray, eta: np.ndarray, xi: np.ndarray, chunk: int = 1 << 16
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    eta: np.ndarray,
+    xi: np.ndarray,
+    chunk: int | None = None,
+    *,
+    part: slice | None = None,
 ) -> np.ndarray:
-    """m_t = Σ_k η_ik ξ_jk for every stored (i, j) (CSR order), computed in chunks of entries: the
-    gathered rows of η and ξ (2·G floats an entry) are never held for every entry at once. Each
-    m_t is the same float as ``np.einsum("tk,tk->t", eta[rows], xi[indices])`` gives."""
-    rows = np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr))
-    out = np.empty(indices.shape[0])
-    for lo in range(0, indices.shape[0], chunk):
-        part = slice(lo, lo + chunk)
-        out[part] = np.einsum("tk,tk->t", eta[rows[part]], xi[indices[part]])
+    """m_t = Σ_k η_ik ξ_jk for every stored (i, j) (CSR order), or for the entries ``part`` (a
+    slice of CSR positions), computed in chunks of entries: neither the gathered rows of η and ξ
+    (2·G floats an entry) nor the entries' row ids are held for every entry at once (``chunk``
+    entries at a time; default :data:`ratkit.recsys._entries.CHUNK`). Each m_t is
+    the same float as ``np.einsum("tk,tk->t", eta[rows], xi[indices])`` gives."""
+    chunk = _entries.CHUNK if chunk is None else chunk
+    start, stop, _ = (part or slice(None)).indices(indices.shape[0])
+    out = np.empty(max(stop - start, 0))
+    for lo in range(start, stop, chunk):
+        hi = min(lo + chunk, stop)
+        rows = np.searchsorted(indptr, np.arange(lo, hi), side="right") - 1  # the row of each entry
+        out[lo - start : hi - start] = np.einsum("tk,tk->t", eta[rows], xi[indices[lo:hi]])
     return out
 
 
@@ -425,16 +466,6 @@ def pair_anchors(user_anchors: np.ndarray, item_anchors: np.ndarray) -> np.ndarr
     its users and items no shared weight."""
     _, order = linear_sum_assignment(-(user_anchors @ item_anchors.T))
     return item_anchors[order]
-
-
-def item_major(R: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(item_ptr, users, CSR position) of the stored entries in item-major order."""
-    rows = np.repeat(np.arange(R.shape[0]), np.diff(R.indptr))
-    order = np.lexsort((rows, R.indices))
-    item_ptr = np.zeros(R.shape[1] + 1, dtype=np.int64)
-    np.cumsum(np.bincount(R.indices, minlength=R.shape[1]), out=item_ptr[1:])
-    index = index_dtype(R.nnz, R.shape[0])  # positions < nnz, user ids < m
-    return item_ptr, rows[order].astype(index), order.astype(index)
 
 
 def rating_range(R: sp.csr_matrix, declared: tuple[float, float] | None, owner: str) -> tuple[float, float]:

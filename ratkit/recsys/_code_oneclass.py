@@ -29,20 +29,25 @@ and ``pred`` (r̂ on the observed pairs) is kept current as in the rating fit.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ratkit._jit import njit
 from ratkit.recsys._code_dcd import flip_row, solve_row
+from ratkit.recsys._entries import EntryMap, at, entry, entry_values, exact_sum
 
-__all__ = ["factor_rows", "gram", "one_class_loss", "update_codes_one_class", "relax_rows_one_class"]
+__all__ = ["factor_rows", "gram", "GramRows", "one_class_loss", "update_codes_one_class", "relax_rows_one_class"]
 
 
 def factor_rows(codes: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """(N, G·r) rows (w^(1) c^(1), …, w^(G) c^(G)) of codes (G, N, r) and weights (N, G):
-    r̂_ij is the inner product of a user's row and an item's."""
+    r̂_ij is the inner product of a user's row and an item's. Written straight into the
+    result (no float copy of the codes beside it)."""
     G, N, r = codes.shape
-    scaled = codes.astype(np.float64) * weights.T[:, :, None]
-    return np.ascontiguousarray(scaled.transpose(1, 0, 2).reshape(N, G * r))
+    out = np.empty((N, G * r))
+    np.multiply(codes.transpose(1, 0, 2), weights[:, :, None], out=out.reshape(N, G, r))
+    return out
 
 
 def gram(codes: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -51,13 +56,65 @@ def gram(codes: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return rows.T @ rows
 
 
+class GramRows:
+    """The Gram P = FᵀF (d × d) of the :func:`factor_rows` F of ``codes`` and ``weights``, kept
+    current block by block: once the components in ``stale`` changed, :meth:`current`
+    recomputes P's block rows and columns of those components only, O(N·r·d) each.
+
+    F (N × d floats: 64 MB for 125 000 users at d = 64) is never held: it is built ``ROWS``
+    rows at a time and each block is the sum of the chunks' products, in row order. With
+    N ≤ ``ROWS`` that is one product of the whole F, as numpy computes FᵀF; above, the sums over
+    the rows are grouped by chunk (rounding differs from one product in the last bits)."""
+
+    ROWS = 1 << 15
+
+    def __init__(self, codes: np.ndarray, weights: np.ndarray) -> None:
+        self.codes, self.weights = codes, weights
+        self.stale: set[int] = set()
+        P: np.ndarray | None = None
+        for F in self._chunks():
+            P = F.T @ F if P is None else P + F.T @ F
+        self.P = P if P is not None else np.zeros((codes.shape[0] * codes.shape[2],) * 2)
+
+    def _chunks(self) -> Any:
+        N = self.codes.shape[1]
+        for lo in range(0, N, self.ROWS):
+            yield factor_rows(self.codes[:, lo : lo + self.ROWS], self.weights[lo : lo + self.ROWS])
+
+    def current(self) -> np.ndarray:
+        """P for the codes as they are now (the stale blocks recomputed, in the set's order)."""
+        if not self.stale:
+            return self.P
+        r = self.codes.shape[2]
+        blocks: dict[int, np.ndarray] = {}
+        for F in self._chunks():
+            for k in self.stale:
+                part = F[:, k * r : (k + 1) * r].T @ F
+                blocks[k] = part if k not in blocks else blocks[k] + part
+        for k in self.stale:
+            self.P[k * r : (k + 1) * r, :] = blocks[k]
+            self.P[:, k * r : (k + 1) * r] = blocks[k].T
+        self.stale.clear()
+        return self.P
+
+
 def one_class_loss(
-    target: np.ndarray, confidence: np.ndarray, pred: np.ndarray, unobserved_weight: float, P: np.ndarray, Q: np.ndarray
+    target: np.ndarray | EntryMap,
+    confidence: np.ndarray | EntryMap,
+    pred: np.ndarray,
+    unobserved_weight: float,
+    P: np.ndarray,
+    Q: np.ndarray,
 ) -> float:
     """Σ_{all i,j} c_ij (p_ij − r̂_ij)² from the Grams P (items) and Q (users) and the observed
-    pairs' targets, confidences and predictions: w₀⟨Q, P⟩_F + Σ_𝒱 (c (p − r̂)² − w₀ r̂²)."""
-    observed = float(np.sum(confidence * (target - pred) ** 2 - unobserved_weight * pred**2))
-    return unobserved_weight * float(np.sum(Q * P)) + observed
+    pairs' targets, confidences and predictions: w₀⟨Q, P⟩_F + Σ_𝒱 (c (p − r̂)² − w₀ r̂²), the
+    last sum numpy's on the whole array of terms, a chunk of terms at a time."""
+    w0 = unobserved_weight
+
+    def terms(part: slice) -> np.ndarray:
+        return entry_values(confidence, part) * (entry_values(target, part) - pred[part]) ** 2 - w0 * pred[part] ** 2
+
+    return w0 * float(np.sum(Q * P)) + exact_sum(pred.shape[0], terms)
 
 
 @njit
@@ -87,13 +144,14 @@ def _system(k, i, ptr, idx, pos_map, rows, cols, w_rows, w_cols, target, conf, w
         w = wi * w_cols[j, k]
         if w == 0.0:
             continue
-        pos = pos_map[t]
+        pos = at(pos_map, t)
         inner = 0.0
         for q in range(r):
             inner += rows[k, i, q] * cols[k, j, q]
         other = pred[pos] - w * inner
-        extra = conf[pos] - w0
-        coef = w * (conf[pos] * target[pos] - extra * other)
+        confidence = entry(conf, pos)
+        extra = confidence - w0
+        coef = w * (confidence * entry(target, pos) - extra * other)
         for q in range(r):
             c[q] += coef * cols[k, j, q]
             for p in range(r):

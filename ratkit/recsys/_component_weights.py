@@ -44,6 +44,7 @@ from ratkit._jit import njit
 from ratkit._sparse import float64_csr
 from ratkit._validation import check_choice, check_int, check_random_state, check_real
 from ratkit.exceptions import DataFormatError, ParameterError, ParameterTypeError
+from ratkit.recsys._entries import at, item_major
 from ratkit.recsys._validation import _refuse_duplicates
 
 __all__ = [
@@ -79,6 +80,7 @@ def pretrain_factors(
     *,
     n_iter: int = 10,
     regularization: float = 0.1,
+    item_order: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Latent vectors of users and items: ALS on the centred observed ratings.
 
@@ -109,6 +111,11 @@ def pretrain_factors(
         ALS sweeps.
     regularization : float > 0
         λ, the ridge factor of the weighted-λ penalty.
+    item_order : (item pointers, user ids, CSR positions), optional
+        ``ratings``' entries in item-major order (:func:`~ratkit.recsys._entries.item_major`),
+        when the caller has them; else they are computed. A float64 CSR matrix with sorted
+        indices and no duplicates is read as it is (no copy, no per-entry array), the
+        targets r_ij − μ computed on use.
 
     Returns
     -------
@@ -120,17 +127,14 @@ def pretrain_factors(
     regularization = check_real(regularization, "regularization", owner, low=0.0, low_open=True)
     rng = check_random_state(rng)
     by_user = _check_ratings(ratings)
-    by_item = by_user.T.tocsr()
-    by_item.sort_indices()
+    item_ptr, item_users, item_pos = item_major(by_user) if item_order is None else item_order
     m, n = by_user.shape
     mu = float(by_user.data.mean())
     users = rng.normal(0.0, _INIT_SCALE, size=(m, n_factors))
     items = rng.normal(0.0, _INIT_SCALE, size=(n, n_factors))
-    user_targets = by_user.data - mu
-    item_targets = by_item.data - mu
     for _ in range(n_iter):
-        _ridge_rows(by_user.indptr, by_user.indices, user_targets, items, users, regularization)
-        _ridge_rows(by_item.indptr, by_item.indices, item_targets, users, items, regularization)
+        _ridge_rows(by_user.indptr, by_user.indices, None, by_user.data, mu, items, users, regularization)
+        _ridge_rows(item_ptr, item_users, item_pos, by_user.data, mu, users, items, regularization)
     return users, items
 
 
@@ -143,6 +147,7 @@ def pretrain_one_class(
     regularization: float = 0.1,
     unobserved_weight: float = 1.0,
     confidence: float = 1.0,
+    item_order: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Latent vectors of users and items from one-class data: implicit ALS (Hu, Koren and
     Volinsky 2008), the placement :func:`pretrain_factors` gives ratings.
@@ -155,7 +160,8 @@ def pretrain_one_class(
 
     (the Gram VᵀV over all items once per sweep, corrections on the observed items only):
     O(n_iter·(|𝒱|·f² + (m + n)·f³)). The stored values must be ≥ 0; rows without entries keep
-    their N(0, 0.1²) start, as in :func:`pretrain_factors`.
+    their N(0, 0.1²) start, as in :func:`pretrain_factors`, which also describes ``item_order``
+    (the confidences are computed on use, as the targets are there).
     """
     owner = "pretrain_one_class"
     n_factors = check_int(n_factors, "n_factors", owner, low=1)
@@ -167,21 +173,22 @@ def pretrain_one_class(
     by_user = _check_ratings(interactions)
     if (by_user.data < 0).any():
         raise DataFormatError(f"{owner} takes interaction strengths >= 0; the data hold {by_user.data.min():g}.")
-    by_item = by_user.T.tocsr()
-    by_item.sort_indices()
+    item_ptr, item_users, item_pos = item_major(by_user) if item_order is None else item_order
     m, n = by_user.shape
     users = rng.normal(0.0, _INIT_SCALE, size=(m, n_factors))
     items = rng.normal(0.0, _INIT_SCALE, size=(n, n_factors))
+    data = by_user.data
     for _ in range(n_iter):
-        _one_class_rows(by_user.indptr, by_user.indices, 1.0 + a * by_user.data, items, users, regularization, w0)
-        _one_class_rows(by_item.indptr, by_item.indices, 1.0 + a * by_item.data, users, items, regularization, w0)
+        _one_class_rows(by_user.indptr, by_user.indices, None, data, a, items, users, regularization, w0)
+        _one_class_rows(item_ptr, item_users, item_pos, data, a, users, items, regularization, w0)
     return users, items
 
 
 @njit
-def _one_class_rows(indptr, indices, conf, fixed, out, reg, w0):  # pragma: no cover - compiled
+def _one_class_rows(indptr, indices, pos, data, a, fixed, out, reg, w0):  # pragma: no cover - compiled
     """out[i] = (w₀ FᵀF + Σ_t (c_t − w₀) f_t f_tᵀ + reg·I)⁻¹ Σ_t c_t f_t over row i's entries t,
-    F = ``fixed``, for every row with entries."""
+    F = ``fixed``, c_t = 1 + a·v_t (v_t = ``data`` at CSR position ``pos[t]``; None: t), for
+    every row with entries."""
     f = fixed.shape[1]
     base = w0 * (fixed.T @ fixed)
     gram = np.empty((f, f))
@@ -194,9 +201,10 @@ def _one_class_rows(indptr, indices, conf, fixed, out, reg, w0):  # pragma: no c
         rhs[:] = 0.0
         for p in range(start, stop):
             row = fixed[indices[p]]
-            extra = conf[p] - w0
+            conf = 1.0 + a * data[at(pos, p)]
+            extra = conf - w0
             for x in range(f):
-                rhs[x] += conf[p] * row[x]
+                rhs[x] += conf * row[x]
                 for y in range(f):
                     gram[x, y] += extra * row[x] * row[y]
         for x in range(f):
@@ -205,15 +213,20 @@ def _one_class_rows(indptr, indices, conf, fixed, out, reg, w0):  # pragma: no c
 
 
 def _check_ratings(ratings: Any) -> sp.csr_matrix:
-    """``ratings`` as a float64 CSR copy with sorted indices; refuse what is not ratings."""
+    """``ratings`` as a float64 CSR matrix with sorted indices; refuse what is not ratings. A
+    float64 CSR matrix in canonical form (sorted indices, no duplicates: what the models' ``fit``
+    hands on) is returned as it is, never modified; anything else is copied."""
     if not sp.issparse(ratings) or ratings.ndim != 2:
         raise ParameterTypeError(
             f"ratings must be a two-dimensional scipy.sparse matrix (users × items); got {type(ratings).__name__}."
         )
     if not np.issubdtype(ratings.dtype, np.number) or np.issubdtype(ratings.dtype, np.complexfloating):
         raise ParameterTypeError(f"ratings must hold real numbers; got dtype {ratings.dtype}.")
-    _refuse_duplicates(ratings, "ratings")  # before any conversion, which would sum a COO's
-    csr = float64_csr(ratings)
+    if ratings.format == "csr" and ratings.dtype == np.float64 and ratings.has_canonical_format:
+        csr = ratings  # no duplicate to refuse, nothing to sort: read as it is
+    else:
+        _refuse_duplicates(ratings, "ratings")  # before any conversion, which would sum a COO's
+        csr = float64_csr(ratings)
     if csr.nnz == 0:
         raise DataFormatError(f"ratings of shape {csr.shape} has no stored rating; pre-training needs at least one.")
     if not np.isfinite(csr.data).all():
@@ -225,9 +238,10 @@ def _check_ratings(ratings: Any) -> sp.csr_matrix:
 
 
 @njit
-def _ridge_rows(indptr, indices, targets, fixed, out, reg):  # pragma: no cover - compiled
+def _ridge_rows(indptr, indices, pos, data, mu, fixed, out, reg):  # pragma: no cover - compiled
     """out[i] = (F_iᵀF_i + reg·c_i·I)⁻¹ F_iᵀ t_i for every row i with c_i > 0 entries, where
-    F_i are the rows of ``fixed`` at row i's column indices and t_i its targets."""
+    F_i are the rows of ``fixed`` at row i's column indices and t_i its targets v − μ (v =
+    ``data`` at CSR position ``pos[t]`` of entry t; None: t)."""
     f = fixed.shape[1]
     gram = np.empty((f, f))
     rhs = np.empty(f)
@@ -240,7 +254,7 @@ def _ridge_rows(indptr, indices, targets, fixed, out, reg):  # pragma: no cover 
         rhs[:] = 0.0
         for p in range(start, stop):
             row = fixed[indices[p]]
-            t = targets[p]
+            t = data[at(pos, p)] - mu
             for a in range(f):
                 rhs[a] += t * row[a]
                 for b in range(a + 1):

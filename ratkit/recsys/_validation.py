@@ -93,6 +93,8 @@ def check_user_items(
 
 def _refuse_duplicates(matrix: Any, name: str) -> None:
     """DataFormatError naming the first (user, item) stored twice (COO, CSR, ... alike)."""
+    if matrix.format in ("csr", "csc") and matrix.has_canonical_format:
+        return  # sorted and duplicate-free by scipy's own check (no copy; the COO keys below are 24 bytes an entry)
     coo = sp.coo_matrix(matrix)
     keys = coo.row.astype(np.int64) * coo.shape[1] + coo.col
     unique, counts = np.unique(keys, return_counts=True)
