@@ -147,13 +147,14 @@ def _per_user(
             f"train and test share {overlap} (user, item) pairs; a test item must not be a "
             f"training item. Split with leave_k_out or ratio_split."
         )
-    left_out = train_m if exclude is None else _left_out(train_m, test_m, exclude, model, owner)
+    exclude_m = None if exclude is None else _checked_exclude(exclude, train_m, test_m, model, owner)
     users = np.flatnonzero(np.diff(test_m.indptr) > 0)
     batches = [users[start : start + batch_size] for start in range(0, len(users), batch_size)]
     blocks = parallel_map(
         _block_metrics,
-        [(batch, tuple(ks)) for batch in batches],
-        shared=(Shared(model), Shared(train_m), Shared(left_out), Shared(test_m)),
+        # a task carries its users' rows of exclude (together one copy of it), None without
+        [(batch, tuple(ks), None if exclude_m is None else exclude_m[batch]) for batch in batches],
+        shared=(Shared(model), Shared(train_m), Shared(test_m)),
         n_jobs=n_jobs,
         desc="evaluation blocks",
         unit="user",
@@ -168,11 +169,11 @@ def _per_user(
     return arrays, len(users)
 
 
-def _left_out(
-    train_m: sp.csr_matrix, test_m: sp.csr_matrix, exclude: Any, model: Recommender, owner: str
+def _checked_exclude(
+    exclude: Any, train_m: sp.csr_matrix, test_m: sp.csr_matrix, model: Recommender, owner: str
 ) -> sp.csr_matrix:
-    """The pattern of ``train`` ∪ ``exclude`` (the items no user's candidates hold), ``exclude``
-    checked: sparse (or Interactions), of train's and test's shape, no test item in it."""
+    """``exclude`` as CSR, checked: sparse (or Interactions), of train's and test's shape, no
+    test item in it."""
     exclude_m = check_user_items(exclude, name="exclude", ratings=model.feedback == "explicit", allow_empty=True)
     if exclude_m.shape != train_m.shape:
         hint = (
@@ -190,21 +191,20 @@ def _left_out(
             f"The 'exclude' parameter of {owner} holds {overlap} test (user, item) pair(s); a test item must be a "
             "candidate. Leave the test items out of 'exclude'."
         )
-    union = (abs(train_m) + abs(exclude_m)).tocsr()
-    union.data[:] = 1.0
-    return union
+    return exclude_m
 
 
 def _block_metrics(
     model: Recommender,
     train_m: sp.csr_matrix,
-    left_out: sp.csr_matrix,
     test_m: sp.csr_matrix,
     batch: np.ndarray,
     ks: tuple[int, ...],
+    excluded: sp.csr_matrix | None = None,
 ) -> dict[str, np.ndarray]:
     """The per-user metric arrays of one block of users (a task of :func:`_per_user`): scored from
-    ``train_m``'s rows, ranked over the items outside ``left_out``'s rows."""
+    ``train_m``'s rows, ranked over the items in neither ``train_m``'s rows nor ``excluded``'s
+    (the block's rows of ``exclude``, one per user of ``batch``; None: none)."""
     # the scores recommend(batch, train[batch]) ranks by (FISM and TJSL build the users from these rows)
     scores = np.array(model._score_users_from(batch, train_m[batch]), dtype=np.float64)
     if not np.isfinite(scores).all():
@@ -214,7 +214,9 @@ def _block_metrics(
         )
     relevant = test_m[batch].toarray() > 0
     candidate = np.ones_like(relevant)
-    exclude_rows(scores, left_out, batch)
+    exclude_rows(scores, train_m, batch)
+    if excluded is not None:
+        exclude_rows(scores, excluded, np.arange(len(batch)))
     candidate &= np.isfinite(scores)
     ranked, _ = top_n(scores, max(ks))
     hits = np.take_along_axis(relevant, ranked, axis=1) & np.isfinite(np.take_along_axis(scores, ranked, axis=1))

@@ -6,6 +6,7 @@ does not compute."""
 from __future__ import annotations
 
 import math
+import pickle
 from typing import ClassVar
 
 import numpy as np
@@ -150,3 +151,27 @@ def test_bad_exclude_is_named():
         )
     with pytest.raises(DataFormatError, match="exclude contains 1 negative"):
         ranking_metrics(model, train, test, k=2, exclude=-exclude)
+
+
+def test_exclude_travels_with_the_tasks(monkeypatch):
+    """Each block's rows of exclude travel with its task (pickled, as to another process), in
+    blocks of 7 users: the numbers are those of one block."""
+    import ratkit.recsys.evaluation as evaluation
+
+    train, exclude, test = _random_case(3)
+    model = FixedScores(np.random.default_rng(4).normal(size=train.shape)).fit(train)
+    one = ranking_metrics(model, train, test, k=4, exclude=exclude)
+    assert one != ranking_metrics(model, train, test, k=4)
+    sizes: list[int] = []
+
+    def through_pickle(func, tasks, shared, **kwargs):
+        values = [pickle.loads(pickle.dumps(holder.value)) for holder in shared]
+        for task in tasks:
+            batch, ks, rows = pickle.loads(pickle.dumps(task))
+            sizes.append(rows.shape[0])
+            assert rows.shape[0] == len(batch) and (rows != exclude[batch]).nnz == 0
+            yield func(*values, batch, ks, rows)
+
+    monkeypatch.setattr(evaluation, "parallel_map", through_pickle)
+    assert ranking_metrics(model, train, test, k=4, exclude=exclude, batch_size=7) == one
+    assert max(sizes) == 7 and len(sizes) > 1
