@@ -5,7 +5,8 @@ reports carries its protocol: dataset, what counts as positive, the split, k, th
 and how many users were evaluated.
 
 Ranking is over **all** items, with only the user's training items (and those of the
-optional ``exclude`` matrix) left out (no sampled negatives). A user is evaluated when they have at least one test item.
+optional ``exclude`` matrix) left out (no sampled negatives). A user is evaluated when
+they have at least one test item.
 """
 
 from __future__ import annotations
@@ -245,7 +246,7 @@ def ranking_metrics(
     *,
     batch_size: int = 512,
     n_jobs: int | None = None,
-    exclude: Any = None,
+    exclude: sp.spmatrix | sp.sparray | Interactions | None = None,
 ) -> dict[str, float]:
     """Mean precision, recall, F1, NDCG, MAP, MRR @k and exact AUC over the test users.
 
@@ -377,7 +378,7 @@ def evaluate(
     *,
     batch_size: int = 512,
     n_jobs: int | None = None,
-    exclude: Any = None,
+    exclude: sp.spmatrix | sp.sparray | Interactions | None = None,
 ) -> EvaluationReport:
     """Every metric at each of ``protocol.ks``, plus AUC, as a report carrying the protocol;
     ``batch_size``, ``n_jobs`` and ``exclude`` as in :func:`ranking_metrics`: user u is scored
