@@ -7,8 +7,10 @@ than that user's median play count, E = the rest (``preferred="user-median"``).
 Protocol. Per user with ≥ ``--min-preferred`` (5) preferred items, a seeded ``--test-share``
 (20 %, at least 1, rounded) of P_u is held out for test; every other user keeps all of P_u. Models
 train on the rest of P and (TJSL, BPR on P ∪ E) on all of E. Each test user ranks **all** items
-except their training P **and** E (the "liked" matrix handed to the ranking is training P + E, so
-an examined item is never recommended); binary relevance = the held-out preferred items;
+except their training P **and** E, and is scored from their training P alone (issue 18's scoring;
+``evaluate(model, training P, test, ..., exclude=E)`` since issue 38: E leaves the candidates, so an
+examined item is never recommended, but does not enter the preferred profile Ū_u of FISM/TJSL);
+binary relevance = the held-out preferred items;
 Prec@5, Recall@5, NDCG@5, NDCG@10 (``ratkit.recsys.evaluation.evaluate``), averaged over the test
 users; mean ± std over ``--seeds`` seeds (seed s: the split and every model's random_state).
 
@@ -62,7 +64,7 @@ from ratkit.recsys import FISM, TJSL, Popularity
 from ratkit.recsys._tjsl_sgd import sgd_epoch
 from ratkit.recsys._tjsl_user_epoch import epoch_pairs, negative_counts, user_epoch
 from ratkit.recsys.base import Recommender
-from ratkit.recsys.evaluation import Protocol, evaluate
+from ratkit.recsys.evaluation import EvaluationReport, Protocol, evaluate
 from ratkit.recsys.feedback import to_heterogeneous
 
 DEFAULT_ML = os.path.join("..", "shared", "data", "movielens-100k", "ml-100k")
@@ -206,8 +208,12 @@ def specs(args: argparse.Namespace) -> dict[str, Spec]:
     return out
 
 
-def score(model: Any, liked: sp.csr_matrix, test: sp.csr_matrix, protocol: Protocol) -> dict[str, float]:
-    return evaluate(model, liked, test, protocol).metrics
+def score(
+    model: Any, train: sp.csr_matrix, E: sp.csr_matrix, test: sp.csr_matrix, protocol: Protocol
+) -> EvaluationReport:
+    """The report of ``model``: each user scored from their ``train`` (preferred) rows, ranking every
+    item but their train ∪ E items."""
+    return evaluate(model, train, test, protocol, exclude=E)
 
 
 def tune(
@@ -217,13 +223,12 @@ def tune(
     if not spec.grid_lr:
         return (0.0, 0), []
     fit_P, val = split_preferred(P, args.test_share, args.min_preferred, 1000)
-    liked = (fit_P + E).tocsr()
     protocol = Protocol("validation", ks=(5,))
     best, best_value, lines = None, -1.0, []
     for lr in spec.grid_lr:
         for d in args.factors:
             model = spec.fit(spec.build(0, lr, d), fit_P, E)
-            value = score(model, liked, val, protocol)["ndcg@5"]
+            value = score(model, fit_P, E, val, protocol).metrics["ndcg@5"]
             lines.append(f"lr={lr:g} d={d}: {value:.4f}")
             if value > best_value:
                 best, best_value = (lr, d), value
@@ -245,7 +250,6 @@ def run_dataset(name: str, path: str, args: argparse.Namespace) -> dict[str, Any
     n_users = None
     for seed in range(args.seeds):
         train, test = split_preferred(P, args.test_share, args.min_preferred, seed)
-        liked = (train + E).tocsr()
         protocol = Protocol(name, ks=(5, 10), seed=seed)
         for key, spec in models.items():
             lr, d = chosen[key][0]
@@ -253,7 +257,7 @@ def run_dataset(name: str, path: str, args: argparse.Namespace) -> dict[str, Any
             t0 = time.perf_counter()
             spec.fit(model, train, E)
             fit_times[key].append(time.perf_counter() - t0)
-            report = evaluate(model, liked, test, protocol)
+            report = score(model, train, E, test, protocol)
             n_users = report.protocol.n_users
             results[key].append(report.metrics)
             say(f"  {name} seed {seed} {key}: ndcg@5 {report.metrics['ndcg@5']:.4f} ({fit_times[key][-1]:.1f} s)")
@@ -262,7 +266,8 @@ def run_dataset(name: str, path: str, args: argparse.Namespace) -> dict[str, Any
         f"{name}, {rule}; {m} users × {n} items, |P| = {P.nnz}, |E| = {E.nnz}. Test: per user with ≥ "
         f"{args.min_preferred} preferred, a seeded {100 * args.test_share:g} % of P_u (≥ 1, rounded; {n_test} "
         f"items at seed 0), {n_users} test users; trained on the rest of P (+ all of E where stated); all {n} "
-        f"items ranked except the user's training P and E; binary relevance; mean ± std over {args.seeds} "
+        f"items ranked except the user's training P and E, the user scored from training P; binary relevance; "
+        f"mean ± std over {args.seeds} "
         f"seed(s) (0–{args.seeds - 1}: split and model seed)."
     )
     return {"results": results, "fit_times": fit_times, "chosen": chosen, "protocol": protocol_text, "models": models}

@@ -4,8 +4,9 @@ Published MovieLens numbers differ fourfold by protocol alone, so every number r
 reports carries its protocol: dataset, what counts as positive, the split, k, the seed
 and how many users were evaluated.
 
-Ranking is over **all** items, with only the user's training items left out (no
-sampled negatives). A user is evaluated when they have at least one test item.
+Ranking is over **all** items, with only the user's training items (and those of the
+optional ``exclude`` matrix) left out (no sampled negatives). A user is evaluated when
+they have at least one test item.
 """
 
 from __future__ import annotations
@@ -103,12 +104,20 @@ def _split(matrix: sp.csr_matrix, in_test: np.ndarray) -> tuple[sp.csr_matrix, s
 
 
 def _per_user(
-    model: Recommender, train: Any, test: Any, ks: Sequence[int], batch_size: int, n_jobs: int | None, owner: str
+    model: Recommender,
+    train: Any,
+    test: Any,
+    ks: Sequence[int],
+    batch_size: int,
+    n_jobs: int | None,
+    owner: str,
+    exclude: Any = None,
 ) -> tuple[dict[str, np.ndarray], int]:
     """Per-user metric arrays (``"precision@5"``…, ``"auc"``) over the evaluated users, in
     user order, computed in blocks of ``batch_size`` users over ``n_jobs`` processes (or the
     active joblib backend, e.g. a Dask cluster); each user's numbers depend on that user's
-    row alone, so they are the same for any ``n_jobs``."""
+    row alone, so they are the same for any ``n_jobs``. ``exclude``: items left out of the
+    candidates besides ``train``'s (None: none)."""
     if not isinstance(model, Recommender):
         raise ParameterTypeError(
             f"The 'model' parameter of {owner} must be a fitted ratkit Recommender. Got {type(model).__name__} instead."
@@ -139,11 +148,13 @@ def _per_user(
             f"train and test share {overlap} (user, item) pairs; a test item must not be a "
             f"training item. Split with leave_k_out or ratio_split."
         )
+    exclude_m = None if exclude is None else _checked_exclude(exclude, train_m, test_m, model, owner)
     users = np.flatnonzero(np.diff(test_m.indptr) > 0)
     batches = [users[start : start + batch_size] for start in range(0, len(users), batch_size)]
     blocks = parallel_map(
         _block_metrics,
-        [(batch, tuple(ks)) for batch in batches],
+        # a task carries its users' rows of exclude (together one copy of it), None without
+        [(batch, tuple(ks), None if exclude_m is None else exclude_m[batch]) for batch in batches],
         shared=(Shared(model), Shared(train_m), Shared(test_m)),
         n_jobs=n_jobs,
         desc="evaluation blocks",
@@ -159,10 +170,42 @@ def _per_user(
     return arrays, len(users)
 
 
+def _checked_exclude(
+    exclude: Any, train_m: sp.csr_matrix, test_m: sp.csr_matrix, model: Recommender, owner: str
+) -> sp.csr_matrix:
+    """``exclude`` as CSR, checked: sparse (or Interactions), of train's and test's shape, no
+    test item in it."""
+    exclude_m = check_user_items(exclude, name="exclude", ratings=model.feedback == "explicit", allow_empty=True)
+    if exclude_m.shape != train_m.shape:
+        hint = (
+            " It looks transposed: users must be rows and items columns."
+            if exclude_m.shape == train_m.shape[::-1]
+            else ""
+        )
+        raise ParameterError(
+            f"The 'exclude' parameter of {owner} has shape {exclude_m.shape}, but train and test are "
+            f"{train_m.shape[0]} users × {train_m.shape[1]} items; pass a users × items matrix of that shape.{hint}"
+        )
+    overlap = exclude_m.multiply(test_m).nnz
+    if overlap:
+        raise DataFormatError(
+            f"The 'exclude' parameter of {owner} holds {overlap} test (user, item) pair(s); a test item must be a "
+            "candidate. Leave the test items out of 'exclude'."
+        )
+    return exclude_m
+
+
 def _block_metrics(
-    model: Recommender, train_m: sp.csr_matrix, test_m: sp.csr_matrix, batch: np.ndarray, ks: tuple[int, ...]
+    model: Recommender,
+    train_m: sp.csr_matrix,
+    test_m: sp.csr_matrix,
+    batch: np.ndarray,
+    ks: tuple[int, ...],
+    excluded: sp.csr_matrix | None = None,
 ) -> dict[str, np.ndarray]:
-    """The per-user metric arrays of one block of users (a task of :func:`_per_user`)."""
+    """The per-user metric arrays of one block of users (a task of :func:`_per_user`): scored from
+    ``train_m``'s rows, ranked over the items in neither ``train_m``'s rows nor ``excluded``'s
+    (the block's rows of ``exclude``, one per user of ``batch``; None: none)."""
     # the scores recommend(batch, train[batch]) ranks by (FISM and TJSL build the users from these rows)
     scores = np.array(model._score_users_from(batch, train_m[batch]), dtype=np.float64)
     if not np.isfinite(scores).all():
@@ -173,6 +216,8 @@ def _block_metrics(
     relevant = test_m[batch].toarray() > 0
     candidate = np.ones_like(relevant)
     exclude_rows(scores, train_m, batch)
+    if excluded is not None:
+        exclude_rows(scores, excluded, np.arange(len(batch)))
     candidate &= np.isfinite(scores)
     ranked, _ = top_n(scores, max(ks))
     hits = np.take_along_axis(relevant, ranked, axis=1) & np.isfinite(np.take_along_axis(scores, ranked, axis=1))
@@ -194,7 +239,14 @@ def _means(per_user: dict[str, np.ndarray]) -> dict[str, float]:
 
 
 def ranking_metrics(
-    model: Recommender, train: Any, test: Any, k: int = 10, *, batch_size: int = 512, n_jobs: int | None = None
+    model: Recommender,
+    train: Any,
+    test: Any,
+    k: int = 10,
+    *,
+    batch_size: int = 512,
+    n_jobs: int | None = None,
+    exclude: sp.spmatrix | sp.sparray | Interactions | None = None,
 ) -> dict[str, float]:
     """Mean precision, recall, F1, NDCG, MAP, MRR @k and exact AUC over the test users.
 
@@ -202,7 +254,8 @@ def ranking_metrics(
     training items (see :mod:`ratkit.recsys.metrics` for the definitions), by the scores
     ``model.recommend(users, train[users], filter_already_liked_items=True)`` ranks by:
     a model that builds the user from their items (FISM, TJSL) builds them from ``train``'s
-    rows, as in ``recommend`` and in implicit's evaluation.
+    rows, as in ``recommend`` and in implicit's evaluation. With ``exclude``, user u's
+    candidates are C_u = I ∖ (train_u ∪ exclude_u), still scored from ``train_u`` alone.
 
     Parameters
     ----------
@@ -210,6 +263,11 @@ def ranking_metrics(
         A fitted model.
     train, test : sparse matrix or Interactions
         Disjoint users × items matrices of the model's shape.
+    exclude : sparse matrix, Interactions or None
+        Users × items, of ``train``'s shape, disjoint from ``test``: each user's stored
+        (non-zero) items are also left out of their candidates, but do not enter the
+        rows the user is scored from (e.g. examined items never to be recommended, where
+        ``train`` holds the preferred ones). None: only ``train``'s items are left out.
     k : int
         Cutoff, at most the number of items. A user with fewer than ``k`` candidate
         items gets a shorter list; the missing ranks count as misses.
@@ -223,7 +281,7 @@ def ranking_metrics(
     dict
         Keys ``precision``, ``recall``, ``f1``, ``ndcg``, ``map``, ``mrr``, ``auc``.
     """
-    per_user, _ = _per_user(model, train, test, [k], batch_size, n_jobs, "ranking_metrics")
+    per_user, _ = _per_user(model, train, test, [k], batch_size, n_jobs, "ranking_metrics", exclude)
     means = _means(per_user)
     return {name: means[f"{name}@{k}"] for name in RANKING_METRICS} | {"auc": means["auc"]}
 
@@ -320,9 +378,11 @@ def evaluate(
     *,
     batch_size: int = 512,
     n_jobs: int | None = None,
+    exclude: sp.spmatrix | sp.sparray | Interactions | None = None,
 ) -> EvaluationReport:
     """Every metric at each of ``protocol.ks``, plus AUC, as a report carrying the protocol;
-    ``batch_size`` and ``n_jobs`` as in :func:`ranking_metrics`."""
+    ``batch_size``, ``n_jobs`` and ``exclude`` as in :func:`ranking_metrics`: user u is scored
+    from ``train_u`` and ranks the candidates C_u = I ∖ (train_u ∪ exclude_u)."""
     if not isinstance(protocol, Protocol):
         raise ParameterTypeError(
             f"The 'protocol' parameter of evaluate must be a ratkit.recsys.evaluation.Protocol. Got "
@@ -332,7 +392,7 @@ def evaluate(
         raise ParameterError(
             f"The protocol's cutoffs 'ks' must be a non-empty tuple of ints ≥ 1. Got {protocol.ks!r} instead."
         )
-    per_user, n_users = _per_user(model, train, test, list(protocol.ks), batch_size, n_jobs, "evaluate")
+    per_user, n_users = _per_user(model, train, test, list(protocol.ks), batch_size, n_jobs, "evaluate", exclude)
     metrics = _means(per_user)
     order = [f"{m}@{k}" for m in RANKING_METRICS for k in protocol.ks] + ["auc"]
     return EvaluationReport(
