@@ -11,7 +11,7 @@ C = 1, no intercept), for:
   so each pass is one full permutation);
 * *cocoa*: CoCoA+ rounds with K blocks (consecutive ranges of the rows), σ′ and local passes
   as given (:func:`ratkit.learners.dcd.cocoa.local_round`), each round's update taken with
-  :func:`~ratkit.learners.dcd.cocoa.take_step` — the Dask fit's rounds without Dask;
+  :func:`~ratkit.learners.dcd.cocoa.take_round` — the Dask fit's rounds without Dask;
 * *sequence*: the K blocks one after another in every pass (σ′ = 1, each from the w the
   previous block left): DCD whose pass visits block 1's rows, then block 2's, and so on.
 
@@ -109,7 +109,7 @@ def run_blocks(
     """CoCoA+ rounds (``kind`` 'cocoa') or blocks in sequence ('sequence') until the gap is ≤
     the last threshold or max_iter."""
     from ratkit.learners.dcd import local_round, local_rows
-    from ratkit.learners.dcd.cocoa import take_step
+    from ratkit.learners.dcd.cocoa import take_round
 
     n = H.shape[0]
     bounds = np.linspace(0, n, K + 1).astype(int)
@@ -131,10 +131,8 @@ def run_blocks(
                 local_round(b, y[lo:hi], alpha[lo:hi], w[b.cols], C, sigma, passes=passes, rng=rng, with_hinge=False)
                 for b, (lo, hi) in zip(blocks, spans, strict=True)
             ]
-            dw = np.zeros_like(w)
-            for b, r in zip(blocks, results, strict=True):
-                dw[b.cols] += r.delta_w
-            steps.append(take_step(alpha, w, np.concatenate([r.delta_alpha for r in results]), dw, C))
+            deltas = ([r.delta_alpha for r in results], [r.delta_w for r in results])
+            steps.append(take_round(alpha, w, [b.cols for b in blocks], *deltas, C))
         gaps.append(relative_gap(H, y, alpha, w))
         if gaps[-1] <= THRESHOLDS[-1]:
             break

@@ -33,6 +33,7 @@ optimization", JMLR 18 (2018).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -55,6 +56,7 @@ __all__ = [
     "local_objective",
     "duality_gap",
     "take_step",
+    "take_round",
     "MAX_STEP",
 ]
 
@@ -164,8 +166,7 @@ def local_round(
     kept in ``rows.state``); all rows are visited again once the shrunk passes have done
     the work of ``UNSHRINK_WORK`` (5) full passes, the single process's rule. (A full pass
     every 4 rounds, the rule before, was half of the local work on the scale benchmark's
-    windows.) Returns Δα, A_kΔα on the
-    columns and, with ``with_hinge``, Σ hinge at w.
+    windows.) Returns Δα, A_kΔα on the columns and, with ``with_hinge``, Σ hinge at w.
     """
     if not sigma > 0:
         raise ParameterError(f"sigma (σ′ of CoCoA+) must be > 0; got {sigma!r}.")
@@ -219,3 +220,21 @@ def take_step(
     np.clip(alpha, 0.0, C, out=alpha)
     w += gamma * delta_w
     return gamma
+
+
+def take_round(
+    alpha: np.ndarray,
+    w: np.ndarray,
+    cols: Sequence[np.ndarray],
+    delta_alphas: Sequence[np.ndarray],
+    delta_ws: Sequence[np.ndarray],
+    C: float,
+) -> float:
+    """A round's update from its blocks, taken by :func:`take_step`: Δα the blocks' Δα_[k]
+    one after another (the blocks hold consecutive rows), Δw = Σ_k A_kΔα_[k], block k's part
+    given on its columns ``cols[k]``. Returns γ."""
+    delta_w = np.zeros_like(w)
+    for c, part in zip(cols, delta_ws, strict=True):
+        delta_w[c] += part
+    delta_alpha = np.concatenate(list(delta_alphas)) if len(delta_alphas) else np.zeros(0)
+    return take_step(alpha, w, delta_alpha, delta_w, C)

@@ -38,7 +38,7 @@ from tqdm.auto import tqdm
 from ratkit._convergence import warn_not_converged
 from ratkit._parallel import _direct_to_workers, _lost_worker_errors, active_client, scatter_to_all
 from ratkit.exceptions import DistributedError, ParameterError, TrainingDataError
-from ratkit.learners.dcd.cocoa import LocalRows, duality_gap, local_round, local_rows, take_step
+from ratkit.learners.dcd.cocoa import LocalRows, duality_gap, local_round, local_rows, take_round
 from ratkit.learners.svm import hashing
 
 __all__ = [
@@ -260,9 +260,9 @@ def fit_distributed(
     DCD passes over a block per round. ``shrinking``: skip the rows LIBLINEAR's rule
     shrinks inside a block (default: the estimator's). ``callback(round, relative_gap)``
     runs after every round whose duality gap is computed (round 1, then after a tenth of
-    the rounds so far, at most every :data:`MAX_CHECK_INTERVAL`). ``sigma``: σ′ of the blocks' subproblems (default
-    :data:`SIGMA` = 1; ``sigma=K`` is CoCoA+'s safe adding, which needed more rounds in the
-    measurements). Other settings (C, tol read as the relative duality gap,
+    the rounds so far, at most every :data:`MAX_CHECK_INTERVAL`). ``sigma``: σ′ of the
+    blocks' subproblems (default :data:`SIGMA` = 1; ``sigma=K`` is CoCoA+'s safe adding,
+    which needed more rounds in the measurements). Other settings (C, tol read as the relative duality gap,
     max_iter as the number of rounds, fit_intercept, random_state, show_progress) are the
     estimator's.
     """
@@ -466,7 +466,7 @@ class _Rounds:
                 client.cancel([wf])
                 bar.update(1)
                 if not check:
-                    steps.append(self._step(w, alpha, bounds, results))
+                    steps.append(self._step(w, alpha, results))
                     continue
                 checked.append(r + 1)
                 next_check = r + 1 + max(1, min(MAX_CHECK_INTERVAL, int(CHECK_FRACTION * (r + 1))))
@@ -486,7 +486,7 @@ class _Rounds:
                 if rel[-1] <= self.tol:
                     converged = True
                     break
-                steps.append(self._step(w, alpha, bounds, results))
+                steps.append(self._step(w, alpha, results))
         finally:
             bar.close()
         if not converged:
@@ -507,14 +507,10 @@ class _Rounds:
             "step": steps,
         }
 
-    def _step(self, w: np.ndarray, alpha: np.ndarray, bounds: list[tuple[int, int]], results: list[Any]) -> float:
+    def _step(self, w: np.ndarray, alpha: np.ndarray, results: list[Any]) -> float:
         """α += γΔα, w += γΣ_k A_kΔα_[k] with the line-searched γ of
-        :func:`~ratkit.learners.dcd.cocoa.take_step` (γ = 1 is CoCoA+'s step)."""
-        da = np.concatenate([res[0] for res in results]) if results else np.zeros(0)
-        dw = np.zeros_like(w)
-        for cols, res in zip(self.cols, results, strict=True):
-            dw[cols] += res[1]
-        return take_step(alpha, w, da, dw, self.C)
+        :func:`~ratkit.learners.dcd.cocoa.take_round` (γ = 1 is CoCoA+'s step)."""
+        return take_round(alpha, w, self.cols, [res[0] for res in results], [res[1] for res in results], self.C)
 
     def _bounds(self) -> list[tuple[int, int]]:
         sizes = _gather(self.client, [self.client.submit(_n_rows, b, pure=False) for b in self.blocks], self.owner)
