@@ -223,28 +223,56 @@ def _broadcast(shared: Sequence[Shared], n_jobs: int | None) -> Iterator[tuple[A
 
 #: Attempts :func:`scatter_to_all` makes while workers leave the cluster under it.
 SCATTER_ATTEMPTS = 5
+#: Seconds :func:`scatter_to_all` waits for one broadcast. distributed's replication waits for
+#: ever for a worker that died after the data reached the first one (the scheduler's
+#: ``replicate`` loops until every worker it started with holds a copy); the broadcast is then
+#: given up, its key released (which ends that loop) and made again.
+SCATTER_TIMEOUT = 60.0
 
 
 def scatter_to_all(client: Any, value: Any, *, direct: bool) -> Any:
-    """``client.scatter(value, broadcast=True, hash=False)``: the data on every worker.
+    """``client.scatter(value, broadcast=True, hash=False)``: the data on every worker, as a
+    future (a list of futures for a list of values).
 
     A worker that dies during the broadcast leaves the scheduler replicating to an address it
-    no longer knows (a KeyError, or a closed connection); the broadcast is then made again to
-    the workers left, once the scheduler has settled, up to :data:`SCATTER_ATTEMPTS` times,
-    before a :class:`~ratkit.exceptions.DistributedError` says why."""
+    no longer knows (a KeyError, or a closed connection), or replicating for ever; the broadcast
+    is then made again (after :data:`SCATTER_TIMEOUT` seconds in the second case, its key
+    released first) to the workers left, once the scheduler has settled, up to
+    :data:`SCATTER_ATTEMPTS` times, before a :class:`~ratkit.exceptions.DistributedError` says why."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from distributed.comm.core import CommClosedError
 
+    many = isinstance(value, list)
+    values = value if many else [value]
     for attempt in range(SCATTER_ATTEMPTS):
+        keys = [f"ratkit-broadcast-{uuid.uuid4().hex}" for _ in values]
+        pool = ThreadPoolExecutor(1, thread_name_prefix="ratkit-scatter")
+        job = pool.submit(client.scatter, dict(zip(keys, values, strict=True)), broadcast=True, direct=direct)
+        pool.shutdown(wait=False)
         try:
-            return client.scatter(value, broadcast=True, direct=direct, hash=False)
+            futures = job.result(timeout=SCATTER_TIMEOUT)
+            return [futures[k] for k in keys] if many else futures[keys[0]]
+        except TimeoutError as exc:  # before OSError, its base class
+            _forget(client, keys)
+            error: BaseException = exc
+            reason = f"a broadcast did not end within {SCATTER_TIMEOUT:g} s"
         except (KeyError, CommClosedError, OSError) as exc:
-            if attempt == SCATTER_ATTEMPTS - 1:
-                raise DistributedError(
-                    f"Sending data to every Dask worker failed {SCATTER_ATTEMPTS} times as workers left the "
-                    f"cluster ({type(exc).__name__}: {exc}). Check the workers' memory limit and logs."
-                ) from exc
-            time.sleep(0.5 * (attempt + 1))  # the scheduler removes the dead worker meanwhile
+            error, reason = exc, f"{type(exc).__name__}: {exc}"
+        if attempt == SCATTER_ATTEMPTS - 1:
+            raise DistributedError(
+                f"Sending data to every Dask worker failed {SCATTER_ATTEMPTS} times as workers left the "
+                f"cluster ({reason}). Check the workers' memory limit and logs."
+            ) from error
+        time.sleep(0.5 * (attempt + 1))  # the scheduler removes the dead worker meanwhile
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _forget(client: Any, keys: list[str]) -> None:
+    """Release ``keys`` on the cluster (the scheduler forgets them, and a replication of them stops)."""
+    from distributed import Future
+
+    client.cancel([Future(key, client) for key in keys])
 
 
 def _direct_to_workers(client: Any) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 
 import joblib
 import pytest
@@ -176,12 +177,28 @@ class _LeavingWorkers:
     def __init__(self, failures: int) -> None:
         self.failures, self.calls = failures, 0
 
-    def scatter(self, value, *, broadcast, direct, hash):
+    def scatter(self, value, *, broadcast, direct):
         self.calls += 1
-        assert broadcast and not hash
+        assert broadcast and isinstance(value, dict)
         if self.calls <= self.failures:
             raise KeyError("tcp://127.0.0.1:33567")
-        return ("future", value)
+        return {key: ("future", v) for key, v in value.items()}
+
+
+class _HangingBroadcast:
+    """A client whose first broadcast never ends (distributed's replicate waiting for a dead
+    worker) until its key is released; the next one succeeds."""
+
+    def __init__(self) -> None:
+        self.calls, self.keys, self.released = 0, [], threading.Event()
+
+    def scatter(self, value, *, broadcast, direct):
+        self.calls += 1
+        (key,) = value
+        self.keys.append(key)
+        if self.calls == 1:
+            assert self.released.wait(timeout=30)  # ends once the key is released, as the loop does
+        return {key: ("future", value[key])}
 
 
 def test_a_broadcast_is_made_again_when_a_worker_leaves_under_it(monkeypatch):
@@ -192,6 +209,25 @@ def test_a_broadcast_is_made_again_when_a_worker_leaves_under_it(monkeypatch):
     client = _LeavingWorkers(failures=2)
     assert parallel.scatter_to_all(client, 7, direct=False) == ("future", 7)
     assert client.calls == 3
+    assert parallel.scatter_to_all(_LeavingWorkers(failures=0), [7, 8], direct=False) == [("future", 7), ("future", 8)]
+
+
+def test_a_broadcast_that_hangs_is_released_and_made_again(monkeypatch):
+    pytest.importorskip("distributed")
+    import ratkit._parallel as parallel
+
+    monkeypatch.setattr(parallel.time, "sleep", lambda s: None)
+    monkeypatch.setattr(parallel, "SCATTER_TIMEOUT", 0.2)
+    client = _HangingBroadcast()
+    forgotten = []
+
+    def forget(c, keys):
+        forgotten.extend(keys)
+        c.released.set()
+
+    monkeypatch.setattr(parallel, "_forget", forget)
+    assert parallel.scatter_to_all(client, 7, direct=True) == ("future", 7)
+    assert client.calls == 2 and forgotten == client.keys[:1] and client.keys[0] != client.keys[1]
 
 
 def test_a_broadcast_that_keeps_failing_is_a_distributed_error(monkeypatch):

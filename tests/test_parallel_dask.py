@@ -138,7 +138,8 @@ def test_shared_arguments_are_broadcast_to_every_worker_before_the_tasks(client,
     assert got == [2 * float(np.sum(values.value)) + i for i in range(8)]
     assert 1 <= len(stream.data) <= 8  # on the cluster; joblib's auto-batching may group calls (seen under load)
     broadcast = [(data, direct) for data, flag, direct in scattered if flag]
-    assert len(broadcast) == 1 and len(broadcast[0][0]) == 1 and broadcast[0][0][0] is values  # once, deduplicated
+    sent = list(broadcast[0][0].values()) if broadcast else []  # {key: value}, one key per distinct value
+    assert len(broadcast) == 1 and len(sent) == 1 and sent[0] is values  # once, deduplicated
     assert broadcast[0][1] is True  # a LocalCluster's workers are on this machine: not relayed by the scheduler
     # no worker had to fetch the value from another
     assert client.run(lambda dask_worker: len(dask_worker.transfer_incoming_log)) == {w: 0 for w in client.nthreads()}
