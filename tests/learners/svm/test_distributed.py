@@ -27,8 +27,9 @@ C = 0.1
 KERNEL = kernels.cosine(kernels.ngram(3))
 
 
-def motifs(n: int, seed: int) -> tuple[list[str], np.ndarray]:
-    """Random strings over 8 letters with one of 3 planted motifs (the class), 10% of labels redrawn."""
+def motifs(n: int, seed: int, noise: float = 0.1) -> tuple[list[str], np.ndarray]:
+    """Random strings over 8 letters with one of 3 planted motifs (the class), a ``noise``
+    fraction of labels redrawn."""
     rng = np.random.RandomState(seed)
     planted = ["abca", "fghf", "cdec"]
     X, y = [], []
@@ -38,7 +39,7 @@ def motifs(n: int, seed: int) -> tuple[list[str], np.ndarray]:
         p = rng.randint(26)
         s[p : p + 4] = planted[c]
         X.append("".join(s))
-        y.append(c if rng.rand() > 0.1 else rng.randint(3))
+        y.append(c if rng.rand() > noise else rng.randint(3))
     return X, np.array(y)
 
 
@@ -76,7 +77,7 @@ def primal(m, X, y, intercept: bool) -> list[float]:
         w = m.coef_[c]
         if intercept:
             w = np.append(w, m.intercept_[c] / m.intercept_scaling)
-        out.append(primal_objective(w, H, np.where(y == label, 1.0, -1.0), C))
+        out.append(primal_objective(w, H, np.where(y == label, 1.0, -1.0), m.C))
     return out
 
 
@@ -201,6 +202,118 @@ def test_a_killed_worker_is_rescheduled(client, single2):
     assert killed and m.converged_
     check_same_optimum(m, single2, X_TRAIN, Y2, X_TEST, Y2_TEST, True)
     client.wait_for_workers(2, timeout=60)
+
+
+# -- finishing on the active rows ---------------------------------------------------------
+#: Separable motifs (no label noise) with C = 1: about a quarter of the rows are active at the
+#: optimum, so a fit finishes on them (the noisy set above keeps ~90 % active: no finish).
+X_CLEAN, Y_CLEAN = motifs(1000, 5, noise=0.0)
+Y_CLEAN2 = (Y_CLEAN == 0).astype(int)
+X_CLEAN_TEST, Y_CLEAN_TEST = motifs(300, 6, noise=0.0)
+
+
+def clean_model(**kw):
+    return RationalSVC(KERNEL, C=1.0, n_features=N_FEATURES, random_state=0, fit_intercept=True, **kw)
+
+
+@pytest.fixture(scope="module")
+def single_clean():
+    return clean_model().fit(X_CLEAN, Y_CLEAN2)
+
+
+def whole_relative_gap(m, X, y) -> float:
+    """(P(w) − D(α)) / D(α) of the fitted α, with w = Σ α_i y_i x_i rebuilt here from α and
+    the hashed rows (and checked against the model's coef_ and intercept_)."""
+    H = sp.hstack([hashing.hashed_features(KERNEL, X, N_FEATURES), np.full((len(X), 1), m.intercept_scaling)])
+    H = sp.csr_matrix(H)
+    s = np.where(y == m.classes_[1], 1.0, -1.0)
+    alpha = np.asarray(m.alpha_).ravel()
+    w = H.T @ (alpha * s)
+    np.testing.assert_allclose(w[:-1], m.coef_[0], atol=1e-9)
+    assert w[-1] * m.intercept_scaling == pytest.approx(m.intercept_[0], abs=1e-9)
+    dual = alpha.sum() - 0.5 * w @ w
+    return (primal_objective(w, H, s, m.C) - dual) / dual
+
+
+def test_a_fit_finishes_on_the_active_rows_and_the_whole_gap_certifies_it(client, single_clean):
+    m = fit_distributed(clean_model(), X_CLEAN, Y_CLEAN2, client=client)
+    record = m.convergence_["problems"][0]
+    made = [f for f in record["finishes"] if f["rows"]]
+    assert m.converged_ and len(made) >= 1
+    assert 0 < made[0]["fraction"] < 0.5 and made[0]["converged"]
+    assert made[0]["relative_gap"] <= 0.5 * m.tol  # the rows' own problem
+    # the round after the last finish computed the whole problem's gap, and it certified
+    assert record["checked_rounds"][-1] == made[-1]["after_round"] + 1 == record["rounds"]
+    assert record["relative_gap"][-1] <= m.tol
+    # recomputed here from α alone: w = w(α) still holds after the finish, and the gap is ≤ tol
+    assert 0 <= whole_relative_gap(m, X_CLEAN, Y_CLEAN2) <= m.tol
+    check_same_optimum(m, single_clean, X_CLEAN, Y_CLEAN2, X_CLEAN_TEST, (Y_CLEAN_TEST == 0).astype(int), True)
+    # rounds alone need more rounds to the same certificate
+    rounds_only = fit_distributed(clean_model(), X_CLEAN, Y_CLEAN2, client=client, finish_active=False)
+    assert rounds_only.convergence_["problems"][0]["finishes"] == []
+    assert rounds_only.n_iter_ > m.n_iter_
+    check_same_optimum(
+        rounds_only, single_clean, X_CLEAN, Y_CLEAN2, X_CLEAN_TEST, (Y_CLEAN_TEST == 0).astype(int), True
+    )
+
+
+@pytest.mark.parametrize(
+    "constant, value, reason",
+    [("MAX_FINISH_FRACTION", 0.0, "active rows >"), ("FINISH_BYTES_PER_ENTRY", 10**15, "the freest worker has")],
+)
+def test_a_finish_that_would_not_fit_is_skipped_and_rounds_go_on(
+    client, single_clean, monkeypatch, constant, value, reason
+):
+    from ratkit.learners.svm import distributed as module
+
+    monkeypatch.setattr(module, constant, value)
+    m = fit_distributed(clean_model(), X_CLEAN, Y_CLEAN2, client=client)
+    finishes = m.convergence_["problems"][0]["finishes"]
+    assert finishes and all(f["rows"] == 0 and reason in f["skipped"] for f in finishes)
+    gaps = [f["after_round"] for f in finishes]
+    assert gaps == sorted(set(gaps))  # each retried at a later round, once the gap had halved
+    assert m.converged_
+    check_same_optimum(m, single_clean, X_CLEAN, Y_CLEAN2, X_CLEAN_TEST, (Y_CLEAN_TEST == 0).astype(int), True)
+
+
+def test_a_worker_killed_just_before_the_finish_is_rebuilt(client, single_clean):
+    from ratkit.learners.svm.distributed import FINISH_GAP
+
+    killed = []
+
+    def kill(round_: int, gap: float) -> None:
+        if gap <= FINISH_GAP and not killed:
+            worker = sorted(client.scheduler_info()["workers"])[0]
+            killed.append(worker)
+            try:
+                client.run(os._exit, 1, workers=[worker])
+            except Exception:  # the worker's connection drops as it dies
+                pass
+
+    m = fit_distributed(clean_model(), X_CLEAN, Y_CLEAN2, client=client, callback=kill)
+    assert killed and m.converged_
+    assert any(f["rows"] for f in m.convergence_["problems"][0]["finishes"])
+    check_same_optimum(m, single_clean, X_CLEAN, Y_CLEAN2, X_CLEAN_TEST, (Y_CLEAN_TEST == 0).astype(int), True)
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_a_broadcast_key_given_up_is_forgotten_by_the_scheduler(client):
+    """What scatter_to_all does to a broadcast that did not end: the key released, so that the
+    scheduler's replication of it stops (it drops tasks in state "forgotten")."""
+    import time
+
+    from ratkit._parallel import _forget
+
+    key = "ratkit-broadcast-test"
+    held = client.scatter({key: np.arange(5)}, broadcast=True, hash=False)[key]  # as the hung scatter holds it
+    time.sleep(0.5)
+    assert client.run_on_scheduler(lambda dask_scheduler: key in dask_scheduler.tasks)
+    _forget(client, [key])
+    deadline = time.monotonic() + 30
+    while client.run_on_scheduler(lambda dask_scheduler: key in dask_scheduler.tasks):
+        assert time.monotonic() < deadline, "the scheduler still holds the released key"
+        time.sleep(0.1)
+    assert held.cancelled()
 
 
 def test_lost_worker_errors_become_distributed_error(client):
