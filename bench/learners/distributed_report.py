@@ -38,6 +38,11 @@ def _rounds(res: dict[str, Any]) -> str:
     return str(res.get("n_iter", "–"))
 
 
+def _finishes(res: dict[str, Any]) -> list[dict[str, Any]]:
+    """The finishes on the active rows that were made (records of fits since the finish)."""
+    return [f for f in _problem(res).get("finishes", []) if f.get("rows")]
+
+
 def report_speedup(rows: list[dict[str, Any]]) -> str:
     out = [
         "| n | 1 process fit s | 2 workers fit s | speed-up | cluster start-up s | passes / rounds | gap (2 workers) | "
@@ -82,21 +87,24 @@ def report_speedup(rows: list[dict[str, Any]]) -> str:
     out += ["", "Where the fit's time goes (``fit_time_``; the rounds' critical path from the task stream):", ""]
     out.append(
         "| n | 1 process: hashing s | W′ build s | solver s | passes | s / pass | 2 workers: hashing s | rounds s | "
-        "rounds | s / round | slowest local solve / round s | rest / round s |"
+        "rounds | finish: rows, s | s / round | slowest local solve / round s | rest / round s |"
     )
-    out.append("|" + "---|" * 12)
+    out.append("|" + "---|" * 13)
     for r in rows:
         s, c = r["single"], r["cluster"]
         if "fit_seconds" not in c or "fit_seconds" not in s:
             continue
         fs, fc, ts = s["fit_time_"], c["fit_time_"], c.get("task_stream", {})
         rounds = max(int(c.get("n_iter", 0)), 1)
-        per = fc.get("rounds", 0.0) / rounds
+        made = _finishes(c)
+        finish_s = sum(f.get("seconds", 0.0) for f in made)
+        finish = " + ".join(f"{100 * f['fraction']:.0f} %, {f.get('seconds', 0):.1f}" for f in made) or "–"
+        per = (fc.get("rounds", 0.0) - finish_s) / rounds  # the finishes' seconds apart
         slow = ts.get("round_critical_s", 0.0) / rounds
         out.append(
             f"| {r['n']:,} | {fs.get('hashing', 0):.1f} | {fs.get('features', 0):.1f} | {fs.get('solver', 0):.1f} | "
             f"{s['n_iter']} | {fs.get('solver', 0) / max(s['n_iter'], 1):.3f} | {fc.get('hashing', 0):.1f} | "
-            f"{fc.get('rounds', 0):.1f} | {rounds} | {per:.3f} | {slow:.3f} | {per - slow:.3f} |"
+            f"{fc.get('rounds', 0):.1f} | {rounds} | {finish} | {per:.3f} | {slow:.3f} | {per - slow:.3f} |"
         )
     return "\n".join(out)
 

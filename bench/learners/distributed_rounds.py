@@ -14,6 +14,14 @@ C = 1, no intercept), for:
   :func:`~ratkit.learners.dcd.cocoa.take_round` — the Dask fit's rounds without Dask;
 * *sequence*: the K blocks one after another in every pass (σ′ = 1, each from the w the
   previous block left): DCD whose pass visits block 1's rows, then block 2's, and so on.
+* *finish*: the Dask fit's default since the active-set finish: CoCoA+ rounds (σ′ = 1, one
+  local pass, shrinking) until the gap is ≤ the given one (default the fit's
+  :data:`~ratkit.learners.svm.distributed.FINISH_GAP`), then the rows
+  :func:`~ratkit.learners.dcd.cocoa.active_rows` keeps are solved alone by
+  :func:`~ratkit.learners.dcd.cocoa.finish` to half the last threshold, and the whole gap is
+  computed; a round and another finish follow if it is still above (at most
+  :data:`~ratkit.learners.svm.distributed.MAX_FINISHES`). The finish's DCD passes are reported
+  as full-pass equivalents (row visits / n) and its rows as a fraction of n.
 
 For each, the relative duality gap (P(w) − D(α)) / D(α) of w = w(α) after every pass or round
 (the Dask fit's stopping rule) and the first pass/round at which it is ≤ 10⁻², 3·10⁻³, 10⁻³.
@@ -147,6 +155,65 @@ def run_blocks(
     return out
 
 
+def run_finish(H: sp.csr_matrix, y: np.ndarray, K: int, below: float, max_iter: int, seed: int) -> dict[str, Any]:
+    """CoCoA+ rounds, then finishes on the active rows, as the Dask fit runs them."""
+    from ratkit.learners.dcd import local_round, local_rows
+    from ratkit.learners.dcd.cocoa import active_rows, finish, take_round
+    from ratkit.learners.svm.distributed import MAX_FINISHES
+
+    n, tol = H.shape[0], THRESHOLDS[-1]
+    bounds = np.linspace(0, n, K + 1).astype(int)
+    spans = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+    blocks = [local_rows(H[lo:hi]) for lo, hi in spans]
+    alpha, w = np.zeros(n), np.zeros(H.shape[1])
+    rng = np.random.RandomState(seed)
+    gaps: list[float] = []
+    finishes: list[dict[str, float]] = []
+    t0 = time.perf_counter()
+    for _ in range(max_iter):
+        results = [
+            local_round(b, y[lo:hi], alpha[lo:hi], w[b.cols], C, 1.0, rng=rng, shrinking=True, with_hinge=False)
+            for b, (lo, hi) in zip(blocks, spans, strict=True)
+        ]
+        take_round(
+            alpha, w, [b.cols for b in blocks], [r.delta_alpha for r in results], [r.delta_w for r in results], C
+        )
+        gaps.append(relative_gap(H, y, alpha, w))
+        if gaps[-1] <= tol:
+            break
+        if gaps[-1] <= below and len(finishes) < MAX_FINISHES:
+            t = time.perf_counter()
+            index = [
+                lo + active_rows(b, y[lo:hi], alpha[lo:hi], w[b.cols])
+                for b, (lo, hi) in zip(blocks, spans, strict=True)
+            ]
+            rows = np.concatenate(index)
+            res = finish(H[rows], y[rows], alpha[rows], w, C, 0.5 * tol, rng=rng, max_passes=max_iter)
+            alpha[rows] += res.delta_alpha
+            w[res.cols] += res.delta_w
+            whole = relative_gap(H, y, alpha, w)
+            finishes.append(
+                {
+                    "after_round": len(gaps),
+                    "fraction": rows.shape[0] / n,
+                    "pass_equivalents": res.visits / n,
+                    "rows_gap": res.relative_gap,
+                    "whole_gap": whole,
+                    "seconds": time.perf_counter() - t,
+                }
+            )
+            if whole <= tol:
+                gaps.append(whole)  # the next round's check would certify this point
+                break
+    return {
+        "run": f"finish K={K} below {below:g}",
+        "iterations": len(gaps),
+        "first": _firsts(gaps),
+        "finishes": finishes,
+        "seconds": time.perf_counter() - t0,
+    }
+
+
 def table(n: int, rows: list[dict[str, Any]]) -> str:
     head = "| n | run | passes / rounds to gap ≤ 1e-2 | ≤ 3e-3 | ≤ 1e-3 | run length | median γ | s (one process) |"
     lines = [head, "|" + "---|" * 8]
@@ -155,6 +222,13 @@ def table(n: int, rows: list[dict[str, Any]]) -> str:
         cells = [f"{n:,}", r["run"]] + [str(f[k]) if f[k] is not None else f"> {r['iterations']}" for k in f]
         cells += [str(r["iterations"]), f"{r['median_step']:.2f}" if "median_step" in r else "–", f"{r['seconds']:.1f}"]
         lines.append("| " + " | ".join(cells) + " |")
+    for r in rows:
+        for f in r.get("finishes", []):
+            lines.append(
+                f"\n{r['run']}: finish after round {f['after_round']} on {100 * f['fraction']:.1f} % of the rows, "
+                f"{f['pass_equivalents']:.2f} full-pass equivalents, {f['seconds']:.1f} s; relative gap of its rows "
+                f"{f['rows_gap']:.2e}, of the whole problem {f['whole_gap']:.2e}"
+            )
     single = next((r for r in rows if r["run"] == "single"), None)
     if single is not None and single["pg_pass"] is not None:
         lines.append(
@@ -178,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
         "--runs",
         nargs="+",
         default=["single", "cocoa:2:2:1", "cocoa:2:1:1", "sequence:2"],
-        help="single | cocoa:K:σ′:local passes | sequence:K",
+        help="single | cocoa:K:σ′:local passes | sequence:K | finish:K[:gap]",
     )
     p.add_argument("--json", help="also write the results here")
     args = p.parse_args(argv)
@@ -195,8 +269,13 @@ def main(argv: list[str] | None = None) -> int:
             res = run_blocks(H, y, "cocoa", K, sigma, passes, args.max_iter, args.seed)
         elif kind == "sequence":
             res = run_blocks(H, y, "sequence", int(nums[0]), 1.0, 1, args.max_iter, args.seed)
+        elif kind == "finish":
+            from ratkit.learners.svm.distributed import FINISH_GAP
+
+            below = float(nums[1]) if len(nums) > 1 else FINISH_GAP
+            res = run_finish(H, y, int(nums[0]), below, args.max_iter, args.seed)
         else:
-            p.error(f"--runs: unknown run {spec!r}; expected single, cocoa:K:σ′:passes or sequence:K")
+            p.error(f"--runs: unknown run {spec!r}; expected single, cocoa:K:σ′:passes, sequence:K or finish:K[:gap]")
         print(json.dumps(res), flush=True)
         rows.append(res)
     print(table(args.n, rows))
