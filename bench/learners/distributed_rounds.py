@@ -20,8 +20,10 @@ C = 1, no intercept), for:
   :func:`~ratkit.learners.dcd.cocoa.active_rows` keeps are solved alone by
   :func:`~ratkit.learners.dcd.cocoa.finish` to half the last threshold, and the whole gap is
   computed; a round and another finish follow if it is still above (at most
-  :data:`~ratkit.learners.svm.distributed.MAX_FINISHES`). The finish's DCD passes are reported
-  as full-pass equivalents (row visits / n) and its rows as a fraction of n.
+  :data:`~ratkit.learners.svm.distributed.MAX_FINISHES`); skipped while the active rows are more
+  than :data:`~ratkit.learners.svm.distributed.MAX_FINISH_FRACTION` of n, until the gap halves.
+  The finish's DCD passes are reported as full-pass equivalents (row visits / n) and its rows
+  as a fraction of n.
 
 For each, the relative duality gap (P(w) − D(α)) / D(α) of w = w(α) after every pass or round
 (the Dask fit's stopping rule) and the first pass/round at which it is ≤ 10⁻², 3·10⁻³, 10⁻³.
@@ -111,18 +113,26 @@ def run_single(H: sp.csr_matrix, y: np.ndarray, max_iter: int, pg_tol: float, se
     }
 
 
+def consecutive_blocks(H: sp.csr_matrix, K: int) -> tuple[list[tuple[int, int]], list[Any]]:
+    """K blocks of consecutive rows of H, as the Dask fit splits a list: their (start, end) and
+    their :class:`~ratkit.learners.dcd.cocoa.LocalRows`."""
+    from ratkit.learners.dcd import local_rows
+
+    bounds = np.linspace(0, H.shape[0], K + 1).astype(int)
+    spans = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+    return spans, [local_rows(H[lo:hi]) for lo, hi in spans]
+
+
 def run_blocks(
     H: sp.csr_matrix, y: np.ndarray, kind: str, K: int, sigma: float, passes: int, max_iter: int, seed: int
 ) -> dict[str, Any]:
     """CoCoA+ rounds (``kind`` 'cocoa') or blocks in sequence ('sequence') until the gap is ≤
     the last threshold or max_iter."""
-    from ratkit.learners.dcd import local_round, local_rows
+    from ratkit.learners.dcd import local_round
     from ratkit.learners.dcd.cocoa import take_round
 
     n = H.shape[0]
-    bounds = np.linspace(0, n, K + 1).astype(int)
-    spans = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
-    blocks = [local_rows(H[lo:hi]) for lo, hi in spans]
+    spans, blocks = consecutive_blocks(H, K)
     alpha, w = np.zeros(n), np.zeros(H.shape[1])
     rng = np.random.RandomState(seed)
     gaps: list[float] = []
@@ -157,14 +167,12 @@ def run_blocks(
 
 def run_finish(H: sp.csr_matrix, y: np.ndarray, K: int, below: float, max_iter: int, seed: int) -> dict[str, Any]:
     """CoCoA+ rounds, then finishes on the active rows, as the Dask fit runs them."""
-    from ratkit.learners.dcd import local_round, local_rows
+    from ratkit.learners.dcd import local_round
     from ratkit.learners.dcd.cocoa import active_rows, finish, take_round
-    from ratkit.learners.svm.distributed import MAX_FINISHES
+    from ratkit.learners.svm.distributed import MAX_FINISH_FRACTION, MAX_FINISHES
 
-    n, tol = H.shape[0], THRESHOLDS[-1]
-    bounds = np.linspace(0, n, K + 1).astype(int)
-    spans = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
-    blocks = [local_rows(H[lo:hi]) for lo, hi in spans]
+    n, tol, first_below = H.shape[0], THRESHOLDS[-1], below
+    spans, blocks = consecutive_blocks(H, K)
     alpha, w = np.zeros(n), np.zeros(H.shape[1])
     rng = np.random.RandomState(seed)
     gaps: list[float] = []
@@ -188,6 +196,9 @@ def run_finish(H: sp.csr_matrix, y: np.ndarray, K: int, below: float, max_iter: 
                 for b, (lo, hi) in zip(blocks, spans, strict=True)
             ]
             rows = np.concatenate(index)
+            if rows.shape[0] > MAX_FINISH_FRACTION * n:  # skipped, as the fit does, until the gap halves
+                below = gaps[-1] / 2
+                continue
             res = finish(H[rows], y[rows], alpha[rows], w, C, 0.5 * tol, rng=rng, max_passes=max_iter)
             alpha[rows] += res.delta_alpha
             w[res.cols] += res.delta_w
@@ -206,7 +217,7 @@ def run_finish(H: sp.csr_matrix, y: np.ndarray, K: int, below: float, max_iter: 
                 gaps.append(whole)  # the next round's check would certify this point
                 break
     return {
-        "run": f"finish K={K} below {below:g}",
+        "run": f"finish K={K} below {first_below:g}",
         "iterations": len(gaps),
         "first": _firsts(gaps),
         "finishes": finishes,

@@ -183,19 +183,24 @@ def test_duality_gap_certifies_each_round(client, capsys, tmp_path):
     assert len(record["step"]) == record["rounds"] - 1  # every round before the certified one stepped
 
 
+def kill_a_worker(client, killed: list[str]) -> None:
+    """End the process of the cluster's first worker (its nanny starts another); note its address."""
+    worker = sorted(client.scheduler_info()["workers"])[0]
+    killed.append(worker)
+    try:
+        client.run(os._exit, 1, workers=[worker])
+    except Exception:  # the worker's connection drops as it dies
+        pass
+
+
 def test_a_killed_worker_is_rescheduled(client, single2):
     """After round 1 one worker process dies (its nanny starts another): the blocks it held
     are rebuilt from their tasks and the fit reaches the same optimum."""
-    killed = []
+    killed: list[str] = []
 
     def kill(round_: int, gap: float) -> None:
         if round_ == 1:
-            worker = sorted(client.scheduler_info()["workers"])[0]
-            killed.append(worker)
-            try:
-                client.run(os._exit, 1, workers=[worker])
-            except Exception:  # the worker's connection drops as it dies
-                pass
+            kill_a_worker(client, killed)
 
     m = model(fit_intercept=True)
     fit_distributed(m, X_TRAIN, Y2, client=client, callback=kill)
@@ -279,16 +284,11 @@ def test_a_finish_that_would_not_fit_is_skipped_and_rounds_go_on(
 def test_a_worker_killed_just_before_the_finish_is_rebuilt(client, single_clean):
     from ratkit.learners.svm.distributed import FINISH_GAP
 
-    killed = []
+    killed: list[str] = []
 
     def kill(round_: int, gap: float) -> None:
         if gap <= FINISH_GAP and not killed:
-            worker = sorted(client.scheduler_info()["workers"])[0]
-            killed.append(worker)
-            try:
-                client.run(os._exit, 1, workers=[worker])
-            except Exception:  # the worker's connection drops as it dies
-                pass
+            kill_a_worker(client, killed)
 
     m = fit_distributed(clean_model(), X_CLEAN, Y_CLEAN2, client=client, callback=kill)
     assert killed and m.converged_
