@@ -18,7 +18,8 @@ C = 1, no intercept), for:
   local pass, shrinking) until the gap is ≤ the given one (default the fit's
   :data:`~ratkit.learners.svm.distributed.FINISH_GAP`), then the rows
   :func:`~ratkit.learners.dcd.cocoa.active_rows` keeps are solved alone by
-  :func:`~ratkit.learners.dcd.cocoa.finish` to half the last threshold, and the whole gap is
+  :func:`~ratkit.learners.dcd.cocoa.finish` to :data:`~ratkit.learners.svm.distributed.FINISH_TOL_SHARE`
+  of the last threshold, and the whole gap is
   computed; a round and another finish follow if it is still above (at most
   :data:`~ratkit.learners.svm.distributed.MAX_FINISHES`); skipped while the active rows are more
   than :data:`~ratkit.learners.svm.distributed.MAX_FINISH_FRACTION` of n, until the gap halves.
@@ -169,7 +170,7 @@ def run_finish(H: sp.csr_matrix, y: np.ndarray, K: int, below: float, max_iter: 
     """CoCoA+ rounds, then finishes on the active rows, as the Dask fit runs them."""
     from ratkit.learners.dcd import local_round
     from ratkit.learners.dcd.cocoa import active_rows, finish, take_round
-    from ratkit.learners.svm.distributed import MAX_FINISH_FRACTION, MAX_FINISHES
+    from ratkit.learners.svm.distributed import FINISH_TOL_SHARE, MAX_FINISH_FRACTION, MAX_FINISHES
 
     n, tol, first_below = H.shape[0], THRESHOLDS[-1], below
     spans, blocks = consecutive_blocks(H, K)
@@ -199,7 +200,7 @@ def run_finish(H: sp.csr_matrix, y: np.ndarray, K: int, below: float, max_iter: 
             if rows.shape[0] > MAX_FINISH_FRACTION * n:  # skipped, as the fit does, until the gap halves
                 below = gaps[-1] / 2
                 continue
-            res = finish(H[rows], y[rows], alpha[rows], w, C, 0.5 * tol, rng=rng, max_passes=max_iter)
+            res = finish(H[rows], y[rows], alpha[rows], w, C, FINISH_TOL_SHARE * tol, rng=rng, max_passes=max_iter)
             alpha[rows] += res.delta_alpha
             w[res.cols] += res.delta_w
             whole = relative_gap(H, y, alpha, w)

@@ -319,10 +319,10 @@ def finish(
     C Σ hinge of the other rows at the new w."""
     rows = local_rows(X)
     y = np.asarray(y, dtype=np.float64)
-    a = np.array(alpha, dtype=np.float64)
-    v = np.asarray(w, dtype=np.float64)[rows.cols]
-    start = a.copy()
-    v0 = v.copy()
+    start = np.asarray(alpha, dtype=np.float64)
+    a = start.copy()
+    v0 = np.asarray(w, dtype=np.float64)[rows.cols]
+    v = v0.copy()
     visits, done, rel = 0, 0, math.inf
     while done < max_passes:
         step = min(passes, max_passes - done)
@@ -332,9 +332,9 @@ def finish(
         v += res.delta_w
         visits += res.visits
         done += step
-        vv = float(np.dot(v, v))
-        dual = float(a.sum()) - 0.5 * vv
-        gap = duality_gap(vv, hinge_sum(rows, y, v), float(a.sum()), C)
+        vv, total = float(np.dot(v, v)), float(a.sum())
+        dual = total - 0.5 * vv
+        gap = duality_gap(vv, hinge_sum(rows, y, v), total, C)
         rel = gap / dual if dual > 0 else math.inf
         if rel <= tol:
             break

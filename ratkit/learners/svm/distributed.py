@@ -92,6 +92,9 @@ FINISH_GAP = 3e-2
 #: A finish is skipped while the active rows are more than this fraction of all rows (it
 #: would then gather most of the data on one worker), and tried again once the gap has halved.
 MAX_FINISH_FRACTION = 0.5
+#: A finish solves the active rows' problem to this share of tol, leaving the rest of the
+#: relative gap to the hinge of the rows it left out.
+FINISH_TOL_SHARE = 0.5
 #: Finishes made per problem (a finish that misses rows is followed by a round and another).
 MAX_FINISHES = 3
 #: Bytes a worker may need per stored entry of the active rows it finishes on: the rows it
@@ -591,7 +594,7 @@ class _Rounds:
                 alpha[rows],
                 wf,
                 self.C,
-                0.5 * self.tol,
+                FINISH_TOL_SHARE * self.tol,
                 seed,
                 self.max_iter,
                 *parts,
@@ -666,8 +669,8 @@ def _finish_worker(client: Any, need: float) -> tuple[list[str] | None, str]:
         return None, ""
     best = max(free, key=free.__getitem__)
     if need > FINISH_MEMORY_FRACTION * free[best]:
-        mib = 2**20
-        return None, f"the active rows need about {need / mib:.0f} MiB; the freest worker has {free[best] / mib:.0f}"
+        need_mib, free_mib = need / 2**20, free[best] / 2**20
+        return None, f"the active rows need about {need_mib:.0f} MiB; the freest worker has {free_mib:.0f} MiB"
     return [best], ""
 
 
